@@ -1,0 +1,143 @@
+"""What running and grading produce: transcripts, item verdicts and run results (DESIGN §5, §9).
+
+A *run* is one case, on one model, on one side (base or head), one repetition. It ends as
+`pass`, `fail` or `error`; an error (no gradable output: provider outage after retries,
+crash, timeout with nothing produced) is never counted as a failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Status(StrEnum):
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"
+
+
+class Side(StrEnum):
+    BASE = "base"
+    HEAD = "head"
+
+
+class ErrorKind(StrEnum):
+    """Why a run produced nothing gradable; shown to users, never graded as a failure."""
+
+    AUTH = "auth"  # the key is missing, wrong or not allowed this model
+    QUOTA = "quota"  # rate limit or quota still exhausted after retries
+    BAD_REQUEST = "bad_request"  # the provider rejected the request itself
+    TIMEOUT = "timeout"  # no answer within the deadline
+    SERVER = "server"  # 5xx / overload after retries, or a malformed answer
+    REPLAY_MISS = "replay_miss"  # replay mode, and the cassette has no such exchange
+    WORKSPACE = "workspace"  # the workspace could not be prepared (fixtures, skill)
+    BUDGET = "budget"  # not run: the cost budget was spent
+    INTERNAL = "internal"  # a bug of ours; reported, never hidden
+
+
+@dataclass(slots=True)
+class Usage:
+    """Tokens and money of one or more provider calls."""
+
+    input_tokens: int = 0  # fresh (uncached) input
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float | None = None  # None when the model is unpriced
+    calls: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cache_read_tokens += other.cache_read_tokens
+        self.cache_write_tokens += other.cache_write_tokens
+        self.calls += other.calls
+        if other.cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + other.cost_usd
+
+    @property
+    def total_tokens(self) -> int:
+        fresh = self.input_tokens + self.output_tokens
+        return fresh + self.cache_read_tokens + self.cache_write_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call of the agent, with its raw JSON arguments exactly as the model sent them."""
+
+    name: str
+    arguments: str  # raw JSON text; `tool_call` assertions match regexes against it
+    result: str = ""
+    is_error: bool = False
+    call_id: str = ""
+    duration_s: float = 0.0
+
+
+@dataclass(slots=True)
+class Transcript:
+    """Everything the agent did in one run."""
+
+    final_text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+    duration_s: float = 0.0
+    stop_reason: str = ""  # end_turn | max_turns | timeout | error
+    changed_files: list[str] = field(default_factory=list)  # `git status` after the run
+    notes: list[str] = field(default_factory=list)  # e.g. "output capped", "sandbox off"
+
+
+@dataclass(frozen=True, slots=True)
+class ItemResult:
+    """The verdict on one check or judge item. `passed is None` means skipped."""
+
+    item_id: str
+    text: str
+    passed: bool | None
+    evidence: str = ""
+    score: float | None = None  # in [0, 1]; None when the item is binary only
+    kind: str = ""  # the check kind, or "judge"
+    source: str = "assertion"
+    raw_score: float | None = None  # the judge's score on the item's own scale (1-5, 0-10)
+
+
+@dataclass(slots=True)
+class Feedback:
+    """The judge's critique of the eval itself (skill-creator's `eval_feedback`)."""
+
+    suggestions: list[dict[str, str]] = field(default_factory=list)  # {assertion?, reason}
+    overall: str = ""
+
+
+@dataclass(slots=True)
+class JudgeReport:
+    """What the one judge call of a run returned, beyond the per-item verdicts."""
+
+    model: str = ""
+    called: bool = False
+    error: str = ""
+    claims: list[dict[str, Any]] = field(default_factory=list)
+    feedback: Feedback = field(default_factory=Feedback)
+    extractions: dict[str, Any] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+    duration_s: float = 0.0
+
+
+@dataclass(slots=True)
+class RunResult:
+    suite: str  # Suite.rel
+    case_id: str
+    model: str  # provider-qualified
+    side: Side
+    repetition: int  # 1-based
+    status: Status
+    score: float = 0.0
+    items: list[ItemResult] = field(default_factory=list)
+    transcript: Transcript = field(default_factory=Transcript)
+    judge: JudgeReport = field(default_factory=JudgeReport)
+    error: str = ""
+    error_kind: ErrorKind | None = None
+    fingerprint: str = ""
+    cached: bool = False
