@@ -20,6 +20,14 @@ from typing import Any
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
+def _empty() -> Mapping[str, Any]:
+    return EMPTY
+
+
+def _empty_str() -> Mapping[str, str]:
+    return MappingProxyType({})
+
+
 class Format(StrEnum):
     """The eval file formats we read (DESIGN §4 table)."""
 
@@ -105,7 +113,7 @@ class Check:
     kind: str
     text: str  # stable description shown in results (evolve's derived text templates)
     origin: Origin
-    params: Mapping[str, Any] = EMPTY
+    params: Mapping[str, Any] = field(default_factory=_empty)
     weight: float = 1.0
     required: float | None = None  # a floor: the run fails when this item scores below it
     critical: bool = False  # skill-evaluator: a failure closes the structural gate
@@ -124,8 +132,10 @@ class JudgeItem:
     kind: str = "assertion"  # assertion | rubric | criterion | freeform | extract
     weight: float = 1.0
     required: float | None = None
-    anchors: Mapping[str, str] = EMPTY  # scale anchors, e.g. {"1": ..., "3": ..., "5": ...}
-    params: Mapping[str, Any] = EMPTY  # kind-specific data (extraction schema, bands, ...)
+    # Scale anchors, e.g. {"1": ..., "3": ..., "5": ...}.
+    anchors: Mapping[str, str] = field(default_factory=_empty_str)
+    # Kind-specific data (extraction schema, score bands, ...).
+    params: Mapping[str, Any] = field(default_factory=_empty)
     group: str = ""
     source: str = "assertion"  # evolve: "expectation" | "assertion"
 
@@ -158,7 +168,8 @@ class Case:
     timeout_seconds: float | None = None
     should_trigger: bool | None = None  # TRIGGER cases only
     output_files: tuple[str, ...] = ()  # read these (globs) instead of the final answer
-    extra: Mapping[str, Any] = EMPTY  # format-specific data for the verdict policy
+    # Format-specific data for the verdict policy.
+    extra: Mapping[str, Any] = field(default_factory=_empty)
 
     @property
     def checks(self) -> tuple[Check, ...]:
@@ -196,7 +207,8 @@ class Suite:
     models: tuple[str, ...] = ()  # restriction tokens; empty means every configured model
     runs: int | None = None  # the file's own default (runs_per_eval, variance.n_runs)
     judge_model: str | None = None  # a file may ask for a judge; the input still wins
-    policy: Mapping[str, Any] = EMPTY  # verdict policy parameters of this format (DESIGN §5)
+    # Verdict policy parameters of this format (DESIGN §5).
+    policy: Mapping[str, Any] = field(default_factory=_empty)
     warnings: tuple[Problem, ...] = field(default=())
 
     @property

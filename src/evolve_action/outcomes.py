@@ -141,3 +141,16 @@ class RunResult:
     error_kind: ErrorKind | None = None
     fingerprint: str = ""
     cached: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """A finished shell command (agent `Bash`, `command` checks, judge scripts)."""
+
+    exit_code: int  # -1 when killed at the timeout
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+    truncated: bool = False  # output went past the cap and was cut (with a note in stdout)
+    duration_s: float = 0.0
+    error: str = ""  # the command could not start (missing cwd, sandbox helper missing)

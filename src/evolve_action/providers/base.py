@@ -100,3 +100,14 @@ def split_model(model: str) -> tuple[str, str]:
     """`anthropic/claude-sonnet-4-6` → (`anthropic`, `claude-sonnet-4-6`); a bare id → ("", id)."""
     provider, sep, bare = model.partition("/")
     return (provider, bare) if sep else ("", model)
+
+
+class ToolBox(Protocol):
+    """The tools offered to a model in one run (agent or judge), confined to its workspace."""
+
+    def specs(self) -> tuple[ToolSpec, ...]: ...
+
+    async def call(self, name: str, arguments: str) -> ToolResultPart:
+        """Run one tool call; `arguments` is the raw JSON text. Never raises for bad input:
+        an unknown tool or invalid arguments come back as an `is_error` result."""
+        ...
