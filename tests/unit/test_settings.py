@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evolve_action.settings import (
+    INPUTS,
+    CommentMode,
+    Mode,
+    Settings,
+    SettingsError,
+    Shard,
+    field_name,
+    from_environ,
+    from_values,
+)
+
+
+def test_from_environ__reads_hyphenated_input_names() -> None:
+    settings = from_environ(
+        {
+            "INPUT_GITHUB-TOKEN": "ghs_x",
+            "INPUT_MODELS": "anthropic, openai/gpt-5.4\n",
+            "INPUT_RUNS": "5",
+            "INPUT_MODE": "ALL",
+            "INPUT_FAIL-ON-REGRESSION": "false",
+            "INPUT_SHARD": "2/3",
+            "INPUT_RESULTS-DIR": "out",
+            "INPUT_MAX-COST-USD": "1.5",
+            "INPUT_COMMENT": "off",
+        }
+    )
+    assert settings.github_token == "ghs_x"
+    assert settings.models == ("anthropic", "openai/gpt-5.4")
+    assert settings.runs == 5
+    assert settings.mode is Mode.ALL
+    assert settings.fail_on_regression is False
+    assert settings.shard == Shard(2, 3)
+    assert settings.results_dir == Path("out")
+    assert settings.max_cost_usd == 1.5
+    assert settings.comment is CommentMode.OFF
+
+
+def test_from_values__blank_and_templated_values_mean_unset() -> None:
+    assert from_values({"runs": "  ", "github-token": "${{ github.token }}"}) == Settings()
+
+
+def test_secrets_are_hidden_from_repr() -> None:
+    text = repr(from_values({"anthropic-api-key": "sk-ant-secret", "openai-api-key": "sk-x"}))
+    assert "secret" not in text and "sk-x" not in text
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "needle"),
+    [
+        ("runs", "three", "not a whole number"),
+        ("runs", "0", "at least 1"),
+        ("alpha", "0.7", "below 0.5"),
+        ("min-pass-rate", "1.5", "between 0 and 1"),
+        ("shard", "4/3", "i/n"),
+        ("mode", "some", "changed, all"),
+        ("fail-on-regression", "maybe", "true or false"),
+        ("max-cost-usd", "-1", "positive"),
+    ],
+)
+def test_from_values__bad_values_name_the_input(name: str, raw: str, needle: str) -> None:
+    with pytest.raises(SettingsError) as info:
+        from_values({name: raw})
+    assert name in str(info.value) and needle in str(info.value)
+
+
+def test_every_input_is_a_settings_field_and_parses_its_own_default() -> None:
+    fields = set(Settings.__dataclass_fields__)
+    assert {field_name(spec.name) for spec in INPUTS} == fields
+    defaults = from_values({spec.name: spec.default for spec in INPUTS})
+    assert defaults == Settings()
