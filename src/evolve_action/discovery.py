@@ -1,0 +1,342 @@
+"""Find every eval file under a root, with its format and the skill it evaluates.
+
+Five conventions share one walk of the tree:
+
+- evolve's eval sets, `evals/<skill>/{evals,triggers}.<ext>`, placed by the repository layout
+  (marketplace, multi or single, detected from marker files in that precedence, or forced);
+- skill-creator's `<skill>/evals/evals.json` (and its `trigger-eval.json`) in any directory that
+  holds a SKILL.md;
+- clauditor's `<name>.eval.json` beside a command or inside a skill directory;
+- agentv's `EVAL.yaml`, `*.eval.yaml`, `dataset*.yaml` and JSONL datasets, anywhere.
+
+The walk never leaves the root: symlinked directories are not entered, and symlinked eval
+files pointing outside it are reported, not read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evolve_action.globs import PathFilter
+from evolve_action.model import Format, Origin, Problem, Severity, Skill
+
+LAYOUTS = ("auto", "single", "multi", "marketplace")
+EXTENSIONS = (".json", ".jsonc", ".yaml", ".yml")  # evolve's probe order
+SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__"})
+MARKETPLACE_MARKER = ".claude-plugin/marketplace.json"
+PLUGIN_MARKER = ".claude-plugin/plugin.json"
+MULTI_MARKER = "plugins/*/.claude-plugin/plugin.json"
+
+
+@dataclass(frozen=True, slots=True)
+class EvalFile:
+    """One eval file to load: where it is, its format by name, and its skill."""
+
+    path: Path  # absolute
+    rel: str  # POSIX, relative to the discovery root (plus the caller's prefix)
+    format: Format
+    skill: Skill
+
+
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    root: Path
+    layout: str  # the evolve layout found or forced; "" when the root has none
+    files: tuple[EvalFile, ...]
+    problems: tuple[Problem, ...] = ()
+
+
+@dataclass(slots=True)
+class _Dir:
+    files: set[str] = field(default_factory=set)
+    subdirs: set[str] = field(default_factory=set)
+    links: set[str] = field(default_factory=set)  # names of symlinked files
+
+
+@dataclass(frozen=True, slots=True)
+class _Plugin:
+    name: str
+    rel: str  # "" for the root in single layout
+
+
+def format_for_name(name: str) -> Format | None:
+    """The format a file's name implies, or None for names no convention uses."""
+    lower = name.lower()
+    stem, dot, ext = lower.rpartition(".")
+    if not dot:
+        return None
+    suffix = "." + ext
+    if suffix in EXTENSIONS and stem == "evals":
+        return Format.EVOLVE
+    if suffix in EXTENSIONS and stem in ("triggers", "trigger-eval", "trigger_eval"):
+        return Format.TRIGGERS
+    if lower.endswith(".eval.json"):
+        return Format.CLAUDITOR
+    if suffix in (".yaml", ".yml") and (
+        stem == "eval" or stem.endswith(".eval") or stem.startswith("dataset")
+    ):
+        return Format.AGENTV
+    if suffix == ".jsonl" and (stem.startswith("dataset") or stem.endswith(".eval")):
+        return Format.AGENTV
+    return None
+
+
+def discover(
+    root: Path, *, paths: Sequence[str] = (), layout: str = "auto", prefix: str = ""
+) -> Discovery:
+    """Every eval file under `root` whose root-relative path passes the `paths` globs.
+
+    `prefix` is prepended to each reported path, so a caller that discovers below its
+    working directory can still report paths relative to it.
+    """
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
+    root = root.resolve()
+    return _Discoverer(root, PathFilter(paths), prefix).run(layout)
+
+
+def describe_file(root: Path, path: Path, fmt: Format | None = None, *, rel: str = "") -> EvalFile:
+    """An EvalFile for one file named directly (not found by the walk), with its skill guessed
+    from where it sits. Raises ValueError when no format is given and the name implies none."""
+    fmt = fmt or format_for_name(path.name)
+    if fmt is None:
+        raise ValueError(f"cannot tell the format of {path.name} from its name")
+    path = path.resolve()
+    root = root.resolve()
+    rel = rel or _relative(path, root)
+    return EvalFile(path, rel, fmt, _skill_near(path, fmt, root))
+
+
+class _Discoverer:
+    def __init__(self, root: Path, keep: PathFilter, prefix: str) -> None:
+        self.root = root
+        self.keep = keep
+        self.prefix = prefix.rstrip("/") + "/" if prefix.strip("/") else ""
+        self.index: dict[str, _Dir] = {}
+        self.files: dict[str, EvalFile] = {}
+        self.problems: list[Problem] = []
+
+    def run(self, layout: str) -> Discovery:
+        self.index = _walk(self.root)
+        found, plugins = self._layout(layout)
+        for plugin in plugins:
+            self._eval_sets(plugin)
+        skill_plugins = {_join(p.rel, "skills"): p for p in plugins}
+        for rel_dir in sorted(self.index):
+            self._skill_creator(rel_dir, skill_plugins)
+            self._by_name(rel_dir)
+        files = tuple(self.files[key] for key in sorted(self.files))
+        return Discovery(self.root, found, files, tuple(self.problems))
+
+    # --- evolve layouts ----------------------------------------------------------------
+
+    def _layout(self, forced: str) -> tuple[str, list[_Plugin]]:
+        marketplace = (self.root / MARKETPLACE_MARKER).is_file()
+        multi = any(
+            (self.root / "plugins" / name / PLUGIN_MARKER).is_file()
+            for name in self.index.get("plugins", _Dir()).subdirs
+        )
+        single = (self.root / PLUGIN_MARKER).is_file()
+        markers = {"marketplace": marketplace, "multi": multi, "single": single}
+        if forced == "auto":
+            layout = next((name for name, ok in markers.items() if ok), "")
+        elif markers[forced]:
+            layout = forced
+        else:
+            marker = {"marketplace": MARKETPLACE_MARKER, "multi": MULTI_MARKER}.get(
+                forced, PLUGIN_MARKER
+            )
+            self._problem(
+                marker,
+                f"layout {forced!r} was requested but {marker} does not exist; add it, or"
+                " set layout to auto (markers: .claude-plugin/marketplace.json,"
+                " plugins/*/.claude-plugin/plugin.json, .claude-plugin/plugin.json)",
+            )
+            return "", []
+        if layout in ("marketplace", "multi"):
+            names = sorted(self.index.get("plugins", _Dir()).subdirs)
+            return layout, [_Plugin(name, f"plugins/{name}") for name in names]
+        if layout == "single":
+            return layout, [_Plugin(_manifest_name(self.root) or self.root.name, "")]
+        if "evals" in self.index:  # no marker: a bare `evals/<skill>/` still means evolve
+            return "", [_Plugin(self.root.name, "")]
+        return "", []
+
+    def _eval_sets(self, plugin: _Plugin) -> None:
+        evals_dir = _join(plugin.rel, "evals")
+        for name in sorted(self.index.get(evals_dir, _Dir()).subdirs):
+            set_dir = _join(evals_dir, name)
+            skill_dir = self.root / plugin.rel / "skills" / name
+            skill = Skill(
+                name=name,
+                dir=skill_dir if skill_dir.is_dir() else None,
+                plugin=plugin.name,
+                plugin_dir=self.root / plugin.rel,
+            )
+            self._one_per_stem(set_dir, "evals", Format.EVOLVE, skill)
+            self._one_per_stem(set_dir, "triggers", Format.TRIGGERS, skill)
+
+    # --- skill-creator, clauditor, agentv ------------------------------------------------
+
+    def _skill_creator(self, rel_dir: str, skill_plugins: dict[str, _Plugin]) -> None:
+        entry = self.index[rel_dir]
+        if "SKILL.md" not in entry.files or "evals" not in entry.subdirs:
+            return
+        parent, _, name = rel_dir.rpartition("/")
+        plugin = skill_plugins.get(parent) if rel_dir else None
+        skill = Skill(
+            name=name or self.root.name,
+            dir=self.root / rel_dir,
+            plugin=plugin.name if plugin else "",
+            plugin_dir=self.root / plugin.rel if plugin else None,
+        )
+        evals_dir = _join(rel_dir, "evals")
+        self._one_per_stem(evals_dir, "evals", Format.EVOLVE, skill)
+        if "trigger-eval.json" in self.index.get(evals_dir, _Dir()).files:
+            self._add(_join(evals_dir, "trigger-eval.json"), Format.TRIGGERS, skill)
+
+    def _by_name(self, rel_dir: str) -> None:
+        for name in sorted(self.index[rel_dir].files):
+            fmt = format_for_name(name)
+            if fmt is Format.CLAUDITOR or fmt is Format.AGENTV:
+                rel = _join(rel_dir, name)
+                if fmt is Format.AGENTV and self._is_sidecar(rel_dir, name):
+                    continue
+                self._add(rel, fmt, _skill_near(self.root / rel, fmt, self.root))
+
+    def _is_sidecar(self, rel_dir: str, name: str) -> bool:
+        """`dataset.yaml` beside `dataset.jsonl` holds the JSONL dataset's shared settings."""
+        stem, _, ext = name.rpartition(".")
+        return ext in ("yaml", "yml") and f"{stem}.jsonl" in self.index[rel_dir].files
+
+    # --- bookkeeping ---------------------------------------------------------------------
+
+    def _one_per_stem(self, rel_dir: str, stem: str, fmt: Format, skill: Skill) -> None:
+        present = self.index.get(rel_dir, _Dir()).files
+        names = [stem + ext for ext in EXTENSIONS if stem + ext in present]
+        if len(names) == 1:
+            self._add(_join(rel_dir, names[0]), fmt, skill)
+        elif names and any(self.keep(_join(rel_dir, n)) for n in names):
+            self._problem(
+                _join(rel_dir, names[0]),
+                f"ambiguous {stem}: found {', '.join(names)} in {rel_dir or '.'}/;"
+                " keep exactly one",
+            )
+
+    def _add(self, rel: str, fmt: Format, skill: Skill) -> None:
+        if rel in self.files or not self.keep(rel):
+            return
+        path = self.root / rel
+        parent, _, name = rel.rpartition("/")
+        if name in self.index[parent].links and not _inside(path, self.root):
+            self._problem(
+                rel,
+                "is a symlink to a file outside the repository; it was not read."
+                " Replace the link with the file itself",
+            )
+            return
+        self.files[rel] = EvalFile(path, self.prefix + rel, fmt, skill)
+
+    def _problem(self, rel: str, message: str) -> None:
+        origin = Origin(self.prefix + rel)
+        self.problems.append(Problem(origin, message, Severity.ERROR))
+
+
+def _walk(root: Path) -> dict[str, _Dir]:
+    """Directory index of the tree: root-relative POSIX dir → its files and subdirs.
+
+    Symlinked directories are not entered, as evolve's own listing does not: inside the root
+    they would list the same files twice, outside it they would read what the PR does not own.
+    """
+    index: dict[str, _Dir] = {}
+    stack = [("", str(root))]
+    while stack:
+        rel, path = stack.pop()
+        entry = index[rel] = _Dir()
+        try:
+            children = list(os.scandir(path))
+        except OSError:
+            continue
+        for child in children:
+            try:
+                if child.is_dir(follow_symlinks=False):
+                    if child.name not in SKIP_DIRS:
+                        entry.subdirs.add(child.name)
+                        stack.append((_join(rel, child.name), child.path))
+                elif child.is_file():
+                    entry.files.add(child.name)
+                    if child.is_symlink():
+                        entry.links.add(child.name)
+            except OSError:
+                continue
+    return index
+
+
+def _skill_near(path: Path, fmt: Format, root: Path) -> Skill:
+    """The skill an eval file sits beside or inside, by each format's convention."""
+    parent = path.parent
+    if fmt is Format.CLAUDITOR:
+        name = path.name[: -len(".eval.json")] if path.name.lower().endswith(".eval.json") else ""
+        if name.upper() == "SKILL" or not name:
+            return _skill(parent.name, parent)
+        if (parent / f"{name}.md").is_file():  # legacy `.claude/commands/<name>.md`
+            return Skill(name=name, dir=None)
+        if parent.name == "assets" and (parent.parent / "SKILL.md").is_file():
+            return _skill(parent.parent.name, parent.parent)
+        return Skill(name=name, dir=None)
+    evolve_like = fmt in (Format.EVOLVE, Format.TRIGGERS, Format.SKILL_EVALUATOR)
+    if evolve_like and parent.name == "evals" and (parent.parent / "SKILL.md").is_file():
+        return _skill(parent.parent.name, parent.parent)  # skill-creator
+    if evolve_like and parent.parent.name == "evals":
+        skills = parent.parent.parent / "skills" / parent.name  # evolve eval set
+        return Skill(parent.name, skills if skills.is_dir() else None)
+    for ancestor in _ancestors(parent, root):
+        if (ancestor / "SKILL.md").is_file():
+            return _skill(ancestor.name, ancestor)
+    stem = path.name.split(".")[0]
+    return Skill(name=parent.name if stem.lower() in ("eval", "dataset") else stem, dir=None)
+
+
+def _skill(name: str, directory: Path) -> Skill:
+    return Skill(name, directory if (directory / "SKILL.md").is_file() else None)
+
+
+def _ancestors(start: Path, root: Path) -> Iterable[Path]:
+    current = start
+    while _inside(current, root):
+        yield current
+        if current == root:
+            return
+        current = current.parent
+
+
+def _manifest_name(root: Path) -> str:
+    try:
+        data = json.loads((root / PLUGIN_MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    name = data.get("name") if isinstance(data, dict) else None
+    return name.strip() if isinstance(name, str) else ""
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        Path(os.path.realpath(path)).relative_to(root)
+    except ValueError:
+        return False
+    return True
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.name
+
+
+def _join(base: str, name: str) -> str:
+    return f"{base}/{name}" if base else name
