@@ -1,0 +1,104 @@
+"""The one place that turns an eval file into a `LoadResult`, whatever its format.
+
+`load_file` reads the document, settles the format where the file name is ambiguous (an
+`evals.json` may be evolve, skill-creator or skill-evaluator), and hands the document to that
+format's loader module, `evolve_action.formats.<module>.load(doc, ctx)`. Whatever happens, the
+caller gets a `LoadResult` back: parse errors become problems at their line, and a loader that
+crashes becomes a problem that says so, so one bad file never stops a run.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from evolve_action import discovery
+from evolve_action.documents import Document, DocumentError, read
+from evolve_action.formats.base import LoadContext
+from evolve_action.model import Format, LoadResult, Origin, Problem, Severity
+
+MODULES: dict[Format, str] = {
+    Format.EVOLVE: "evolve",
+    Format.TRIGGERS: "triggers",
+    Format.SKILL_EVALUATOR: "skill_evaluator",
+    Format.AGENTV: "agentv",
+    Format.CLAUDITOR: "clauditor",
+}
+
+# Keys only skill-evaluator's extension of skill-creator's evals.json uses.
+SKILL_EVALUATOR_KEYS = ("eval_config", "structural_expectations", "quality_rubric")
+
+Loader = Callable[[Document, LoadContext], LoadResult]
+
+
+def load_file(path: Path, rel: str, fmt: Format, ctx: LoadContext) -> LoadResult:
+    """Load one eval file. Never raises for anything in the file."""
+    try:
+        doc = read(path, rel)
+    except DocumentError as exc:
+        return _failed(rel, fmt, Origin(rel, exc.line), exc.message)
+    except RecursionError:
+        return _failed(rel, fmt, Origin(rel), "the document is nested too deeply to read")
+    fmt = sniff(doc, fmt)
+    try:
+        loader = _loader(fmt)
+        if loader is None:
+            message = f"this build of evolve-action cannot read {fmt.value} files yet"
+            return _failed(rel, fmt, Origin(rel), message)
+        result: object = loader(doc, ctx)
+    except Exception as exc:  # a loader bug must not stop the other files
+        return _failed(rel, fmt, Origin(rel), _bug(fmt, exc))
+    if not isinstance(result, LoadResult):
+        detail = f"returned {type(result).__name__}, not a LoadResult"
+        return _failed(rel, fmt, Origin(rel), _bug(fmt, TypeError(detail)))
+    return result
+
+
+def sniff(doc: Document, fmt: Format) -> Format:
+    """The format a document's content shows where its name leaves a choice."""
+    if fmt is not Format.EVOLVE or not isinstance(doc.data, dict):
+        return fmt
+    if "eval_config" in doc.data:
+        return Format.SKILL_EVALUATOR
+    evals = doc.data.get("evals")
+    if isinstance(evals, list):
+        for case in evals:
+            if isinstance(case, dict) and any(k in case for k in SKILL_EVALUATOR_KEYS[1:]):
+                return Format.SKILL_EVALUATOR
+    return fmt
+
+
+def load_all(root: Path, *, paths: Sequence[str] = (), layout: str = "auto") -> list[LoadResult]:
+    """Discover every eval file under `root` and load each; discovery problems come first,
+    each as a `LoadResult` without a suite."""
+    found = discovery.discover(root, paths=paths, layout=layout)
+    results = [LoadResult(p.origin.path, None, None, (p,)) for p in found.problems]
+    for item in found.files:
+        ctx = LoadContext(root=found.root, skill=item.skill)
+        results.append(load_file(item.path, item.rel, item.format, ctx))
+    return results
+
+
+def _loader(fmt: Format) -> Loader | None:
+    name = f"{__name__}.{MODULES[fmt]}"
+    try:
+        module: Any = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name == name:
+            return None
+        raise
+    load: Loader = module.load
+    return load
+
+
+def _failed(rel: str, fmt: Format, origin: Origin, message: str) -> LoadResult:
+    return LoadResult(rel, fmt, None, (Problem(origin, message, Severity.ERROR),))
+
+
+def _bug(fmt: Format, exc: BaseException) -> str:
+    return (
+        f"this is a bug in evolve-action: the {fmt.value} loader failed with"
+        f" {type(exc).__name__}: {exc}. Please report it with this file attached"
+    )
