@@ -72,7 +72,7 @@ def pointer(*at: str | int) -> str:
     return out
 
 
-def read(path: Path, rel: str | None = None) -> Document:
+def read(path: Path, rel: str | None = None, *, scalar_keys: bool = False) -> Document:
     """Parse `path` by its extension. Raises `DocumentError` with a line where possible."""
     rel = rel if rel is not None else path.as_posix()
     try:
@@ -84,13 +84,13 @@ def read(path: Path, rel: str | None = None) -> Document:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise DocumentError(rel, "the file is not valid UTF-8; save it as UTF-8", line) from exc
-    return parse(text, path=path, rel=rel)
+    return parse(text, path=path, rel=rel, scalar_keys=scalar_keys)
 
 
-def parse(text: str, *, path: Path, rel: str) -> Document:
+def parse(text: str, *, path: Path, rel: str, scalar_keys: bool = False) -> Document:
     suffix = path.suffix.lower()
     if suffix in (".yaml", ".yml"):
-        data, lines = _parse_yaml(text, rel)
+        data, lines = _parse_yaml(text, rel, scalar_keys=scalar_keys)
     elif suffix == ".jsonl":
         data, lines = _parse_jsonl(text, rel)
     else:
@@ -248,14 +248,16 @@ for _tag, _regexp, _first in (
     _Yaml12Loader.add_implicit_resolver(_tag, re.compile(_regexp), list(_first))
 
 
-def _parse_yaml(text: str, rel: str) -> tuple[Any, dict[JsonPath, int]]:
+def _parse_yaml(
+    text: str, rel: str, *, scalar_keys: bool = False
+) -> tuple[Any, dict[JsonPath, int]]:
     loader = _Yaml12Loader(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return None, {(): 1}
         lines: dict[JsonPath, int] = {}
-        data = _Builder(loader, rel, lines).build(node, ())
+        data = _Builder(loader, rel, lines, scalar_keys=scalar_keys).build(node, ())
         return data, lines
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -273,11 +275,20 @@ def _parse_yaml(text: str, rel: str) -> tuple[Any, dict[JsonPath, int]]:
 class _Builder:
     """Turns a composed YAML node graph into JSON-model data, recording lines by path."""
 
-    def __init__(self, loader: _Yaml12Loader, rel: str, lines: dict[JsonPath, int]) -> None:
+    def __init__(
+        self,
+        loader: _Yaml12Loader,
+        rel: str,
+        lines: dict[JsonPath, int],
+        *,
+        scalar_keys: bool = False,
+    ) -> None:
         self.loader = loader
         self.rel = rel
         self.lines = lines
         self.active: set[int] = set()  # alias cycles (`&a [*a]`) are not JSON-representable
+        # JavaScript readers (agentv) turn scalar keys such as `0:` into the string "0".
+        self.scalar_keys = scalar_keys
 
     def build(self, node: Node, at: JsonPath) -> Any:
         self.lines.setdefault(at, node.start_mark.line + 1)
@@ -302,6 +313,8 @@ class _Builder:
         for key_node, value_node in node.value:
             line = key_node.start_mark.line + 1
             key = self._scalar(key_node) if isinstance(key_node, ScalarNode) else key_node
+            if self.scalar_keys and isinstance(key_node, ScalarNode) and not isinstance(key, str):
+                key = key_node.value
             if not isinstance(key, str):
                 raise DocumentError(
                     self.rel,

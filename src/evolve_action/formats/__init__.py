@@ -36,7 +36,7 @@ Loader = Callable[[Document, LoadContext], LoadResult]
 def load_file(path: Path, rel: str, fmt: Format, ctx: LoadContext) -> LoadResult:
     """Load one eval file. Never raises for anything in the file."""
     try:
-        doc = read(path, rel)
+        doc = read(path, rel, scalar_keys=fmt is Format.AGENTV)
     except DocumentError as exc:
         return _failed(rel, fmt, Origin(rel, exc.line), exc.message)
     except RecursionError:
