@@ -1,0 +1,129 @@
+"""evolve's `files` staging rule: where each listed fixture comes from and where it lands.
+
+An entry is relative to the directory of the evals file. One leading `evals/` is dropped, so
+skill-creator's skill-root-relative `evals/files/x.pdf` works unchanged. A path below `files/`
+keeps its path below `files/` in the workspace; anything else lands by basename at the
+workspace root. Entries that escape the evals directory are refused.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evolve_action.formats.base import Problems
+from evolve_action.model import Fixture
+
+INLINE = (
+    "inline file content is not supported; list fixture paths relative to the evals file"
+    ' instead, e.g. "files": ["files/input.txt"]'
+)
+
+
+@dataclass(frozen=True)
+class Staged:
+    """One entry after the lexical rule: the cleaned source path and its destination."""
+
+    cleaned: str  # relative to the evals directory, POSIX
+    dest: str  # relative to the workspace root, POSIX
+
+
+def stage(entry: str) -> Staged | str:
+    """Apply the lexical rule to one entry; a string back is the reason it is refused."""
+    cleaned = _clean(entry.replace("\\", "/"))
+    if cleaned.startswith("evals/"):
+        cleaned = cleaned[len("evals/") :]
+    elif cleaned == "evals":
+        cleaned = "."
+    if cleaned in ("", ".") or cleaned.startswith("/") or cleaned.split("/")[0] == "..":
+        return f"{entry!r} escapes the evals directory; list a path inside it"
+    if cleaned.startswith("files/"):
+        return Staged(cleaned, cleaned[len("files/") :])
+    return Staged(cleaned, posixpath.basename(cleaned))
+
+
+def _clean(path: str) -> str:
+    # posixpath.normpath keeps a leading "//"; Go's path.Clean collapses it.
+    cleaned = posixpath.normpath(path) if path else ""
+    return "/" + cleaned.lstrip("/") if cleaned.startswith("//") else cleaned
+
+
+@dataclass
+class FixtureResolver:
+    """Resolves a case's `files` against the disk: existence, confinement, collisions."""
+
+    problems: Problems
+    evals_dir: Path
+    root: Path  # fixtures must resolve inside the repository
+    skill_dir: Path | None  # skill-creator: paths are relative to the skill root
+
+    def resolve(self, at: tuple[str | int, ...], value: Any) -> tuple[Fixture, ...]:
+        if value is None:
+            return ()
+        if isinstance(value, dict):
+            self.problems.error(at, INLINE)
+            return ()
+        if not isinstance(value, list):
+            self.problems.error(at, "must be a list of fixture paths relative to the evals file")
+            return ()
+        fixtures: list[Fixture] = []
+        seen: dict[str, str] = {}
+        for j, entry in enumerate(value):
+            fixture = self._one((*at, j), entry)
+            if fixture is None:
+                continue
+            first = seen.get(fixture.dest)
+            if first is not None:
+                self.problems.error(
+                    (*at, j),
+                    f"{first} and {entry} both stage to {fixture.dest}; the later one would"
+                    " overwrite the earlier, so keep one of them or move one under files/",
+                )
+                continue
+            seen[fixture.dest] = entry
+            fixtures.append(fixture)
+        return tuple(fixtures)
+
+    def _one(self, at: tuple[str | int, ...], entry: Any) -> Fixture | None:
+        if not isinstance(entry, str) or not entry.strip():
+            self.problems.error(at, "must be a non-empty path string")
+            return None
+        staged = stage(entry)
+        if isinstance(staged, str):
+            self.problems.error(at, staged)
+            return None
+        source = self._source(entry, staged)
+        if not source.exists():
+            self.problems.error(at, f"fixture {entry} not found (looked for {self._shown(source)})")
+            return None
+        if not source.is_file():
+            self.problems.error(at, f"fixture {entry} is not a regular file")
+            return None
+        if not source.resolve().is_relative_to(self.root.resolve()):
+            self.problems.error(
+                at, f"fixture {entry} resolves outside the repository (a symlink?); copy it in"
+            )
+            return None
+        return Fixture(source=source, dest=staged.dest, origin=self.problems.origin(*at))
+
+    def _source(self, entry: str, staged: Staged) -> Path:
+        source = self.evals_dir / staged.cleaned
+        # skill-creator lists paths from the skill root (`SKILL.md`, `references/x.md`); evolve
+        # reads them from the evals directory. When the file sits in `<skill>/evals/` and only
+        # the skill-root reading exists, take it.
+        beside_skill = self.skill_dir is not None and self.evals_dir.parent == self.skill_dir
+        raw = posixpath.normpath(entry.replace("\\", "/"))
+        if not source.exists() and beside_skill and not raw.startswith("evals/"):
+            assert self.skill_dir is not None
+            alternative = self.skill_dir / staged.cleaned
+            if alternative.exists():
+                return alternative
+        return source
+
+    def _shown(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return path.name
