@@ -1,0 +1,160 @@
+"""clauditor's file rules: staged inputs, captured outputs, and the resolved system prompt.
+
+Inputs (reference B.2, seed "Input files"): paths are relative to the eval file's directory,
+never absolute, must exist as regular files, must stay inside that directory after symlinks,
+and are staged by basename into the run's working directory, so two inputs with one basename
+collide, and so does a literal `output_files` pattern with an input's basename.
+
+The system prompt: an explicit `system_prompt` wins; else an `AGENTS.md` beside a modern
+`SKILL.md`, then the repository root's `AGENTS.md`; else the skill file's body without its
+frontmatter (an empty body stays "", as in clauditor). There is no fourth fallback.
+"""
+
+from __future__ import annotations
+
+import glob
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from evolve_action.formats import clauditor_fields as f
+from evolve_action.formats.base import LoadContext, Problems
+from evolve_action.model import Fixture
+
+
+def input_files(p: Problems, raw: Any, spec_dir: Path) -> list[Fixture]:
+    fixtures: list[Fixture] = []
+    seen: dict[str, int] = {}
+    base = spec_dir.resolve()
+    for i, entry in f.string_list(p, ("input_files",), raw):
+        at = ("input_files", i)
+        if PurePosixPath(entry).is_absolute() or Path(entry).is_absolute():
+            p.error(at, f"{entry!r} is absolute; write a path relative to the eval file's folder")
+            continue
+        try:
+            source = (base / entry).resolve(strict=True)
+        except (OSError, RuntimeError):
+            p.error(at, f"{entry!r} does not exist next to the eval file; fix the path")
+            continue
+        if not source.is_relative_to(base):
+            p.error(at, f"{entry!r} leaves the eval file's folder; keep inputs inside it")
+            continue
+        if not source.is_file():
+            p.error(at, f"{entry!r} is not a regular file; list files, not folders")
+            continue
+        if source.name in seen:
+            p.error(
+                at,
+                f"{entry!r} and input_files[{seen[source.name]}] both stage as"
+                f" {source.name!r} (inputs are flattened to basenames); rename one",
+            )
+            continue
+        seen[source.name] = i
+        fixtures.append(Fixture(source=source, dest=source.name, origin=p.origin(*at)))
+    return fixtures
+
+
+def output_paths(p: Problems, data: dict[str, Any], inputs: list[Fixture]) -> tuple[str, ...]:
+    """The files to read as the output: `output_file` wins over `output_files`."""
+    single = data.get("output_file")
+    many = data.get("output_files")
+    patterns: list[tuple[tuple[str | int, ...], str]] = []
+    if many is not None:
+        patterns += [(("output_files", i), s) for i, s in f.string_list(p, ("output_files",), many)]
+    if single is not None:
+        text = f.text(p, ("output_file",), single, blank_ok=False)
+        if text is not None:
+            patterns.insert(0, (("output_file",), text))
+    staged = {fx.dest for fx in inputs}
+    for at, pattern in patterns:
+        path = PurePosixPath(pattern)
+        if path.is_absolute() or ".." in path.parts:
+            p.error(at, f"{pattern!r} must be a relative path inside the run's working folder")
+        elif at != ("output_file",) and not glob.has_magic(pattern) and path.name in staged:
+            p.error(
+                at,
+                f"{pattern!r} has the basename of a staged input, so it would read the input"
+                " back; capture the result under another name or folder",
+            )
+    if single is not None and isinstance(single, str) and single.strip():
+        return (single,)
+    return tuple(pattern for at, pattern in patterns if at != ("output_file",))
+
+
+@dataclass(frozen=True)
+class SystemPrompt:
+    text: str
+    source: str  # explicit | agents_md | skill_md (clauditor's system_prompt_source)
+
+
+def system_prompt(
+    p: Problems, explicit: str | None, skill_name: str, ctx: LoadContext
+) -> SystemPrompt | None:
+    if explicit is not None:
+        return SystemPrompt(explicit, "explicit")
+    skill_file = _skill_file(p.doc.path, skill_name, ctx)
+    root = ctx.root.resolve()
+    candidates = [root / "AGENTS.md"]
+    if skill_file is not None and skill_file.name == "SKILL.md":
+        candidates.insert(0, skill_file.parent / "AGENTS.md")
+    for candidate in candidates:
+        text = _read_inside(candidate, root)
+        if text is not None:
+            return SystemPrompt(text, "agents_md")
+    if skill_file is None:
+        p.error(
+            ("system_prompt",),
+            "no system prompt: 'system_prompt' is not set, there is no AGENTS.md, and the skill"
+            f" file (SKILL.md or {skill_name}.md beside the eval file) is missing;"
+            " set system_prompt or add the skill",
+        )
+        return None
+    body = _read_inside(skill_file, root)
+    if body is None:
+        p.error(("system_prompt",), f"cannot read the skill file {skill_file.name}")
+        return None
+    stripped = strip_frontmatter(body)
+    if stripped is None:
+        p.error(
+            ("system_prompt",),
+            f"the frontmatter of {skill_file.name} is not closed by a '---' line;"
+            " fix it or set system_prompt",
+        )
+        return None
+    return SystemPrompt(stripped, "skill_md")
+
+
+def _skill_file(spec: Path, skill_name: str, ctx: LoadContext) -> Path | None:
+    """The skill file the spec belongs to: modern `SKILL.md` first, then legacy `<name>.md`."""
+    here = spec.parent
+    stem = spec.name.removesuffix(".json").removesuffix(".eval")
+    candidates = []
+    if ctx.skill.dir is not None:
+        candidates.append(ctx.skill.dir / "SKILL.md")
+    candidates.append(here / "SKILL.md")
+    if here.name == "assets":
+        candidates.append(here.parent / "SKILL.md")
+    candidates += [here / f"{stem}.md", here / f"{skill_name}.md"]
+    return next((c for c in candidates if c.is_file()), None)
+
+
+def _read_inside(path: Path, root: Path) -> str | None:
+    """The file's text when it exists, resolves inside `root` and reads as UTF-8."""
+    try:
+        resolved = path.resolve(strict=True)
+        if not resolved.is_relative_to(root) or not resolved.is_file():
+            return None
+        return resolved.read_text(encoding="utf-8")
+    except (OSError, RuntimeError, UnicodeDecodeError):
+        return None
+
+
+def strip_frontmatter(text: str) -> str | None:
+    """The body after a leading `---` frontmatter block; None when the block never closes."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip("\r\n").rstrip() != "---":
+        return text
+    for i, line in enumerate(lines[1:], start=1):
+        if line.rstrip("\r\n").rstrip() == "---":
+            return "".join(lines[i + 1 :])
+    return None
