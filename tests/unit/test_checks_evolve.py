@@ -1,0 +1,335 @@
+"""evolve's deterministic checks and the trigger check on a real workspace (evolve.md §4, §14)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evolve_action.checks import CheckContext, run_check
+from evolve_action.formats.evolve_assertions import derived_text
+from evolve_action.model import Case, Check, Format, Origin, Skill, Suite
+from evolve_action.outcomes import CommandResult, ItemResult, ToolCall, Transcript
+
+ORIGIN = Origin("evals/demo/evals.json", 1)
+
+
+class ShellRunner:
+    """A small real runner: `/bin/sh -c` in a minimal environment, killed at the timeout."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Path | None, float]] = []
+
+    async def __call__(
+        self,
+        command: str | Sequence[str],
+        *,
+        cwd: Path | None = None,
+        timeout_s: float,
+        stdin: str | None = None,
+        extra_env: Mapping[str, str] | None = None,
+    ) -> CommandResult:
+        assert isinstance(command, str)
+        self.calls.append((command, cwd, timeout_s))
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                "/bin/sh",
+                "-c",
+                command,
+                cwd=cwd,
+                env={"PATH": "/usr/bin:/bin", "HOME": str(cwd)},
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            return CommandResult(-1, "", "", error=str(exc.strerror))
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(), timeout_s)
+        except TimeoutError:
+            os.killpg(proc.pid, signal.SIGKILL)
+            await proc.wait()
+            return CommandResult(-1, "", "", timed_out=True)
+        return CommandResult(proc.returncode or 0, out.decode(), err.decode())
+
+
+def make_check(kind: str, **params: Any) -> Check:
+    return Check("assertions[0]", f"evolve.{kind}", derived_text(kind, params), ORIGIN, params)
+
+
+def context(
+    workspace: Path,
+    *,
+    final: str = "",
+    calls: list[ToolCall] | None = None,
+    reports: bool = True,
+    timeout: float = 10.0,
+    runner: ShellRunner | None = None,
+) -> CheckContext:
+    case = Case("1", "do it", ORIGIN)
+    suite = Suite(
+        Format.EVOLVE, workspace / "evals.json", "evals.json", Skill("demo", None), (case,)
+    )
+    transcript = Transcript(final_text=final, tool_calls=calls or [])
+    return CheckContext(
+        suite,
+        case,
+        workspace,
+        transcript,
+        runner or ShellRunner(),
+        timeout,
+        reports_tool_calls=reports,
+    )
+
+
+async def grade(check: Check, ctx: CheckContext) -> ItemResult:
+    result = await run_check(check, ctx)
+    assert result.item_id == check.id and result.text == check.text
+    return result
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "sub").mkdir(parents=True)
+    (root / "f.txt").write_text("alpha\nbeta gamma\n")
+    (root / "sub" / "note.md").write_text("# Title\n")
+    return root
+
+
+# --- file_exists / file_absent ---------------------------------------------------------------
+
+
+async def test_file_exists_passes_on_file_and_directory(ws: Path) -> None:
+    assert (await grade(make_check("file_exists", path="f.txt"), context(ws))).evidence == (
+        "f.txt exists"
+    )
+    result = await grade(make_check("file_exists", path="sub"), context(ws))
+    assert result.passed is True and result.evidence == "sub exists"
+
+
+async def test_file_exists_fails_when_missing(ws: Path) -> None:
+    result = await grade(make_check("file_exists", path="nope.txt"), context(ws))
+    assert (result.passed, result.evidence) == (False, "nope.txt missing")
+
+
+async def test_file_absent_mirrors_file_exists(ws: Path) -> None:
+    gone = await grade(make_check("file_absent", path="nope.txt"), context(ws))
+    assert (gone.passed, gone.evidence) == (True, "nope.txt missing")
+    there = await grade(make_check("file_absent", path="f.txt"), context(ws))
+    assert (there.passed, there.evidence) == (False, "f.txt exists")
+
+
+async def test_leading_slash_joins_onto_the_workspace(ws: Path) -> None:
+    result = await grade(make_check("file_exists", path="/sub/note.md"), context(ws))
+    assert (result.passed, result.evidence) == (True, "/sub/note.md exists")
+
+
+async def test_paths_outside_the_workspace_fail_even_for_file_absent(ws: Path) -> None:
+    (ws.parent / "secret.txt").write_text("s")
+    (ws / "link").symlink_to(ws.parent / "secret.txt")
+    for kind, path in [("file_exists", "../secret.txt"), ("file_absent", "link")]:
+        result = await grade(make_check(kind, path=path), context(ws))
+        assert result.passed is False
+        assert "outside the workspace" in result.evidence
+
+
+# --- regex / not_regex (§14.10) --------------------------------------------------------------
+
+
+async def test_regex_without_path_matches_the_final_answer(ws: Path) -> None:
+    result = await grade(make_check("regex", pattern="^Done"), context(ws, final="ok\nDone!"))
+    assert (result.passed, result.evidence) == (True, "Done")  # (?m): ^ matches at line starts
+
+
+async def test_regex_with_path_matches_file_contents(ws: Path) -> None:
+    result = await grade(make_check("regex", path="f.txt", pattern=r"beta \w+"), context(ws))
+    assert (result.passed, result.evidence) == (True, "beta gamma")
+    miss = await grade(make_check("regex", path="f.txt", pattern="delta"), context(ws))
+    assert (miss.passed, miss.evidence) == (False, "no match")
+
+
+async def test_regex_and_not_regex_fail_on_a_missing_file(ws: Path) -> None:
+    for kind in ("regex", "not_regex"):
+        result = await grade(make_check(kind, path="gone.txt", pattern="x"), context(ws))
+        assert (result.passed, result.evidence) == (False, "gone.txt missing")
+    directory = await grade(make_check("not_regex", path="sub", pattern="x"), context(ws))
+    assert (directory.passed, directory.evidence) == (False, "sub missing")
+
+
+async def test_not_regex_passes_without_match_and_shows_the_offending_match(ws: Path) -> None:
+    ok = await grade(make_check("not_regex", path="f.txt", pattern="delta"), context(ws))
+    assert (ok.passed, ok.evidence) == (True, "no match")
+    bad = await grade(make_check("not_regex", pattern="secret"), context(ws, final="a secret"))
+    assert (bad.passed, bad.evidence) == (False, "secret")
+
+
+async def test_regex_evidence_is_cut_to_120_bytes(ws: Path) -> None:
+    result = await grade(make_check("regex", pattern="x+"), context(ws, final="x" * 500))
+    assert result.evidence == "x" * 120
+    wide = await grade(make_check("regex", pattern="é+"), context(ws, final="é" * 100))
+    assert wide.evidence == "é" * 60  # two bytes each; never half a character
+
+
+async def test_an_empty_match_gives_empty_evidence(ws: Path) -> None:
+    result = await grade(make_check("regex", pattern="z*"), context(ws, final="abc"))
+    assert (result.passed, result.evidence) == (True, "")
+
+
+async def test_an_invalid_pattern_fails_at_grade_time(ws: Path) -> None:
+    result = await grade(make_check("regex", pattern="(?=x)"), context(ws, final="x"))
+    assert result.passed is False and result.evidence.startswith("invalid pattern:")
+
+
+async def test_regex_with_a_path_outside_fails(ws: Path) -> None:
+    result = await grade(make_check("regex", path="../../etc/passwd", pattern="root"), context(ws))
+    assert result.passed is False and "outside the workspace" in result.evidence
+
+
+# --- command (§14.11) ------------------------------------------------------------------------
+
+
+async def test_command_cwd_is_relative_to_the_workspace(ws: Path) -> None:
+    result = await grade(make_check("command", run="test -f ../f.txt", cwd="sub"), context(ws))
+    assert (result.passed, result.evidence) == (True, "exit 0: ")
+
+
+async def test_command_runs_in_the_workspace_with_the_case_timeout(ws: Path) -> None:
+    runner = ShellRunner()
+    result = await grade(
+        make_check("command", run="cat f.txt"), context(ws, runner=runner, timeout=7)
+    )
+    assert result.passed is True and result.evidence == "exit 0: alpha\nbeta gamma\n"
+    assert runner.calls == [("cat f.txt", ws, 7)]
+
+
+async def test_command_expect_exit(ws: Path) -> None:
+    one = await grade(make_check("command", run="exit 1", expect_exit=1), context(ws))
+    assert (one.passed, one.evidence) == (True, "exit 1: ")
+    assert one.text == "command `exit 1` exits 1"
+    zero = await grade(make_check("command", run="echo oops >&2; exit 3"), context(ws))
+    assert (zero.passed, zero.evidence) == (False, "exit 3: oops")
+
+
+async def test_command_evidence_is_the_last_200_bytes(ws: Path) -> None:
+    result = await grade(
+        make_check("command", run="printf 'a%.0s' $(seq 300); echo E >&2"), context(ws)
+    )
+    assert result.evidence == "exit 0: " + "a" * 199 + "E"
+
+
+async def test_command_requires_a_missing_binary_skips(ws: Path) -> None:
+    runner = ShellRunner()
+    check = make_check("command", run="nope-tool --version", requires="nope-tool-xyz")
+    result = await grade(check, context(ws, runner=runner))
+    assert (result.passed, result.evidence) == (None, "skipped: nope-tool-xyz not installed")
+    assert runner.calls == []
+    present = await grade(make_check("command", run="true", requires="sh"), context(ws))
+    assert present.passed is True
+
+
+async def test_command_timeout_exits_minus_one(ws: Path) -> None:
+    result = await grade(make_check("command", run="sleep 5"), context(ws, timeout=0.3))
+    assert (result.passed, result.evidence) == (False, "exit -1: ")
+    expected = await grade(
+        make_check("command", run="sleep 5", expect_exit=-1), context(ws, timeout=0.3)
+    )
+    assert expected.passed is True
+
+
+async def test_command_bad_cwd_is_a_command_error(ws: Path) -> None:
+    missing = await grade(make_check("command", run="true", cwd="nowhere"), context(ws))
+    assert missing.passed is False and missing.evidence.startswith("command error:")
+    outside = await grade(make_check("command", run="true", cwd=".."), context(ws))
+    assert outside.passed is False and "outside the workspace" in outside.evidence
+
+
+async def test_command_runner_errors_fail_with_command_error(ws: Path) -> None:
+    class Broken(ShellRunner):
+        async def __call__(self, command: Any, **kwargs: Any) -> CommandResult:
+            return CommandResult(-1, "", "", error="sandbox helper missing")
+
+    result = await grade(make_check("command", run="true"), context(ws, runner=Broken()))
+    assert (result.passed, result.evidence) == (False, "command error: sandbox helper missing")
+
+
+# --- tool_call (§14.12) ----------------------------------------------------------------------
+
+CALLS = [
+    ToolCall("Read", '{"file_path": "src/a.py"}'),
+    ToolCall("Bash", '{"command": "go test ./..."}'),
+    ToolCall("mcp__github__create_issue", '{"title": "x"}'),
+]
+
+
+async def test_tool_call_skips_when_calls_are_not_reported(ws: Path) -> None:
+    result = await grade(make_check("tool_call", tool="Bash"), context(ws, reports=False))
+    assert (result.passed, result.evidence) == (None, "skipped: harness does not report tool calls")
+
+
+async def test_tool_call_fails_on_an_empty_call_list(ws: Path) -> None:
+    result = await grade(make_check("tool_call", tool="Bash"), context(ws, calls=[]))
+    assert (result.passed, result.evidence) == (False, "no tool_call matched /Bash/")
+
+
+async def test_tool_call_matches_name_and_raw_arguments(ws: Path) -> None:
+    check = make_check("tool_call", tool="^Bash$", pattern=r"go test")
+    result = await grade(check, context(ws, calls=CALLS))
+    assert (result.passed, result.evidence) == (True, 'Bash {"command": "go test ./..."}')
+    assert check.text == "agent called tool /^Bash$/ with args /go test/"
+    mcp = await grade(make_check("tool_call", tool="mcp__github__.*"), context(ws, calls=CALLS))
+    assert mcp.passed is True and mcp.evidence.startswith("mcp__github__create_issue ")
+
+
+async def test_tool_call_pattern_must_match_the_same_call(ws: Path) -> None:
+    check = make_check("tool_call", tool="^Read$", pattern="go test")
+    result = await grade(check, context(ws, calls=CALLS))
+    assert (result.passed, result.evidence) == (False, "no tool_call matched /^Read$/")
+
+
+async def test_tool_call_invalid_pattern_fails(ws: Path) -> None:
+    result = await grade(make_check("tool_call", tool="("), context(ws, calls=CALLS))
+    assert result.passed is False and result.evidence.startswith("invalid pattern:")
+
+
+# --- triggers.fired --------------------------------------------------------------------------
+
+
+def fired(should: bool) -> Check:
+    params = {"skill": "greeter", "should_trigger": should}
+    return Check("fired", "triggers.fired", "skill greeter fires", ORIGIN, params)
+
+
+@pytest.mark.parametrize(
+    ("calls", "should", "passed"),
+    [
+        ([ToolCall("Skill", '{"skill": "greeter"}')], True, True),
+        ([ToolCall("Read", '{"file_path": ".claude/skills/greeter/SKILL.md"}')], True, True),
+        ([ToolCall("Skill", '{"skill": "greeter"}')], False, False),
+        ([ToolCall("Skill", '{"skill": "changelog"}')], True, False),
+        ([ToolCall("Read", '{"file_path": "README.md"}')], False, True),
+        ([], False, True),
+    ],
+)
+async def test_trigger_hit_detection(
+    ws: Path, calls: list[ToolCall], should: bool, passed: bool
+) -> None:
+    result = await grade(fired(should), context(ws, calls=calls))
+    assert result.passed is passed
+
+
+async def test_trigger_evidence_says_what_happened(ws: Path) -> None:
+    hit = await grade(fired(True), context(ws, calls=[ToolCall("Skill", '{"skill": "greeter"}')]))
+    assert hit.evidence == 'fired: Skill {"skill": "greeter"}'
+    other = [ToolCall("Skill", '{"skill": "changelog"}')]
+    miss = await grade(fired(True), context(ws, calls=other))
+    assert "greeter was not loaded" in miss.evidence and "changelog" in miss.evidence
+    none = await grade(fired(False), context(ws, calls=[]))
+    assert none.evidence.startswith("did not fire: no Skill call")
+    unknown = await grade(fired(True), context(ws, reports=False))
+    assert unknown.passed is None
