@@ -1,0 +1,206 @@
+"""A loopback fake of the GitHub REST endpoints the bot uses, for the real PyGithub client.
+
+    with GitHubFake() as gh:
+        client = make_client("t", api_url=gh.url, throttle=False)
+        ...
+        gh.comments[("o/r", 7)]      # comments of PR 7, oldest first
+        gh.check_runs                # every check run, with all PATCHed fields and annotations
+        gh.requests                  # (method, path, json body) of every request, in order
+        gh.fail_next("PATCH", "/repos/o/r/issues/comments/", [502, 502])  # fault injection
+
+Comments are paginated with `Link` headers like GitHub's (`per_page` honoured). `GET /user`
+answers 403, as it does for a workflow token, unless `user_login` is set.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import socket
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+BOT = {"login": "github-actions[bot]", "id": 41898282, "type": "Bot"}
+
+
+@dataclass
+class GitHubFake:
+    user_login: str | None = None
+    comment_author: dict[str, Any] = field(default_factory=lambda: dict(BOT))
+    comments: dict[tuple[str, int], list[dict[str, Any]]] = field(default_factory=dict)
+    check_runs: list[dict[str, Any]] = field(default_factory=list)
+    statuses: list[dict[str, Any]] = field(default_factory=list)
+    requests: list[tuple[str, str, Any]] = field(default_factory=list)
+    faults: list[tuple[str, str, list[int]]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._ids = itertools.count(1000)
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    def __enter__(self) -> GitHubFake:
+        fake = self
+
+        class Handler(_Handler):
+            owner = fake
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    # --- helpers for tests -----------------------------------------------------------------
+
+    def fail_next(self, method: str, path_prefix: str, statuses: list[int]) -> None:
+        self.faults.append((method, path_prefix, list(statuses)))
+
+    def add_comment(self, repo: str, number: int, body: str, user: dict[str, Any]) -> None:
+        with self._lock:
+            self._new_comment(repo, number, body, user)
+
+    def _new_comment(
+        self, repo: str, number: int, body: str, user: dict[str, Any]
+    ) -> dict[str, Any]:
+        cid = next(self._ids)
+        comment = {
+            "id": cid,
+            "body": body,
+            "user": user,
+            "url": f"{self.url}/repos/{repo}/issues/comments/{cid}",
+            "html_url": f"https://github.example/{repo}/pull/{number}#issuecomment-{cid}",
+        }
+        self.comments.setdefault((repo, number), []).append(comment)
+        return comment
+
+    def _fault(self, method: str, path: str) -> int | None:
+        for entry in self.faults:
+            if entry[0] == method and path.startswith(entry[1]) and entry[2]:
+                return entry[2].pop(0)
+        return None
+
+    # --- routing ---------------------------------------------------------------------------
+
+    def handle(
+        self, method: str, path: str, query: dict[str, list[str]], body: Any
+    ) -> tuple[int, Any, dict[str, str]]:
+        with self._lock:
+            self.requests.append((method, path, body))
+            fault = self._fault(method, path)
+            if fault is not None:
+                return fault, {"message": f"injected {fault}"}, {}
+            parts = path.strip("/").split("/")
+            if path == "/user":
+                if self.user_login is None:
+                    return 403, {"message": "Resource not accessible by integration"}, {}
+                return 200, {"login": self.user_login, "id": 1, "type": "User"}, {}
+            if len(parts) < 3 or parts[0] != "repos":
+                return 404, {"message": "Not Found"}, {}
+            repo, rest = f"{parts[1]}/{parts[2]}", parts[3:]
+            return self._repo(method, repo, rest, query, body)
+
+    def _repo(
+        self, method: str, repo: str, rest: list[str], query: dict[str, list[str]], body: Any
+    ) -> tuple[int, Any, dict[str, str]]:
+        if rest[:1] == ["issues"] and len(rest) == 3 and rest[2] == "comments":
+            number = int(rest[1])
+            if method == "GET":
+                return self._page(repo, number, query)
+            return 201, self._new_comment(repo, number, body["body"], self.comment_author), {}
+        if rest[:2] == ["issues", "comments"] and method == "PATCH":
+            for comments in self.comments.values():
+                for comment in comments:
+                    if comment["id"] == int(rest[2]):
+                        comment["body"] = body["body"]
+                        return 200, comment, {}
+            return 404, {"message": "Not Found"}, {}
+        if rest == ["check-runs"] and method == "POST":
+            cid = next(self._ids)
+            run = dict(body, id=cid, url=f"{self.url}/repos/{repo}/check-runs/{cid}")
+            run["annotations"] = list((body.get("output") or {}).get("annotations") or [])
+            self.check_runs.append(run)
+            return 201, run, {}
+        if rest[:1] == ["check-runs"] and method == "PATCH":
+            for run in self.check_runs:
+                if run["id"] == int(rest[1]):
+                    output = body.get("output") or {}
+                    run["annotations"].extend(output.get("annotations") or [])
+                    run.update({k: v for k, v in body.items() if k != "output"})
+                    run["output"] = {k: v for k, v in output.items() if k != "annotations"}
+                    return 200, run, {}
+            return 404, {"message": "Not Found"}, {}
+        if rest[:1] == ["statuses"] and method == "POST":
+            status = dict(body, sha=rest[1], id=next(self._ids))
+            self.statuses.append(status)
+            return 201, status, {}
+        return 404, {"message": f"Not Found: {method} {'/'.join(rest)}"}, {}
+
+    def _page(
+        self, repo: str, number: int, query: dict[str, list[str]]
+    ) -> tuple[int, Any, dict[str, str]]:
+        items = self.comments.get((repo, number), [])
+        per_page = int(query.get("per_page", ["30"])[0])
+        page = int(query.get("page", ["1"])[0])
+        chunk = items[(page - 1) * per_page : page * per_page]
+        headers: dict[str, str] = {}
+        last = max(1, -(-len(items) // per_page))
+        if page < last:
+            base = f"{self.url}/repos/{repo}/issues/{number}/comments?per_page={per_page}"
+            headers["Link"] = (
+                f'<{base}&page={page + 1}>; rel="next", <{base}&page={last}>; rel="last"'
+            )
+        return 200, chunk, headers
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: GitHubFake
+    protocol_version = "HTTP/1.1"
+    wbufsize = -1  # one write per response: no Nagle/delayed-ACK stalls on keep-alive
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+    def _serve(self, method: str) -> None:
+        split = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        body = json.loads(raw) if raw else None
+        status, payload, headers = self.owner.handle(
+            method, split.path, parse_qs(split.query), body
+        )
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
