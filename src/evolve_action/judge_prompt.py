@@ -1,0 +1,223 @@
+"""What the judge is told: the system prompt, the one user message, and the answer tool.
+
+The layout follows evolve's judge prompt (items numbered 1..N in authored order, the
+author's `expected_output` as context only, the final answer fenced) and skill-creator's
+grader (evidence-backed verdicts, claims, a critique of the eval itself). Everything here is
+a pure function of the case, the items and the transcript: no absolute path, clock or random
+value reaches the request, so record/replay sees byte-identical requests.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from evolve_action.model import Case, JudgeItem, Scale
+from evolve_action.outcomes import Transcript
+from evolve_action.providers.base import ToolSpec
+
+SUBMIT_TOOL = "submit_grading"
+EXPECTED_OUTPUT_BYTES = 2000  # evolve's cut for the author's description
+FINAL_TEXT_BYTES = 8000  # evolve's cut for the agent's answer
+EVIDENCE_BYTES = 200  # evolve's cut for a verdict's evidence
+
+SYSTEM = """\
+You grade the work of an AI coding agent against numbered items written by an eval author.
+
+Grade every item independently and cite evidence: a short quote from the agent's answer or a \
+fact about a file. A pass needs clear evidence that the task was really done, not surface \
+compliance: the right file name with wrong or empty content fails. When the evidence is \
+missing, contradictory or only coincidental, the item fails. Score scaled items on their own \
+scale against their anchors, and choose the lower score when unsure.
+
+Also list the claims the agent's answer makes (factual, process or quality) and whether you \
+could verify each. Then critique the eval itself, keeping a high bar: flag an item that would \
+also pass for a clearly wrong result, an important outcome that no item checks, or an item \
+that cannot be verified from what you can see. Say nothing when the eval is sound.
+
+Answer by calling the submit_grading tool exactly once."""
+
+_SCALE_TAGS = {
+    Scale.BINARY: "pass/fail",
+    Scale.LIKERT5: "score 1-5",
+    Scale.RANGE10: "score 0-10",
+    Scale.UNIT: "score 0.0-1.0",
+}
+SCALE_BOUNDS = {Scale.LIKERT5: (1.0, 5.0), Scale.RANGE10: (0.0, 10.0), Scale.UNIT: (0.0, 1.0)}
+
+
+def cut_bytes(text: str, limit: int) -> str:
+    """The first `limit` UTF-8 bytes of `text`, never splitting a character."""
+    raw = text.encode("utf-8")
+    if len(raw) <= limit:
+        return text
+    return raw[:limit].decode("utf-8", errors="ignore")
+
+
+def is_extract(item: JudgeItem) -> bool:
+    return item.kind == "extract"
+
+
+def is_scored(item: JudgeItem) -> bool:
+    return not is_extract(item) and item.scale is not Scale.BINARY
+
+
+def has_something_to_inspect(case: Case, transcript: Transcript) -> bool:
+    """Workspace tools only help when the agent changed files or the case staged some."""
+    return bool(transcript.changed_files or case.files or case.output_files)
+
+
+def _indent(text: str) -> str:
+    return text.replace("\n", "\n   ")
+
+
+def _anchor_key(key: str) -> tuple[float, str]:
+    try:
+        return (float(key), key)
+    except ValueError:
+        return (float("inf"), key)
+
+
+def _render_item(number: int, item: JudgeItem) -> list[str]:
+    tag = "extract" if is_extract(item) else _SCALE_TAGS[item.scale]
+    lines = [f"{number}. [{tag}] {_indent(item.text.strip())}"]
+    for key in sorted(item.anchors, key=_anchor_key):
+        lines.append(f"   {key} = {_indent(item.anchors[key].strip())}")
+    schema = item.params.get("schema") if is_extract(item) else None
+    if isinstance(schema, Mapping):
+        lines.append(f"   JSON Schema of the extraction: {json.dumps(schema, sort_keys=True)}")
+    return lines
+
+
+def _fenced(title: str, body: str) -> list[str]:
+    return ["", title, "---", body, "---"]
+
+
+def _ids(numbers: Sequence[int]) -> str:
+    return ", ".join(str(n) for n in numbers)
+
+
+def build_prompt(
+    case: Case, items: Sequence[JudgeItem], transcript: Transcript, *, inspect: bool
+) -> str:
+    """The single user message of the judge session."""
+    n = len(items)
+    noun = "item" if n == 1 else "items"
+    lines = [f"Grade the agent's work against these {n} numbered {noun}.", ""]
+    for number, item in enumerate(items, 1):
+        lines.extend(_render_item(number, item))
+    expected = case.expected_output.strip()
+    if expected:
+        lines.extend(
+            _fenced(
+                "The eval author's description of the expected output. It is context for"
+                " judging the items, not a separate item:",
+                cut_bytes(expected, EXPECTED_OUTPUT_BYTES),
+            )
+        )
+    lines.extend(
+        _fenced("The agent's final response:", cut_bytes(transcript.final_text, FINAL_TEXT_BYTES))
+    )
+    lines.append("")
+    if transcript.changed_files:
+        lines.append("Files the agent changed: " + ", ".join(sorted(transcript.changed_files)))
+    else:
+        lines.append("The agent changed no files.")
+    if case.output_files:
+        lines.append("The agent's output is in these files: " + ", ".join(case.output_files))
+    if inspect:
+        lines.append(
+            "The agent's workspace is your current directory: refer to files by relative path."
+            " You may inspect it with the Read, Glob and Grep tools before answering."
+        )
+    lines.extend(["", *_answer_instructions(items)])
+    return "\n".join(lines)
+
+
+def _answer_instructions(items: Sequence[JudgeItem]) -> list[str]:
+    binary = [n for n, it in enumerate(items, 1) if not is_scored(it) and not is_extract(it)]
+    scored = [n for n, it in enumerate(items, 1) if is_scored(it)]
+    extract = [n for n, it in enumerate(items, 1) if is_extract(it)]
+    lines = [f"Call {SUBMIT_TOOL} with:"]
+    if binary:
+        lines.append(
+            f"- expectations: one {{id, passed, evidence}} for each pass/fail item"
+            f" (ids {_ids(binary)});"
+        )
+    if scored:
+        lines.append(
+            f'- rubric_scores: {{"<id>": {{score, evidence}}}} for each scored item, on that'
+            f" item's own scale (ids {_ids(scored)});"
+        )
+    if extract:
+        lines.append(f'- extractions: {{"<id>": <the extracted JSON>}} (ids {_ids(extract)});')
+    lines.append("- claims: [{claim, type (factual|process|quality), verified, evidence}];")
+    lines.append(
+        "- eval_feedback: {suggestions: [{assertion (an item's id, or omitted when no item"
+        " covers it), reason}], overall}."
+    )
+    lines.append("Keep each evidence short (under 200 characters).")
+    return lines
+
+
+def submit_tool(items: Sequence[JudgeItem]) -> ToolSpec:
+    """The answer tool, shaped like skill-creator's grading.json with per-item slots."""
+    evidence = {"type": "string"}
+    scores: dict[str, Any] = {}
+    extractions: dict[str, Any] = {}
+    for number, item in enumerate(items, 1):
+        if is_scored(item):
+            low, high = SCALE_BOUNDS[item.scale]
+            score = {"type": "number", "minimum": low, "maximum": high}
+            scores[str(number)] = {
+                "type": "object",
+                "properties": {"score": score, "evidence": evidence},
+                "required": ["score", "evidence"],
+            }
+        elif is_extract(item):
+            schema = item.params.get("schema")
+            extractions[str(number)] = dict(schema) if isinstance(schema, Mapping) else {}
+    expectation = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer"},
+            "passed": {"type": "boolean"},
+            "evidence": evidence,
+        },
+        "required": ["id", "passed", "evidence"],
+    }
+    claim = {
+        "type": "object",
+        "properties": {
+            "claim": {"type": "string"},
+            "type": {"type": "string", "enum": ["factual", "process", "quality"]},
+            "verified": {"type": "boolean"},
+            "evidence": evidence,
+        },
+        "required": ["claim", "type", "verified", "evidence"],
+    }
+    suggestion = {
+        "type": "object",
+        "properties": {"assertion": {"type": "integer"}, "reason": {"type": "string"}},
+        "required": ["reason"],
+    }
+    schema = {
+        "type": "object",
+        "properties": {
+            "expectations": {"type": "array", "items": expectation},
+            "rubric_scores": {"type": "object", "properties": scores},
+            "extractions": {"type": "object", "properties": extractions},
+            "claims": {"type": "array", "items": claim},
+            "eval_feedback": {
+                "type": "object",
+                "properties": {
+                    "suggestions": {"type": "array", "items": suggestion},
+                    "overall": {"type": "string"},
+                },
+                "required": ["suggestions", "overall"],
+            },
+        },
+        "required": ["expectations", "rubric_scores", "claims", "eval_feedback"],
+    }
+    return ToolSpec(SUBMIT_TOOL, "Submit the grading of every numbered item.", schema)
