@@ -1,0 +1,115 @@
+"""What triggered the job, read once from the Actions environment and the event payload.
+
+Only the facts the pipeline needs are kept, in a typed `Event`. The decision of what to do
+for an event (run base vs head, refuse, validate only) lives in `decide()`, a pure function
+that tests can table-drive.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+
+class EventError(ValueError):
+    """The event payload is missing or not what its name says."""
+
+
+class Action(StrEnum):
+    COMPARE = "compare"  # run base and head, comment, check
+    VALIDATE_ONLY = "validate-only"  # a fork PR without secrets: lint and explain, neutral check
+    REFUSE = "refuse"  # pull_request_target without allow-untrusted-code
+    REPORT = "report"  # workflow_run: post results from an artifact
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    name: str  # GITHUB_EVENT_NAME, or "local"
+    repo: str = ""  # owner/name
+    pr_number: int | None = None
+    base_sha: str = ""  # for a PR: base.sha (the merge-base is computed later)
+    base_ref: str = ""
+    head_sha: str = ""
+    head_repo: str = ""
+    fork: bool = False
+    server_url: str = "https://github.com"
+    api_url: str = "https://api.github.com"
+    run_url: str = ""
+    sha: str = ""  # GITHUB_SHA (for a PR, the synthetic merge commit: never a check target)
+
+    @property
+    def is_pr(self) -> bool:
+        return self.pr_number is not None
+
+    def blob_url(self, sha: str, path: str, line: int | None) -> str:
+        if not self.repo:
+            return ""
+        anchor = f"#L{line}" if line else ""
+        return f"{self.server_url}/{self.repo}/blob/{sha}/{path}{anchor}"
+
+
+def from_environ(environ: Mapping[str, str]) -> Event:
+    name = environ.get("GITHUB_EVENT_NAME", "") or "local"
+    payload: dict[str, Any] = {}
+    event_path = environ.get("GITHUB_EVENT_PATH", "")
+    if event_path:
+        try:
+            loaded = json.loads(Path(event_path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise EventError(f"cannot read the event payload {event_path}: {exc}") from exc
+        payload = loaded if isinstance(loaded, dict) else {}
+    server = environ.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
+    repo = environ.get("GITHUB_REPOSITORY", "")
+    run_id = environ.get("GITHUB_RUN_ID", "")
+    common = {
+        "name": name,
+        "repo": repo,
+        "server_url": server,
+        "api_url": environ.get("GITHUB_API_URL", "https://api.github.com").rstrip("/"),
+        "run_url": f"{server}/{repo}/actions/runs/{run_id}" if repo and run_id else "",
+        "sha": environ.get("GITHUB_SHA", ""),
+    }
+    pr = payload.get("pull_request")
+    if name in ("pull_request", "pull_request_target") and isinstance(pr, dict):
+        return Event(**common, **_pull_request(pr))
+    if name == "push":
+        before = str(payload.get("before") or "")
+        return Event(
+            **common, base_sha="" if set(before) <= {"0"} else before, head_sha=common["sha"]
+        )
+    return Event(**common, head_sha=common["sha"])
+
+
+def _pull_request(pr: dict[str, Any]) -> dict[str, Any]:
+    base = pr.get("base") or {}
+    head = pr.get("head") or {}
+    base_repo = ((base.get("repo") or {}).get("full_name")) or ""
+    head_repo = ((head.get("repo") or {}).get("full_name")) or ""
+    number = pr.get("number")
+    if not isinstance(number, int) or not head.get("sha"):
+        raise EventError("the pull_request payload has no number or head sha")
+    return replace(
+        event,
+        pr_number=number,
+        base_sha=str(base.get("sha") or ""),
+        base_ref=str(base.get("ref") or ""),
+        head_sha=str(head["sha"]),
+        head_repo=head_repo,
+        # A deleted fork has no head repo: treat it as a fork, the safe side.
+        fork=head_repo != base_repo or not head_repo,
+    )
+
+
+def decide(event: Event, *, has_secrets: bool, allow_untrusted_code: bool) -> Action:
+    """What to do for this event. PR content is untrusted (DESIGN §10)."""
+    if event.name == "workflow_run":
+        return Action.REPORT
+    if event.name == "pull_request_target" and not allow_untrusted_code:
+        return Action.REFUSE
+    if event.name == "pull_request" and event.fork and not has_secrets:
+        return Action.VALIDATE_ONLY
+    return Action.COMPARE
