@@ -84,7 +84,7 @@ def from_environ(environ: Mapping[str, str]) -> Event:
     return Event(**common, head_sha=common["sha"])
 
 
-def _pull_request(pr: dict[str, Any]) -> dict[str, Any]:
+def _pull_request(event: Event, pr: dict[str, Any]) -> Event:
     base = pr.get("base") or {}
     head = pr.get("head") or {}
     base_repo = ((base.get("repo") or {}).get("full_name")) or ""
