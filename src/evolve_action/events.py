@@ -65,23 +65,23 @@ def from_environ(environ: Mapping[str, str]) -> Event:
     server = environ.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
     repo = environ.get("GITHUB_REPOSITORY", "")
     run_id = environ.get("GITHUB_RUN_ID", "")
-    common = {
-        "name": name,
-        "repo": repo,
-        "server_url": server,
-        "api_url": environ.get("GITHUB_API_URL", "https://api.github.com").rstrip("/"),
-        "run_url": f"{server}/{repo}/actions/runs/{run_id}" if repo and run_id else "",
-        "sha": environ.get("GITHUB_SHA", ""),
-    }
+    sha = environ.get("GITHUB_SHA", "")
+    event = Event(
+        name=name,
+        repo=repo,
+        server_url=server,
+        api_url=environ.get("GITHUB_API_URL", "https://api.github.com").rstrip("/"),
+        run_url=f"{server}/{repo}/actions/runs/{run_id}" if repo and run_id else "",
+        sha=sha,
+        head_sha=sha,
+    )
     pr = payload.get("pull_request")
     if name in ("pull_request", "pull_request_target") and isinstance(pr, dict):
-        return Event(**common, **_pull_request(pr))
+        return _pull_request(event, pr)
     if name == "push":
         before = str(payload.get("before") or "")
-        return Event(
-            **common, base_sha="" if set(before) <= {"0"} else before, head_sha=common["sha"]
-        )
-    return Event(**common, head_sha=common["sha"])
+        return replace(event, base_sha="" if set(before) <= {"0"} else before)
+    return event
 
 
 def _pull_request(event: Event, pr: dict[str, Any]) -> Event:
