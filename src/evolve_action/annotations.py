@@ -3,6 +3,9 @@
 The runner parses these from the job log, so text from eval files (field names, messages
 quoting authored values) must be escaped by GitHub's rules: in the message `%`, CR and LF; in a
 property value also `:` and `,`, which would otherwise end the value early.
+
+Import names from this module (`from evolve_action.annotations import annotate`): the package
+attribute `evolve_action.annotations` can be the `__future__` feature of the same name.
 """
 
 from __future__ import annotations

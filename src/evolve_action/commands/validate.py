@@ -1,0 +1,266 @@
+"""`evolve-action validate [PATH...]`: lint eval files of every format, exit 1 on errors.
+
+A PATH is a directory (its eval files are discovered, and its `.evolve.*` config is checked and
+supplies `layout` and `paths` unless flags do) or one eval file (its format comes from its name,
+or `--as`). Problems print as `file:line: field: message`, then one summary line; inside GitHub
+Actions each also becomes an annotation at its file and line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from evolve_action import config, discovery
+from evolve_action.annotations import problem_annotation
+from evolve_action.formats import load_file
+from evolve_action.formats.base import LoadContext
+from evolve_action.model import Format, LoadResult, Origin, Problem, Severity
+
+ALIASES = {"skill-creator": Format.EVOLVE}
+FORMAT_NAMES = sorted([*(f.value for f in Format), *ALIASES])
+
+
+class UsageError(Exception):
+    """A PATH or flag we cannot act on; exit 2 with the message."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    result: LoadResult
+    skill: str  # the skill discovery assigned, known even when the file did not load
+
+
+@dataclass
+class Report:
+    entries: list[Entry] = field(default_factory=list)  # one per eval file
+    problems: list[Problem] = field(default_factory=list)  # config and discovery problems
+
+    @property
+    def results(self) -> list[LoadResult]:
+        return [e.result for e in self.entries]
+
+    def all_problems(self) -> list[Problem]:
+        return [*self.problems, *(p for r in self.results for p in _problems(r))]
+
+    def counts(self) -> tuple[int, int, int, int]:
+        problems = self.all_problems()
+        errors = sum(p.severity is Severity.ERROR for p in problems)
+        cases = sum(len(r.suite.cases) for r in self.results if r.suite is not None)
+        return len(self.results), cases, errors, len(problems) - errors
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "targets",
+        nargs="*",
+        metavar="PATH",
+        help="a directory to search for eval files, or one eval file (default: .)",
+    )
+    parser.add_argument("--format", choices=("text", "json"), default="text", dest="output")
+    parser.add_argument(
+        "--paths",
+        action="extend",
+        nargs="+",
+        default=None,
+        metavar="GLOB",
+        help="only eval files whose path matches one of these globs (** allowed)",
+    )
+    parser.add_argument(
+        "--layout",
+        choices=discovery.LAYOUTS,
+        default=None,
+        help="repository layout (default: the config's, else auto)",
+    )
+    parser.add_argument(
+        "--as",
+        dest="as_format",
+        choices=FORMAT_NAMES,
+        default=None,
+        metavar="FORMAT",
+        help=f"read eval files named as PATH in this format ({', '.join(FORMAT_NAMES)})",
+    )
+
+
+def execute(args: argparse.Namespace) -> int:
+    try:
+        report = collect(
+            [Path(p) for p in args.targets or ["."]],
+            globs=_split(args.paths),
+            layout=args.layout,
+            as_format=args.as_format,
+            cwd=Path.cwd(),
+        )
+    except UsageError as exc:
+        print(f"evolve-action validate: error: {exc}", file=sys.stderr)
+        return 2
+    github = os.environ.get("GITHUB_ACTIONS") == "true"
+    if args.output == "json":
+        print(json.dumps(to_json(report), indent=2, ensure_ascii=False))
+        write_annotations(report, sys.stderr if github else None)
+    else:
+        write_text(report, sys.stdout)
+        write_annotations(report, sys.stdout if github else None)
+    return 1 if report.counts()[2] else 0
+
+
+# --- collecting ------------------------------------------------------------------------
+
+
+def collect(
+    targets: Sequence[Path],
+    *,
+    globs: Sequence[str] | None,
+    layout: str | None,
+    as_format: str | None,
+    cwd: Path,
+) -> Report:
+    """Load every target; raises UsageError for a PATH or flag that cannot work."""
+    fmt = ALIASES.get(as_format or "") or (Format(as_format) if as_format else None)
+    report = Report()
+    seen: set[Path] = set()
+    for target in targets:
+        full = target if target.is_absolute() else cwd / target
+        if not full.exists():
+            raise UsageError(f"{target} does not exist; give a directory or an eval file")
+        if full.is_dir():
+            if fmt is not None:
+                raise UsageError(f"--as names the format of an eval file; {target} is a directory")
+            _directory(report, full, cwd, globs=globs, layout=layout, seen=seen)
+        elif full.resolve() not in seen:
+            seen.add(full.resolve())
+            report.entries.append(_file(full, cwd, fmt))
+    return report
+
+
+def _directory(
+    report: Report,
+    root: Path,
+    cwd: Path,
+    *,
+    globs: Sequence[str] | None,
+    layout: str | None,
+    seen: set[Path],
+) -> None:
+    prefix = _display(root, cwd)
+    prefix = "" if prefix == "." else prefix
+    loaded = config.load_config(root)
+    report.problems.extend(_prefixed(p, prefix) for p in loaded.problems)
+    chosen_layout = layout or loaded.config.layout or "auto"
+    chosen_globs = globs if globs is not None else loaded.config.paths or ()
+    found = discovery.discover(root, paths=chosen_globs, layout=chosen_layout, prefix=prefix)
+    report.problems.extend(found.problems)
+    for item in found.files:
+        if item.path in seen:
+            continue
+        seen.add(item.path)
+        ctx = LoadContext(root=found.root, skill=item.skill)
+        result = load_file(item.path, item.rel, item.format, ctx)
+        report.entries.append(Entry(result, item.skill.name))
+
+
+def _file(path: Path, cwd: Path, fmt: Format | None) -> Entry:
+    rel = _display(path, cwd)
+    root = cwd if path.resolve().is_relative_to(cwd.resolve()) else path.parent
+    try:
+        item = discovery.describe_file(root, path, fmt, rel=rel)
+    except ValueError:
+        names = ", ".join(FORMAT_NAMES)
+        raise UsageError(
+            f"cannot tell the format of {rel} from its name; pass --as FORMAT ({names})"
+        ) from None
+    ctx = LoadContext(root.resolve(), item.skill)
+    return Entry(load_file(item.path, item.rel, item.format, ctx), item.skill.name)
+
+
+def _display(path: Path, cwd: Path) -> str:
+    """`path` relative to the working directory when below it, as annotations need."""
+    try:
+        return path.resolve().relative_to(cwd.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _prefixed(problem: Problem, prefix: str) -> Problem:
+    if not prefix:
+        return problem
+    origin = problem.origin
+    moved = Origin(f"{prefix}/{origin.path}", origin.line, origin.pointer)
+    return Problem(moved, problem.message, problem.severity)
+
+
+def _split(globs: Sequence[str] | None) -> list[str] | None:
+    if globs is None:
+        return None
+    return [part.strip() for raw in globs for part in raw.split(",") if part.strip()]
+
+
+def _problems(result: LoadResult) -> list[Problem]:
+    """The file's problems and its suite's warnings, once each, in line order."""
+    problems = list(result.problems)
+    if result.suite is not None:
+        problems.extend(w for w in result.suite.warnings if w not in problems)
+    return sorted(problems, key=lambda p: p.origin.line or 0)
+
+
+# --- output --------------------------------------------------------------------------------
+
+
+def summary(report: Report) -> str:
+    files, cases, errors, warnings = report.counts()
+    parts = [(files, "file"), (cases, "case"), (errors, "error"), (warnings, "warning")]
+    return ", ".join(_plural(n, word) for n, word in parts)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def write_text(report: Report, out: TextIO) -> None:
+    for problem in report.all_problems():
+        out.write(problem.render() + "\n")
+    out.write(summary(report) + "\n")
+
+
+def write_annotations(report: Report, out: TextIO | None) -> None:
+    if out is None:
+        return
+    for problem in report.all_problems():
+        out.write(problem_annotation(problem) + "\n")
+
+
+def to_json(report: Report) -> dict[str, Any]:
+    files, cases, errors, warnings = report.counts()
+    return {
+        "version": 1,
+        "files": [
+            {
+                "path": r.rel,
+                "format": r.format.value if r.format else None,
+                "skill": r.suite.skill.name if r.suite else e.skill,
+                "cases": len(r.suite.cases) if r.suite else 0,
+                "ok": r.ok,
+                "problems": [_problem_json(p) for p in _problems(r)],
+            }
+            for e in report.entries
+            for r in (e.result,)
+        ],
+        "problems": [_problem_json(p) for p in report.problems],
+        "summary": {"files": files, "cases": cases, "errors": errors, "warnings": warnings},
+    }
+
+
+def _problem_json(problem: Problem) -> dict[str, Any]:
+    return {
+        "path": problem.origin.path,
+        "line": problem.origin.line,
+        "field": problem.field,
+        "severity": problem.severity.value,
+        "message": problem.message,
+    }
