@@ -1,0 +1,43 @@
+"""`AnthropicProvider`: one Messages API call per `complete`, on the official async SDK.
+
+Retries live in `faults.RetryingProvider` (the registry wraps this adapter in it); failures
+leave here already classified as `CallError`s.
+"""
+
+from __future__ import annotations
+
+from anthropic import AsyncAnthropic
+
+from evolve_action.providers.anthropic_wire import build_body, parse_message
+from evolve_action.providers.base import ChatRequest, ChatResponse
+from evolve_action.providers.faults import classify
+
+PROVIDER_ID = "anthropic"
+
+
+class AnthropicProvider:
+    id = PROVIDER_ID
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str | None = None,
+        timeout_s: float = 600.0,
+        sdk_max_retries: int = 0,
+    ) -> None:
+        # An explicit timeout also stops the SDK refusing large non-streaming `max_tokens`.
+        self.client = AsyncAnthropic(
+            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=sdk_max_retries
+        )
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        body = build_body(request)
+        try:
+            message = await self.client.messages.create(**body)
+            return parse_message(message, model=request.model)
+        except Exception as exc:
+            raise classify(exc, provider=self.id) from exc
+
+    async def aclose(self) -> None:
+        await self.client.close()

@@ -1,0 +1,42 @@
+"""`OpenAIProvider`: one Chat Completions call per `complete`, on the official async SDK.
+
+With a `base_url` it serves any OpenAI-compatible server (vLLM, Ollama, a gateway). Retries
+live in `faults.RetryingProvider`; failures leave here already classified.
+"""
+
+from __future__ import annotations
+
+from openai import AsyncOpenAI
+
+from evolve_action.providers.base import ChatRequest, ChatResponse
+from evolve_action.providers.faults import classify
+from evolve_action.providers.openai_wire import build_body, parse_completion
+
+PROVIDER_ID = "openai"
+
+
+class OpenAIProvider:
+    id = PROVIDER_ID
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str | None = None,
+        timeout_s: float = 600.0,
+        sdk_max_retries: int = 0,
+    ) -> None:
+        self.client = AsyncOpenAI(
+            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=sdk_max_retries
+        )
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        body = build_body(request)
+        try:
+            completion = await self.client.chat.completions.create(**body)
+            return parse_completion(completion, model=request.model)
+        except Exception as exc:
+            raise classify(exc, provider=self.id) from exc
+
+    async def aclose(self) -> None:
+        await self.client.close()
