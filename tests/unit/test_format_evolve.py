@@ -584,3 +584,24 @@ def _fixture_entries(source: Path) -> list[str]:
     if not isinstance(data, dict) or not isinstance(data.get("evals"), list):
         return []
     return [f for c in data["evals"] for f in (c.get("files") or []) if isinstance(f, str)]
+
+
+# --- the bundled example ---------------------------------------------------------------------
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "demo-plugin"
+
+
+def test_the_example_plugin_loads_clean_and_uses_every_assertion_type() -> None:
+    from evolve_action.formats import load_all
+
+    results = load_all(EXAMPLE)
+    assert [r.rel for r in results if not r.ok or r.problems] == []
+    suites = [r.suite for r in results if r.suite is not None]
+    assert {s.format for s in suites} == {Format.EVOLVE, Format.TRIGGERS}
+    assert {s.skill.name for s in suites} == {"greeter", "changelog"}
+    kinds = {i.kind for s in suites for c in s.cases for i in c.checks}
+    evolve_kinds = {f"evolve.{t}" for t in ("file_exists", "file_absent", "regex", "not_regex")}
+    evolve_kinds |= {"evolve.command", "evolve.tool_call", "triggers.fired"}
+    assert kinds == evolve_kinds
+    sources = {i.source for s in suites for c in s.cases for i in c.judge_items}
+    assert sources == {"expectation", "assertion"}
