@@ -1,0 +1,100 @@
+"""The data a comment or summary template sees: plain values, already escaped where quoted.
+
+The templates only lay out what this module holds; every decision (what regressed, what to
+cut to fit GitHub's limit) is made in Python, where it is tested. Text that came from a
+model, an eval file or a user is escaped when the view is built (`render.escape`), never in
+the template.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    """A pass rate over runs on one side; `None` when nothing was graded."""
+
+    passed: int
+    total: int  # passed + failed (errors are counted apart)
+
+    @property
+    def value(self) -> float | None:
+        return self.passed / self.total if self.total else None
+
+
+@dataclass(frozen=True, slots=True)
+class CaseRow:
+    case: str  # escaped label (code span)
+    link: str  # URL of the case's line in the eval file at the head commit, or ""
+    model: str
+    base: str  # "4/4", "—"
+    head: str
+    p_value: str  # "0.03", "—"
+    why: str  # escaped one-line reason (the first failing item's evidence)
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteRow:
+    skill: str
+    model: str
+    base: str  # "60%", "—"
+    head: str
+    delta: str  # "+10 pts", "—"
+    verdict: str  # "▼ 1 regressed · ▲ 1 improved · 1 new" / "no significant change"
+    runs: int
+    cost: str  # "$0.12"
+
+
+@dataclass(frozen=True, slots=True)
+class FailureRow:
+    case: str
+    model: str
+    run: int
+    assertion: str  # escaped
+    evidence: str  # escaped
+    link: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    count: int
+    target: str  # escaped: "`case` / assertion text", or ""
+    reason: str  # escaped
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    where: str  # escaped "path:line" or "case · model"
+    message: str  # escaped
+
+
+@dataclass(frozen=True, slots=True)
+class CommentView:
+    marker: str
+    icon: str  # ✅ ❌ ⚠️ ⏳
+    headline: str  # "1 eval regressed"
+    scope: str  # "`greeter` changed in this PR. 6 cases × 2 models × 4 runs on base … and head …"
+    overall_base: str
+    overall_head: str
+    overall_delta: str  # "+8.3 pts · not significant"
+    suites: tuple[SuiteRow, ...] = ()
+    regressions: tuple[CaseRow, ...] = ()
+    improved: tuple[str, ...] = ()  # escaped short phrases
+    new: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    unchanged_failures: tuple[str, ...] = ()
+    failures: tuple[FailureRow, ...] = ()
+    failures_total: int = 0
+    suggestions: tuple[Suggestion, ...] = ()
+    errors: tuple[Problem, ...] = ()
+    invalid_files: tuple[Problem, ...] = ()
+    not_run: tuple[str, ...] = ()  # budget, skipped models, shards
+    notices: tuple[str, ...] = ()  # "in progress", "incomplete: stopped by SIGTERM", ...
+    footer: str = ""  # cost · tokens · duration · cache · run link · version
+    truncated: tuple[str, ...] = field(default=())  # what was dropped to fit
+
+    def without(self, part: str) -> CommentView:
+        """A copy with one droppable part removed, noting it for the reader."""
+        empty: dict[str, tuple[object, ...]] = {part: ()}
+        return replace(self, truncated=(*self.truncated, part), **empty)  # type: ignore[arg-type]
