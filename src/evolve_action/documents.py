@@ -251,7 +251,12 @@ for _tag, _regexp, _first in (
 def _parse_yaml(
     text: str, rel: str, *, scalar_keys: bool = False
 ) -> tuple[Any, dict[JsonPath, int]]:
-    loader = _Yaml12Loader(text)
+    try:
+        loader = _Yaml12Loader(text)
+    except yaml.reader.ReaderError as exc:  # control characters are refused before parsing
+        where = text[: exc.position].count("\n") + 1
+        message = f"invalid YAML: character #x{exc.character:04x} is not allowed; remove it"
+        raise DocumentError(rel, message, where) from exc
     try:
         node = loader.get_single_node()
         if node is None:
