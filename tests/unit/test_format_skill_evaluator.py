@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from evolve_action.documents import read
 from evolve_action.formats.base import LoadContext
@@ -461,3 +462,39 @@ def test_guided__validation(tmp_path: Path, fields: dict[str, Any], words: str) 
 def test_guided__mode_without_rounds(tmp_path: Path) -> None:
     result = load_data(tmp_path, {"evals": [{"id": 1, "mode": "guided-conversation"}]})
     assert "needs its rounds list" in errors(result)[0]
+
+
+# --- JSON Schema ------------------------------------------------------------------------------
+
+SCHEMA = json.loads(
+    (Path(__file__).resolve().parents[2] / "schemas" / "skill-evaluator.schema.json").read_text()
+)
+
+
+def test_schema__valid_draft_2020_12_and_corpus_validates(corpus_dir: Path) -> None:
+    Draft202012Validator.check_schema(SCHEMA)
+    paths = sorted((corpus_dir / "skill-evaluator").glob("*evals.json"))
+    assert len(paths) == 2
+    for path in paths:
+        found = [e.message for e in Draft202012Validator(SCHEMA).iter_errors(read(path).data)]
+        assert found == [], path.name
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"id": 1, "prompt": "p", "structural_expectations": [{"type": "file_size"}]},
+        {"id": 1, "prompt": "p", "structural_expectations": [{"type": "file_exists"}]},
+        {"id": 1, "prompt": "p", "structural_expectations": [{"type": "file_contains"}]},
+        {"id": 1, "prompt": "p", "structural_expectations": [{"type": "custom_script"}]},
+        {"id": 1, "prompt": "p", "quality_rubric": {"dimensions": [{"weight": 0}]}},
+        {"id": 1, "prompt": "p", "quality_rubric": {"dimensions": [{"scoring": {"7": "x"}}]}},
+        {"id": 1, "prompt": "p", "rounds": ROUNDS},
+        {"id": True, "prompt": "p"},
+        {"id": 1},
+    ],
+)
+def test_schema__rejects_what_the_loader_rejects(tmp_path: Path, entry: dict[str, Any]) -> None:
+    data = {"evals": [entry]}
+    assert load_data(tmp_path, data).suite is None
+    assert not Draft202012Validator(SCHEMA).is_valid(data)

@@ -47,7 +47,7 @@ def ok(item_id: str, passed: bool | None = True) -> ItemResult:
 
 
 def scored(name: str, raw: float | None) -> ItemResult:
-    score = None if raw is None else raw / 5
+    score = None if raw is None else (raw - 1) / 4  # as judge_parse.scaled sets it
     return ItemResult(name, name, raw is not None, "", score=score, kind="judge", raw_score=raw)
 
 
@@ -85,11 +85,13 @@ def test_verdict__gate_closed_scores_rubric_as_zero() -> None:
     suite, case = make(
         structural("S1", critical=True), structural("S2"), expectation("E1"), dimension("q", 1)
     )
-    status, score, reason = verdict(suite, case, [ok("S1", False), ok("S2")])
+    # grade.py hands the ungraded judge items over as skips.
+    gated = [ok("S1", False), ok("S2"), ok("E1", None), ok("q", None)]
+    status, score, reason = verdict(suite, case, gated)
     assert status is Status.FAIL
     assert score == pytest.approx(0.4 * 0.5)
     assert reason == "structural gate closed: critical check S1 failed, judge not called"
-    b = breakdown(suite, case, [ok("S1", False), ok("S2")])
+    b = breakdown(suite, case, gated)
     assert (b.gate_passed, b.rubric_normalized, b.expectations_failed) == (False, 0.0, 0)
     assert b.rubric_scores == {"q": None}
 

@@ -7,8 +7,9 @@ suite's `rubric_threshold` (0.6). Its score is skill-evaluator's overall_efficie
 
 Decisions where skill-evaluator is silent or its tools disagree (§6.4):
 
-- The judge reports a LIKERT5 dimension as `ItemResult(raw_score=1..5, score=raw/5)`; only
-  `raw_score` is read here. normalized = Σ raw×weight / (5·Σ weight), so it lies in [0.2, 1].
+- The judge reports a LIKERT5 dimension as `ItemResult(raw_score=1..5)` (`judge_parse.py`
+  also sets score=(raw-1)/4 and passed=raw>=3 for display); only `raw_score` is read here.
+  normalized = Σ raw×weight / (5·Σ weight), so it lies in [0.2, 1], as skill-evaluator has it.
 - A dimension with no usable score (judge error, missing or out of range) counts as 0 with
   its full weight: a judge failure lowers the score instead of being left out.
 - When the gate closes (a critical check failed with `structural_gate` on), the judge is not
