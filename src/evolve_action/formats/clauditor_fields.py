@@ -135,14 +135,17 @@ def unknown_keys(
     *,
     strict: bool,
     hints: Mapping[str, str] | None = None,
-) -> None:
-    """Report keys outside `allowed`: an error when `strict`, else a warning."""
+) -> bool:
+    """Report keys outside `allowed`: an error when `strict`, else a warning. Any found?"""
     allowed = frozenset(allowed)
+    found = False
     for key in data:
         if key in allowed:
             continue
+        found = True
         hint = did_you_mean(key, allowed, hints)
         if strict:
             p.error((*at, key), f"unknown key {key!r}{hint}")
         else:
             p.warn((*at, key), f"unknown key {key!r} is ignored{hint}")
+    return found

@@ -123,7 +123,8 @@ def _assertion(p: Problems, ids: Ids, at: tuple[str | int, ...], entry: Any) -> 
     required, optional = ASSERTION_KEYS[atype]
     params = _legacy_value(p, at, atype, dict(entry))
     allowed = {*_META_KEYS, *required, *optional}
-    f.unknown_keys(p, at, params, allowed, strict=True, hints=_LEGACY[atype])
+    if f.unknown_keys(p, at, params, allowed, strict=True, hints=_LEGACY[atype]):
+        return None  # a renamed key also looks missing: its hint is the one useful message
     for key in required:
         if params.get(key) is None:
             p.error(at, f"a {atype!r} assertion needs {key!r}")

@@ -59,9 +59,11 @@ def sections(p: Problems, ids: Ids, raw: Any) -> JudgeItem | None:
 def _section(p: Problems, ids: Ids, at: At, entry: Any) -> dict[str, Any] | None:
     if f.obj(p, at, entry, "a section with name and tiers") is None:
         return None
-    f.unknown_keys(p, at, entry, ("name", "tiers"), strict=False)
+    f.unknown_keys(p, at, entry, ("name", "tiers", "fields"), strict=False)
     name = f.text(p, (*at, "name"), entry.get("name"), blank_ok=False)
     tiers_raw = entry.get("tiers")
+    if tiers_raw is not None and "fields" in entry:
+        p.warn((*at, "fields"), "is ignored beside 'tiers'; move the fields into a tier")
     if tiers_raw is None and "fields" in entry:  # pre-#12 shape
         p.warn(at, "flat 'fields' without 'tiers' is an older shape; read as one 'default' tier")
         tiers_raw = [{"label": "default", "fields": entry["fields"]}]
