@@ -1,0 +1,292 @@
+"""The confined command runner: scrubbed environment, cwd rule, capture, timeouts, bwrap."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from evolve_action import sandbox
+from evolve_action.checks import CommandRunner
+from evolve_action.sandbox import (
+    BwrapStatus,
+    Confinement,
+    SandboxMode,
+    is_secret_name,
+    probe_bwrap,
+    scrubbed_env,
+)
+
+BWRAP = probe_bwrap().works
+needs_bwrap = pytest.mark.skipif(not BWRAP, reason=f"bubblewrap unusable: {probe_bwrap().reason}")
+MODES = [
+    SandboxMode.NONE,
+    pytest.param(SandboxMode.BWRAP, marks=needs_bwrap),
+]
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def secrets(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    planted = {
+        "ANTHROPIC_API_KEY": "sk-ant-PLANTED1",
+        "OPENAI_API_KEY": "sk-PLANTED2",
+        "GITHUB_TOKEN": "ghp_PLANTED3",
+        "INPUT_GITHUB-TOKEN": "ghp_PLANTED4",
+        "ACTIONS_RUNTIME_TOKEN": "PLANTED5",
+        "MY_SERVICE_PASSWORD": "PLANTED6",
+    }
+    for name, value in planted.items():
+        monkeypatch.setenv(name, value)
+    return list(planted.values())
+
+
+# -- environment --------------------------------------------------------------------------
+
+
+def test_scrubbed_env_is_an_allowlist_with_home_and_tmp_in_the_workspace(
+    ws: Path, secrets: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LANG", "en_US.UTF-8")
+    monkeypatch.setenv("SOME_RANDOM_VAR", "x")
+    env = scrubbed_env(ws)
+    assert not any(secret in value for secret in secrets for value in env.values())
+    assert "SOME_RANDOM_VAR" not in env
+    assert env["LANG"] == "en_US.UTF-8"
+    assert env["PATH"]
+    assert env["HOME"] == f"{ws}/.home" and (ws / ".home").is_dir()
+    assert env["TMPDIR"] == f"{ws}/.tmp" and (ws / ".tmp").is_dir()
+    assert env["GIT_CONFIG_GLOBAL"] == "/dev/null"
+
+
+def test_scrubbed_env_adds_extra_and_uses_the_sandbox_name(ws: Path) -> None:
+    env = scrubbed_env(ws, {"EVOLVE_OUTPUT": "out.json"}, seen_as="/workspace")
+    assert env["EVOLVE_OUTPUT"] == "out.json"
+    assert env["HOME"] == "/workspace/.home"
+    assert (ws / ".home").is_dir()  # created in the real workspace all the same
+
+
+@pytest.mark.parametrize("name", ["OPENAI_API_KEY", "GITHUB_TOKEN", "INPUT_X", "DB_PASSWORD"])
+def test_scrubbed_env_refuses_secret_looking_extra(ws: Path, name: str) -> None:
+    with pytest.raises(ValueError, match="looks like a credential"):
+        scrubbed_env(ws, {name: "v"})
+
+
+@pytest.mark.parametrize(
+    ("name", "secret"),
+    [
+        ("ANTHROPIC_API_KEY", True),
+        ("GH_TOKEN", True),
+        ("ACTIONS_ID_TOKEN_REQUEST_URL", True),
+        ("AWS_ACCESS_KEY_ID", True),
+        ("npm_config__authToken", True),
+        ("PATH", False),
+        ("GIT_AUTHOR_NAME", False),
+        ("EVOLVE_OUTPUT", False),
+    ],
+)
+def test_is_secret_name(name: str, secret: bool) -> None:
+    assert is_secret_name(name) is secret
+
+
+# -- running ------------------------------------------------------------------------------
+
+
+def test_run_satisfies_the_command_runner_protocol(ws: Path) -> None:
+    runner: CommandRunner = Confinement(ws).run
+    assert callable(runner)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_string_runs_through_sh_with_stdin_and_exit_code(ws: Path, mode: SandboxMode) -> None:
+    conf = Confinement(ws, mode=mode)
+    done = await conf.run("read x; echo got $x; echo oops >&2; exit 3", timeout_s=20, stdin="hi\n")
+    assert (done.exit_code, done.stdout, done.stderr) == (3, "got hi\n", "oops\n")
+    assert not done.timed_out and not done.truncated and not done.error
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_argv_cwd_and_masked_workspace_path(ws: Path, mode: SandboxMode) -> None:
+    (ws / "sub").mkdir()
+    conf = Confinement(ws, mode=mode)
+    done = await conf.run(["/bin/sh", "-c", "pwd; echo $HOME"], cwd=Path("sub"), timeout_s=20)
+    assert done.stdout == "/workspace/sub\n/workspace/.home\n"
+    assert str(ws) not in done.stdout
+
+
+async def test_cwd_outside_or_missing_is_an_error_not_an_exception(ws: Path) -> None:
+    conf = Confinement(ws, mode=SandboxMode.NONE)
+    outside = await conf.run("true", cwd=Path("../"), timeout_s=5)
+    assert outside.exit_code == -1 and "outside the workspace" in outside.error
+    missing = await conf.run("true", cwd=Path("nope"), timeout_s=5)
+    assert "does not exist" in missing.error
+    mapped = await conf.run("pwd", cwd=Path("/workspace"), timeout_s=5)
+    assert mapped.stdout == "/workspace\n"
+
+
+async def test_unstartable_command_and_secret_extra_env_are_errors(ws: Path) -> None:
+    conf = Confinement(ws, mode=SandboxMode.NONE)
+    missing = await conf.run(["/nonexistent/tool"], timeout_s=5)
+    assert missing.exit_code == -1 and "could not start" in missing.error
+    secret = await conf.run("true", timeout_s=5, extra_env={"GITHUB_TOKEN": "x"})
+    assert "looks like a credential" in secret.error
+    empty = await conf.run([], timeout_s=5)
+    assert "empty command" in empty.error
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_timeout_kills_the_whole_group(ws: Path, mode: SandboxMode) -> None:
+    conf = Confinement(ws, mode=mode, kill_grace_s=0.5)
+    started = time.monotonic()
+    done = await conf.run("sleep 300 & echo $! > child.pid; echo started; wait", timeout_s=1)
+    assert time.monotonic() - started < 15
+    assert done.timed_out and done.exit_code == -1
+    assert done.stdout == "started\n"
+    if mode is SandboxMode.NONE:  # the pid is only meaningful outside a pid namespace
+        assert not _alive(int((ws / "child.pid").read_text()))
+
+
+async def test_background_jobs_end_with_their_command(ws: Path) -> None:
+    conf = Confinement(ws, mode=SandboxMode.NONE)
+    started = time.monotonic()
+    done = await conf.run("sleep 300 & echo $! > child.pid; echo done", timeout_s=30)
+    assert time.monotonic() - started < 10
+    assert done.exit_code == 0 and done.stdout == "done\n" and not done.timed_out
+    await asyncio.sleep(0.1)
+    assert not _alive(int((ws / "child.pid").read_text()))
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_output_is_capped_with_a_note(ws: Path, mode: SandboxMode) -> None:
+    conf = Confinement(ws, mode=mode, output_cap=1000)
+    done = await conf.run("head -c 50000 /dev/zero | tr '\\0' a; echo err >&2", timeout_s=20)
+    assert done.truncated and done.exit_code == 0
+    assert done.stdout.startswith("a" * 1000)
+    assert "[output truncated after 1000 bytes; 50000 bytes were produced]" in done.stdout
+    assert done.stderr == "err\n"
+
+
+async def test_invalid_utf8_is_replaced(ws: Path) -> None:
+    done = await Confinement(ws, mode=SandboxMode.NONE).run("printf 'a\\377b'", timeout_s=5)
+    assert done.stdout == "a\ufffdb"
+
+
+async def test_cancellation_kills_the_command(ws: Path) -> None:
+    conf = Confinement(ws, mode=SandboxMode.NONE)
+    task = asyncio.ensure_future(conf.run("echo $$ > sh.pid; sleep 300", timeout_s=60))
+    for _ in range(200):
+        if (ws / "sh.pid").exists() and (ws / "sh.pid").read_text().strip():
+            break
+        await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.sleep(0.2)
+    assert not _alive(int((ws / "sh.pid").read_text()))
+
+
+# -- modes --------------------------------------------------------------------------------
+
+
+def _broken_bwrap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox, "probe_bwrap", lambda: BwrapStatus(False, "bwrap is missing"))
+
+
+async def test_required_sandbox_refuses_to_run_unconfined(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _broken_bwrap(monkeypatch)
+    done = await Confinement(ws, mode=SandboxMode.BWRAP).run("touch ran", timeout_s=5)
+    assert "sandbox is required" in done.error and "bwrap is missing" in done.error
+    assert not (ws / "ran").exists()
+
+
+async def test_auto_without_bwrap_runs_directly_and_warns_once(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    _broken_bwrap(monkeypatch)
+    sandbox._warn_unsandboxed.cache_clear()
+    conf = Confinement(ws)
+    with caplog.at_level(logging.WARNING, logger="evolve_action.sandbox"):
+        first = await conf.run("echo one", timeout_s=5)
+        second = await conf.run("echo two", timeout_s=5)
+    assert (first.stdout, second.stdout) == ("one\n", "two\n")
+    warnings = [r for r in caplog.records if "WITHOUT an OS sandbox" in r.getMessage()]
+    assert len(warnings) == 1 and "bwrap is missing" in warnings[0].getMessage()
+    assert conf.note() == "sandbox off: bwrap is missing"
+    assert not conf.sandboxed
+    sandbox._warn_unsandboxed.cache_clear()
+
+
+def test_explicit_none_mode_has_no_note(ws: Path) -> None:
+    assert Confinement(ws, mode=SandboxMode.NONE).note() == ""
+
+
+@needs_bwrap
+async def test_bwrap_root_is_read_only_and_tmp_private(ws: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "host-visible"
+    conf = Confinement(ws, mode=SandboxMode.BWRAP)
+    done = await conf.run(
+        f"echo x > {marker}; echo y > /tmp/t && ls /tmp; echo z > /workspace/in.txt",
+        timeout_s=20,
+    )
+    assert not marker.exists()
+    assert done.stdout == "t\n"
+    assert (ws / "in.txt").read_text() == "z\n"
+
+
+@needs_bwrap
+async def test_bwrap_hides_masked_paths(ws: Path, tmp_path: Path) -> None:
+    secret_dir = tmp_path / "creds"
+    secret_dir.mkdir()
+    (secret_dir / "token").write_text("PLANTED")
+    secret_file = tmp_path / "netrc"
+    secret_file.write_text("machine x password PLANTED")
+    conf = Confinement(ws, mode=SandboxMode.BWRAP, hidden=(secret_dir, secret_file))
+    done = await conf.run(f"cat {secret_dir}/token {secret_file}", timeout_s=20)
+    assert "PLANTED" not in done.stdout + done.stderr
+
+
+@needs_bwrap
+async def test_bwrap_network_only_when_allowed(ws: Path) -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    probe = (
+        f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 5)\""
+    )
+    try:
+        closed = await Confinement(ws, mode=SandboxMode.BWRAP).run(probe, timeout_s=20)
+        opened = await Confinement(ws, mode=SandboxMode.BWRAP, network=True).run(
+            probe, timeout_s=20
+        )
+    finally:
+        server.close()
+    assert closed.exit_code != 0
+    assert opened.exit_code == 0, opened.stderr
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead for our purposes (its parent, the shell, is gone too).
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
