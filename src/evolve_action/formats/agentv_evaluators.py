@@ -1,0 +1,360 @@
+"""agentv evaluator lists (`execution.evaluators`, `evaluators`, `assert`) → `Evaluator` specs.
+
+Specs are parsed and validated once per list; `agentv_items.py` turns them into a case's
+checks and judge items. Every generation's type names are accepted (`code_judge`,
+`llm-rubric`, `icontains-any`, `skill-used`, bare strings in `assert` lists, ...).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evolve_action.formats import agentv_params as params
+from evolve_action.formats.agentv_common import (
+    REQUIRED_TRUE_FLOOR,
+    At,
+    Src,
+    from_main_dir,
+    kind_of,
+    mapping,
+    number,
+    required_floor,
+    resolve_file,
+    root_rel,
+    string_list,
+)
+from evolve_action.formats.agentv_rubrics import Rubric, parse_rubrics
+from evolve_action.model import Origin
+
+TEXT_KINDS = frozenset(
+    f"{neg}{kind}"
+    for neg in ("", "not_")
+    for kind in (
+        *(f"{i}contains{m}" for i in ("", "i") for m in ("", "_any", "_all")),
+        "starts_with",
+        "equals",
+        "regex",
+        "is_json",
+    )
+)
+ALIASES = {
+    "code_grader": "code_judge",
+    "llm_grader": "llm_judge",
+    "rubrics": "rubric",
+    "llm_rubric": "rubric",
+}
+METRIC_KINDS = ("execution_metrics", "latency", "cost", "token_usage")
+SKILL_KINDS = ("skill_used", "not_skill_used", "skill_trigger")
+SPEC_KINDS = (
+    "code_judge",
+    "llm_judge",
+    "rubric",
+    "composite",
+    "tool_trajectory",
+    "field_accuracy",
+    "execution_metrics",
+)
+AGGREGATORS = ("weighted_average", "minimum", "maximum", "safety_gate", "all_or_nothing")
+SCRIPT_EXTENSIONS = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".sh", ".rb", ".pl")
+PROMPT_EXTENSIONS = (".md", ".txt", ".prompt", ".j2", ".jinja", ".hbs", ".mustache", ".tmpl")
+_COMMON_KEYS = {"name", "type", "weight", "required", "config"}
+_CODE_KEYS = {"script", "command", "cwd", "target"}
+
+
+@dataclass(frozen=True)
+class Evaluator:
+    name: str
+    type: str  # normalized: a SPEC_KINDS entry, a text kind, or skill_used
+    origin: Origin
+    weight: float = 1.0
+    required: float | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+    rubrics: tuple[Rubric, ...] = ()
+    children: tuple[Evaluator, ...] = ()
+    aggregator: Mapping[str, Any] | None = None
+    template: str | None = None  # llm_judge prompt, read from its file when it names one
+
+
+def parse_list(src: Src, at: At, value: Any) -> tuple[Evaluator, ...]:
+    """Parse an evaluator / assertion list; bare strings become one rubric evaluator."""
+    if not isinstance(value, list):
+        src.error(at, f"must be a list of evaluators, not {kind_of(value)}")
+        return ()
+    out: list[Evaluator] = []
+    names: set[str] = set()
+    strings = [(i, v) for i, v in enumerate(value) if isinstance(v, str)]
+    for i, entry in enumerate(value):
+        if isinstance(entry, str):
+            if strings and i == strings[0][0]:
+                out.append(_criteria(src, at, strings, _free_name("criteria", names)))
+            continue
+        ev = _one(src, (*at, i), entry, names)
+        if ev is not None:
+            out.append(ev)
+    return tuple(out)
+
+
+def _free_name(base: str, names: set[str]) -> str:
+    name, n = base, 1
+    while name in names:
+        n += 1
+        name = f"{base}-{n}"
+    names.add(name)
+    return name
+
+
+def _criteria(src: Src, at: At, strings: list[tuple[int, str]], name: str) -> Evaluator:
+    """Bare-string assertions are rubric criteria graded by the judge, pass or fail."""
+    rubrics: list[Rubric] = []
+    for n, (i, words) in enumerate(strings, start=1):
+        if not words.strip():
+            src.error((*at, i), "an assertion must not be empty")
+            continue
+        rubrics.append(Rubric(f"rubric-{n}", words.strip(), src.origin((*at, i))))
+    return Evaluator(name, "rubric", src.origin((*at, strings[0][0])), rubrics=tuple(rubrics))
+
+
+def _one(src: Src, at: At, ev: Any, names: set[str]) -> Evaluator | None:
+    if not isinstance(ev, dict):
+        src.error(at, f"an evaluator is a mapping with name and type, not {kind_of(ev)}")
+        return None
+    raw_type = ev.get("type")
+    if not isinstance(raw_type, str) or not raw_type.strip():
+        src.error(at, "an evaluator needs `type:` (for example llm_judge or code_judge)")
+        return None
+    kind = raw_type.strip().lower().replace("-", "_")
+    kind = ALIASES.get(kind, kind)
+    name = _name(src, at, ev, kind, names)
+    if name is None:
+        return None
+    weight = 1.0
+    if "weight" in ev:
+        weight = number(src, (*at, "weight"), ev["weight"], lo=0.0) or 0.0
+    required = required_floor(
+        src, (*at, "required"), ev.get("required"), true_floor=REQUIRED_TRUE_FLOOR
+    )
+    base = Evaluator(name, kind, src.origin(at), weight, required)
+    return _typed(src, at, ev, base, raw_type)
+
+
+def _name(src: Src, at: At, ev: dict[str, Any], kind: str, names: set[str]) -> str | None:
+    if "name" not in ev:
+        return _free_name(kind, names)
+    name = ev["name"]
+    if not isinstance(name, str) or not name.strip() or "/" in name:
+        src.error((*at, "name"), "an evaluator name is a non-empty string without '/'")
+        return None
+    if name in names:
+        src.error((*at, "name"), f"two evaluators here are named {name!r}; names must differ")
+        return None
+    names.add(name)
+    return name
+
+
+def _typed(
+    src: Src, at: At, ev: dict[str, Any], base: Evaluator, raw_type: str
+) -> Evaluator | None:
+    kind = base.type
+    found: dict[str, Any] | None
+    if kind == "code_judge":
+        found = _code_judge(src, at, ev)
+    elif kind == "llm_judge":
+        return _llm_judge(src, at, ev, base)
+    elif kind == "rubric":
+        key = next((k for k in ("rubrics", "criteria", "value") if k in ev), "rubrics")
+        rubrics = parse_rubrics(src, (*at, key), ev.get(key))
+        return _replace(base, rubrics=rubrics) if rubrics else None
+    elif kind == "composite":
+        return _composite(src, at, ev, base)
+    elif kind == "tool_trajectory":
+        found = params.tool_trajectory(src, at, ev)
+    elif kind == "field_accuracy":
+        found = params.field_accuracy(src, at, ev)
+    elif kind in METRIC_KINDS:
+        found = params.execution_metrics(src, at, ev, kind)
+        kind = "execution_metrics"
+    elif kind in TEXT_KINDS:
+        found = params.text_check(src, at, ev, kind)
+        kind = _text_kind(kind)
+    elif kind in SKILL_KINDS:
+        found = params.skill_used(src, at, ev, kind)
+        kind = "skill_used"
+    else:
+        known = ", ".join((*SPEC_KINDS, "contains", "regex", "equals", "is_json", "skill-used"))
+        src.error((*at, "type"), f"unknown evaluator type {raw_type!r}; use one of {known}")
+        return None
+    return None if found is None else _replace(base, type=kind, params=found)
+
+
+def _text_kind(kind: str) -> str:
+    base = kind.removeprefix("not_")
+    if base in ("regex", "is_json", "equals", "starts_with"):
+        return base
+    return "contains"
+
+
+def _replace(ev: Evaluator, **changes: Any) -> Evaluator:
+    return dataclasses.replace(ev, **changes)
+
+
+def _code_judge(src: Src, at: At, ev: dict[str, Any]) -> dict[str, Any] | None:
+    key = "script" if "script" in ev else "command"
+    script = ev.get(key)
+    out: dict[str, Any] = {}
+    if isinstance(script, str) and script.strip():
+        out["command"] = script
+        try:
+            tokens = shlex.split(script)
+        except ValueError:
+            tokens = []
+    elif isinstance(script, list) and script and all(isinstance(a, str) for a in script):
+        out["argv"] = list(script)
+        tokens = list(script)
+    else:
+        src.error((*at, key), "code_judge needs `script:`, the command as a list of strings")
+        return None
+    base = _judge_dir(src, at, ev)
+    if base is None:
+        return None
+    out["cwd"] = root_rel(src, base) if base != src.root else "."
+    out["stage"] = _staged(src, (*at, key), tokens, base)
+    config = dict(mapping(src, (*at, "config"), ev["config"]) or {}) if "config" in ev else {}
+    # Unknown keys are the script's own settings (AgentV passes them through as `config`).
+    config.update({k: v for k, v in ev.items() if k not in _COMMON_KEYS | _CODE_KEYS})
+    out["config"] = config
+    return out
+
+
+def _judge_dir(src: Src, at: At, ev: dict[str, Any]) -> Path | None:
+    if "cwd" not in ev:
+        return src.dir.resolve()
+    cwd = ev["cwd"]
+    if not isinstance(cwd, str):
+        src.error((*at, "cwd"), "must be a folder path (a string)")
+        return None
+    base = (src.root / cwd.lstrip("/") if cwd.startswith("/") else src.dir / cwd).resolve()
+    if not base.is_relative_to(src.root) or not base.is_dir():
+        src.error((*at, "cwd"), f"{cwd!r} is not a folder inside the repository")
+        return None
+    return base
+
+
+def _staged(src: Src, at: At, tokens: list[str], base: Path) -> list[dict[str, str]]:
+    """Files the command names (its script, data it reads): copied beside the workspace
+    before the script runs, at their repository paths, so relative paths keep working."""
+    stage: list[dict[str, str]] = []
+    for token in tokens[1:] if len(tokens) > 1 else tokens:
+        if token.startswith("-") or "\n" in token or len(token) > 512:
+            continue
+        candidate = base / token
+        try:
+            exists = candidate.resolve().is_file()
+        except (OSError, ValueError):
+            continue
+        if not exists and not token.endswith(SCRIPT_EXTENSIONS):
+            continue
+        path = resolve_file(src, at, token, base=base)
+        if path is not None:
+            stage.append({"source": from_main_dir(src, path), "dest": root_rel(src, path)})
+    return stage
+
+
+def _llm_judge(src: Src, at: At, ev: dict[str, Any], base: Evaluator) -> Evaluator | None:
+    for key in ("target", "model"):
+        if key in ev:
+            src.warn(
+                (*at, key), "ignored: one judge model grades every run (the judge-model input)"
+            )
+    if "rubrics" in ev:
+        rubrics = parse_rubrics(src, (*at, "rubrics"), ev["rubrics"])
+        return _replace(base, type="rubric", rubrics=rubrics) if rubrics else None
+    prompt = ev.get("prompt")
+    if prompt is None:
+        return base
+    if isinstance(prompt, dict):
+        src.error((*at, "prompt"), "prompt scripts are not supported yet; write the prompt inline")
+        return None
+    if not isinstance(prompt, str) or not prompt.strip():
+        src.error((*at, "prompt"), "must be the judge prompt or the path of a prompt file")
+        return None
+    if not _looks_like_path(prompt):
+        return _replace(base, template=prompt)
+    path = resolve_file(src, (*at, "prompt"), prompt.strip())
+    if path is None:
+        return None
+    try:
+        template = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        src.error((*at, "prompt"), f"cannot read {prompt!r}: {exc}")
+        return None
+    if not any(v in template for v in ("candidate_answer", "{{answer", "expected_messages")):
+        src.error(
+            (*at, "prompt"),
+            f"{prompt!r} never shows the answer: add {{{{candidate_answer}}}} to the template",
+        )
+        return None
+    return _replace(base, template=template, params={"prompt_file": root_rel(src, path)})
+
+
+def _looks_like_path(prompt: str) -> bool:
+    one = prompt.strip()
+    if "\n" in one or " " in one:
+        return False
+    return one.endswith(PROMPT_EXTENSIONS) or "/" in one
+
+
+def _composite(src: Src, at: At, ev: dict[str, Any], base: Evaluator) -> Evaluator | None:
+    children = parse_list(src, (*at, "evaluators"), ev.get("evaluators"))
+    if not children:
+        if ev.get("evaluators") in (None, []):
+            src.error((*at, "evaluators"), "a composite needs child evaluators")
+        return None
+    aggregator = _aggregator(src, (*at, "aggregator"), ev.get("aggregator"), children)
+    if aggregator is None:
+        return None
+    return _replace(base, children=children, aggregator=aggregator)
+
+
+def _aggregator(
+    src: Src, at: At, value: Any, children: tuple[Evaluator, ...]
+) -> dict[str, Any] | None:
+    if value is None:
+        return {"type": "weighted_average", "weights": {}, "required": [], "threshold": None}
+    agg = mapping(src, at, value)
+    if agg is None:
+        return None
+    kind = agg.get("type")
+    if kind in ("code_judge", "llm_judge", "script", "llm"):
+        src.error(
+            (*at, "type"),
+            f"{kind} aggregators are not supported yet; use one of {', '.join(AGGREGATORS)}",
+        )
+        return None
+    if kind not in AGGREGATORS:
+        src.error(
+            (*at, "type"), f"unknown aggregator {kind!r}; use one of {', '.join(AGGREGATORS)}"
+        )
+        return None
+    names = {c.name for c in children}
+    weights: dict[str, float] = {}
+    for name, weight in (mapping(src, (*at, "weights"), agg.get("weights", {})) or {}).items():
+        got = number(src, (*at, "weights", name), weight, lo=0.0)
+        if name not in names:
+            src.error((*at, "weights", name), f"no child evaluator is named {name!r}")
+        elif got is not None:
+            weights[name] = got
+    required = string_list(src, (*at, "required"), agg.get("required", [])) or []
+    for name in required:
+        if name not in names:
+            src.error((*at, "required"), f"no child evaluator is named {name!r}")
+    if kind == "safety_gate" and not required:
+        src.error((*at, "required"), "safety_gate needs `required:`, the children that gate")
+    threshold = None
+    if "threshold" in agg:
+        threshold = number(src, (*at, "threshold"), agg["threshold"], lo=0.0, hi=1.0)
+    return {"type": kind, "weights": weights, "required": required, "threshold": threshold}
