@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 from collections.abc import Mapping, Sequence
@@ -13,6 +14,9 @@ import pytest
 
 from evolve_action.checks import CheckContext, run_check
 from evolve_action.checks.skill_evaluator import glob_match, matching
+from evolve_action.documents import read
+from evolve_action.formats.base import LoadContext
+from evolve_action.formats.skill_evaluator import load
 from evolve_action.model import Case, Check, Format, Origin, Skill, Suite
 from evolve_action.outcomes import CommandResult, ItemResult, ToolCall, Transcript
 
@@ -340,3 +344,29 @@ async def test_custom_script__timeout_capped_by_case(tmp_path: Path) -> None:
     assert result.passed is False
     assert result.evidence == "the script timed out after 0.3 s"
     assert runner.calls[0]["timeout"] == 0.3
+
+
+# --- the corpus's own structural.json, reproduced ---------------------------------------------
+
+
+async def test_corpus_structural_sample_reproduced(corpus_dir: Path, tmp_path: Path) -> None:
+    """The acd-plan dark-mode-toggle run: our checks on a like response give its results."""
+    folder = corpus_dir / "skill-evaluator"
+    (evals_path,) = folder.glob("*acd-plan__evals__evals.json")
+    (sample_path,) = folder.glob("*_structural.json")
+    loaded = load(read(evals_path, rel="evals.json"), LoadContext(corpus_dir, Skill("acd", None)))
+    assert loaded.suite is not None
+    case = next(c for c in loaded.suite.cases if c.id == "dark-mode-toggle")
+    response = (
+        "# Dark mode\n\n**Hypothesis:** We believe adding a three-way theme toggle\n\n"
+        "Given the user has never visited the application before\n\n### Musts\n- x\n\n"
+        "## Acceptance Criteria\n- y\n\nThe toggle lives in the kebab menu.\n"
+    )
+    files(tmp_path, {"response.md": response})
+    ctx = context(tmp_path)
+    ours = [await run_check(c, ctx) for c in case.checks]
+    sample = json.loads(sample_path.read_text())["expectations"]
+    assert [(r.item_id, r.passed) for r in ours] == [(e["id"], e["passed"]) for e in sample]
+    assert [c.critical for c in case.checks] == [e["critical"] for e in sample]
+    assert ours[2].evidence == "regex matched '### Musts' in response.md"
+    assert ours[3].evidence == "regex matched 'Acceptance Criteria' in response.md"

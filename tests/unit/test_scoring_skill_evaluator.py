@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
+from evolve_action.checks import CheckContext
+from evolve_action.grade import GATE_CLOSED, grade_run
 from evolve_action.model import Case, Check, Format, JudgeItem, Origin, Scale, Skill, Suite
-from evolve_action.outcomes import ItemResult, JudgeReport, Status
+from evolve_action.outcomes import CommandResult, ItemResult, JudgeReport, Status, Transcript
 from evolve_action.scoring import policy_for
 from evolve_action.scoring.skill_evaluator import SkillEvaluatorPolicy, breakdown
 
@@ -162,7 +164,7 @@ def test_overall_efficiency__single_layer_is_not_scaled_down() -> None:
     assert verdict(suite, case, [ok("S1"), ok("S2")]) == (Status.PASS, 1.0, "")
     suite, case = make(dimension("a", 1))
     status, score, _ = verdict(suite, case, [scored("a", 4)])
-    assert (status, score) == (Status.PASS, pytest.approx(0.8))
+    assert status is Status.PASS and score == pytest.approx(0.8)
 
 
 def test_verdict__skipped_check_ignored_failed_expectation_fails() -> None:
@@ -170,3 +172,36 @@ def test_verdict__skipped_check_ignored_failed_expectation_fails() -> None:
     assert verdict(suite, case, [ok("S1"), ok("S2", None), ok("E1")])[:2] == (Status.PASS, 1.0)
     status, score, _ = verdict(suite, case, [ok("S1"), ok("S2", None), ok("E1", False)])
     assert (status, score) == (Status.FAIL, 0.5)
+
+
+# --- through the grader -----------------------------------------------------------------------
+
+
+async def test_grade_run__gate_closes_the_judge_for_a_real_workspace(tmp_path: Path) -> None:
+    """A missing response.md fails critical S1: no judge call, rubric items skipped, run fails."""
+
+    async def never(*args: Any, **kwargs: Any) -> CommandResult:
+        raise AssertionError("no command expected")
+
+    s1 = Check(
+        "S1",
+        "skill_evaluator.file_exists",
+        "response written",
+        HERE,
+        params={"pattern": "response.md"},
+        critical=True,
+    )
+    suite, case = make(s1, dimension("clarity", 1))
+    ctx = CheckContext(suite, case, tmp_path, Transcript(), never, 60.0)
+    graded = await grade_run(ctx, None)
+    assert graded.status is Status.FAIL
+    assert [(r.item_id, r.passed) for r in graded.items] == [("S1", False), ("clarity", None)]
+    assert graded.items[1].evidence == GATE_CLOSED
+    assert graded.score == 0.0
+    assert "critical check S1 failed" in graded.reason
+    (tmp_path / "response.md").write_text("spec")
+    # Gate open, and no judge configured: the dimension fails unscored and counts as 0.
+    graded = await grade_run(ctx, None)
+    assert graded.status is Status.FAIL
+    assert graded.score == pytest.approx(0.4)
+    assert graded.reason == "rubric 0.00 is below 0.60"
