@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -9,9 +10,14 @@ from typing import Any
 import pytest
 
 from evolve_action.checks import CheckContext
-from evolve_action.grade import GATE_CLOSED, grade_run
+from evolve_action.documents import read
+from evolve_action.formats.base import LoadContext
+from evolve_action.formats.skill_evaluator import load
+from evolve_action.grade import GATE_CLOSED, JudgeSetup, grade_run
+from evolve_action.judge_prompt import SUBMIT_TOOL
 from evolve_action.model import Case, Check, Format, JudgeItem, Origin, Scale, Skill, Suite
 from evolve_action.outcomes import CommandResult, ItemResult, JudgeReport, Status, Transcript
+from evolve_action.providers.base import ChatRequest, ChatResponse, ToolUsePart
 from evolve_action.scoring import policy_for
 from evolve_action.scoring.skill_evaluator import SkillEvaluatorPolicy, breakdown
 
@@ -54,6 +60,10 @@ def scored(name: str, raw: float | None) -> ItemResult:
 
 
 POLICY = SkillEvaluatorPolicy()
+
+
+async def never(*args: Any, **kwargs: Any) -> CommandResult:
+    raise AssertionError("no command expected")
 
 
 def verdict(suite: Suite, case: Case, items: Sequence[ItemResult]) -> tuple[Status, float, str]:
@@ -180,9 +190,6 @@ def test_verdict__skipped_check_ignored_failed_expectation_fails() -> None:
 async def test_grade_run__gate_closes_the_judge_for_a_real_workspace(tmp_path: Path) -> None:
     """A missing response.md fails critical S1: no judge call, rubric items skipped, run fails."""
 
-    async def never(*args: Any, **kwargs: Any) -> CommandResult:
-        raise AssertionError("no command expected")
-
     s1 = Check(
         "S1",
         "skill_evaluator.file_exists",
@@ -205,3 +212,68 @@ async def test_grade_run__gate_closes_the_judge_for_a_real_workspace(tmp_path: P
     assert graded.status is Status.FAIL
     assert graded.score == pytest.approx(0.4)
     assert graded.reason == "rubric 0.00 is below 0.60"
+
+
+# --- the seed, end to end ---------------------------------------------------------------------
+
+
+class ScriptedJudge:
+    """A provider that answers every judge call with one submitted grading."""
+
+    id = "scripted"
+
+    def __init__(self, grading: dict[str, Any]) -> None:
+        self.grading = grading
+        self.requests: list[ChatRequest] = []
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        self.requests.append(request)
+        use = ToolUsePart("call-1", SUBMIT_TOOL, json.dumps(self.grading))
+        return ChatResponse(text="", tool_uses=(use,), stop_reason="tool_use")
+
+
+def seed_suite(shared_dir: Path, root: Path) -> Suite:
+    text = (shared_dir / "seeds" / "skill-evaluator-schemas.md").read_text()
+    block = text.split("## evals.json (Extended)", 1)[1].split("```json", 1)[1].split("```", 1)[0]
+    path = root / "skills" / "testing" / "evals" / "evals.json"
+    (path.parent / "files").mkdir(parents=True)
+    (path.parent / "files" / "input.ts").write_text("export {}\n")
+    path.write_text(block)
+    loaded = load(
+        read(path, rel="skills/testing/evals/evals.json"),
+        LoadContext(root, Skill("testing", path.parent.parent)),
+    )
+    assert loaded.ok, [p.render() for p in loaded.problems]
+    assert loaded.suite is not None
+    return loaded.suite
+
+
+@pytest.mark.parametrize(
+    ("raw", "status", "score"), [(4, Status.PASS, 0.88), (2, Status.FAIL, 0.64)]
+)
+async def test_seed__loads_runs_and_grades(
+    shared_dir: Path, tmp_path: Path, raw: int, status: Status, score: float
+) -> None:
+    suite = seed_suite(shared_dir, tmp_path / "repo")
+    (case,) = suite.cases
+    assert [f.dest for f in case.files] == ["input.ts"]
+    workspace = tmp_path / "ws"
+    (workspace / "src").mkdir(parents=True)
+    (workspace / "src" / "create-booking.use-case.test.ts").write_text("describe('x')\n")
+    judge = ScriptedJudge(
+        {
+            "expectations": [],
+            "rubric_scores": {"dimension_name": {"score": raw, "evidence": "tests read well"}},
+            "claims": [],
+            "eval_feedback": {"suggestions": [], "overall": "fine"},
+        }
+    )
+    ctx = CheckContext(suite, case, workspace, Transcript(final_text="done"), never, 60.0)
+    graded = await grade_run(ctx, JudgeSetup(judge, "anthropic/judge"))
+    assert len(judge.requests) == 1
+    assert [(r.item_id, r.passed, r.raw_score) for r in graded.items] == [
+        ("S1", True, None),
+        ("dimension_name", raw >= 3, raw),
+    ]
+    assert graded.status is status
+    assert graded.score == pytest.approx(score)  # 0.4 × 1 + 0.6 × raw / 5
