@@ -333,3 +333,66 @@ async def test_trigger_evidence_says_what_happened(ws: Path) -> None:
     assert none.evidence.startswith("did not fire: no Skill call")
     unknown = await grade(fired(True), context(ws, reports=False))
     assert unknown.passed is None
+
+
+# --- the bundled example: a correct answer passes every deterministic check -------------------
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "demo-plugin"
+
+
+def example_case(skill: str, case_id: str) -> Case:
+    from evolve_action.formats import load_all
+
+    for loaded in load_all(EXAMPLE):
+        if loaded.suite is not None and loaded.suite.skill.name == skill:
+            for c in loaded.suite.cases:
+                if c.id == case_id:
+                    return c
+    raise AssertionError(f"{skill}/{case_id} not in the example")
+
+
+def stage_into(ws: Path, c: Case) -> None:
+    for fixture in c.files:
+        target = ws / fixture.dest
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(fixture.source.read_bytes())
+
+
+async def test_example_guest_list_passes_with_a_correct_answer(tmp_path: Path) -> None:
+    c = example_case("greeter", "guest-list")
+    stage_into(tmp_path, c)
+    (tmp_path / "greetings").mkdir()
+    for name in ("Ana", "Bo", "Chidi"):
+        text = f"Hello, {name}!\nWe are glad you are here.\n"
+        (tmp_path / "greetings" / f"{name.lower()}.txt").write_text(text)
+    ctx = context(tmp_path, final="I wrote 3 greetings.")
+    results = [await run_check(check, ctx) for check in c.checks]
+    assert [(r.text, r.evidence) for r in results if r.passed is False] == []
+
+
+async def test_example_changelog_entry_passes_with_a_correct_answer(tmp_path: Path) -> None:
+    import subprocess
+
+    c = example_case("changelog", "add-entry")
+    stage_into(tmp_path, c)
+    git = [
+        "git",
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t.invalid",
+        "-c",
+        "init.defaultBranch=main",
+    ]
+    subprocess.run([*git, "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=tmp_path, check=True)
+    subprocess.run([*git, "commit", "-qm", "initial"], cwd=tmp_path, check=True)
+    log = tmp_path / "CHANGELOG.md"
+    log.write_text(
+        log.read_text().replace(
+            "## [Unreleased]\n", "## [Unreleased]\n\n### Added\n\n- Add a --dry-run flag to sync.\n"
+        )
+    )
+    ctx = context(tmp_path)
+    results = [await run_check(check, ctx) for check in c.checks]
+    assert [(r.text, r.evidence) for r in results if r.passed is not True] == []
