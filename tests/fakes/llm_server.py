@@ -204,7 +204,8 @@ class FakeLLM:
         server.daemon_threads = True
         server.block_on_close = False  # a stalled answer must not hold up shutdown
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, daemon=True)
+        # A short poll interval keeps `shutdown()` (each test's teardown) quick.
+        self._thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
         self._thread.start()
         return self
 
