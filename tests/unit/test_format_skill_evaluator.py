@@ -498,3 +498,11 @@ def test_schema__rejects_what_the_loader_rejects(tmp_path: Path, entry: dict[str
     data = {"evals": [entry]}
     assert load_data(tmp_path, data).suite is None
     assert not Draft202012Validator(SCHEMA).is_valid(data)
+
+
+def test_ids__duplicate_reported_even_when_the_first_eval_is_invalid(tmp_path: Path) -> None:
+    bad = {"id": "a", "prompt": "p", "structural_expectations": [{"type": "nope"}]}
+    result = load_data(tmp_path, {"evals": [bad, {"id": "a", "prompt": "q"}]})
+    found = errors(result)
+    assert len(found) == 2
+    assert "unknown structural type" in found[0] and "duplicate eval id 'a'" in found[1]

@@ -128,25 +128,27 @@ def _cases(p: Problems, data: dict[str, Any], staging: Staging) -> list[Case]:
     cases: list[Case] = []
     seen: dict[str, int | None] = {}
     for i, raw in enumerate(evals):
-        case = _case(p, raw, ("evals", i), staging)
-        if case is None:
+        at: At = ("evals", i)
+        if not isinstance(raw, dict):
+            p.error(at, f"an eval must be an object, not {kind_of(raw)}")
             continue
-        if case.id in seen:
-            first = seen[case.id]
+        case_id = _case_id(p, raw, at)
+        if case_id is not None and case_id in seen:
+            first = seen[case_id]
             where = f" (first at line {first})" if first else ""
-            p.error(("evals", i, "id"), f"duplicate eval id {case.id!r}{where}: ids must be unique")
-            continue
-        seen[case.id] = case.origin.line
-        cases.append(case)
+            p.error((*at, "id"), f"duplicate eval id {case_id!r}{where}: ids must be unique")
+        elif case_id is not None:
+            seen[case_id] = p.doc.line(*at)
+        case = _case(p, raw, at, staging, case_id)
+        if case is not None:
+            cases.append(case)
     return cases
 
 
-def _case(p: Problems, raw: Any, at: At, staging: Staging) -> Case | None:
-    if not isinstance(raw, dict):
-        p.error(at, f"an eval must be an object, not {kind_of(raw)}")
-        return None
+def _case(
+    p: Problems, raw: dict[str, Any], at: At, staging: Staging, case_id: str | None
+) -> Case | None:
     f = Fields(p, raw, at)
-    case_id = _case_id(p, raw, at)
     prompt, extra = task_prompt(p, f)
     items = _items(p, raw, at)
     files = staging.stage(p, raw.get("files"), (*at, "files"))
