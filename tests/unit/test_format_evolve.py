@@ -84,6 +84,16 @@ def test_string_ids_are_verbatim(tmp_path: Path) -> None:
     assert suite.cases[0].id == " Mixed Case "
 
 
+def test_field_names_match_regardless_of_case_as_in_evolve(tmp_path: Path) -> None:
+    data = {"Evals": [{"ID": 1, "Prompt": "p", "Expectations": ["e"], "prompt_extra": 1}]}
+    result = load_data(repo(tmp_path), data)
+    [c] = suite_of(result).cases
+    assert (c.id, c.prompt, c.items[0].text) == ("1", "p", "e")
+    warnings = messages(result, Severity.WARNING)
+    assert len(warnings) == 4
+    assert any('evals[0].Prompt: warning: read as "prompt"' in w for w in warnings)
+
+
 def test_missing_id_and_prompt_and_items_are_all_reported(tmp_path: Path) -> None:
     data = {"evals": [{"prompt": "p", "expectations": ["e"]}, {"id": 2}, {"id": 3, "prompt": "p"}]}
     result = load_data(repo(tmp_path), data)
@@ -92,129 +102,6 @@ def test_missing_id_and_prompt_and_items_are_all_reported(tmp_path: Path) -> Non
     assert any("evals[1]: missing prompt" in m for m in found)
     assert any("evals[2]: no expectations or assertions" in m for m in found)
     assert result.suite is None
-
-
-# --- files (§3.4, §14.3–6) -------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("entry", "cleaned", "dest"),
-    [
-        ("files/src/main.go", "files/src/main.go", "src/main.go"),
-        ("seed.txt", "seed.txt", "seed.txt"),
-        ("fixtures/clidemo/go.mod", "fixtures/clidemo/go.mod", "go.mod"),
-        ("evals/files/sample1.pdf", "files/sample1.pdf", "sample1.pdf"),
-        ("./files//a/../b.txt", "files/b.txt", "b.txt"),
-        ("files\\win\\x.txt", "files/win/x.txt", "win/x.txt"),
-    ],
-)
-def test_staging_rule(entry: str, cleaned: str, dest: str) -> None:
-    staged = stage(entry)
-    assert not isinstance(staged, str)
-    assert (staged.cleaned, staged.dest) == (cleaned, dest)
-
-
-@pytest.mark.parametrize("entry", ["../secrets.txt", "/etc/passwd", "a/../../x", "evals", "."])
-def test_escaping_entries_are_refused(entry: str) -> None:
-    refused = stage(entry)
-    assert isinstance(refused, str) and "escapes the evals directory" in refused
-
-
-def test_fixtures_resolve_to_absolute_sources_and_posix_destinations(tmp_path: Path) -> None:
-    root = repo(
-        tmp_path,
-        {"files/src/main.go": "package main", "seed.txt": "s", "fixtures/cli/go.mod": "module x"},
-    )
-    files = ["files/src/main.go", "seed.txt", "fixtures/cli/go.mod"]
-    suite = suite_of(load_data(root, {"evals": [case(files=files)]}))
-    staged = {f.dest: f.source for f in suite.cases[0].files}
-    evals_dir = root / "evals" / "demo"
-    assert staged == {
-        "src/main.go": evals_dir / "files/src/main.go",
-        "seed.txt": evals_dir / "seed.txt",
-        "go.mod": evals_dir / "fixtures/cli/go.mod",
-    }
-    assert all(f.source.is_absolute() for f in suite.cases[0].files)
-    assert suite.cases[0].files[0].origin.pointer == "evals[0].files[0]"
-
-
-def test_skill_creator_drop_in(tmp_path: Path) -> None:
-    root = repo(tmp_path, {"files/sample1.pdf": "%PDF"})
-    data = {
-        "skill_name": "demo",
-        "evals": [
-            {
-                "id": 0,
-                "prompt": "summarize",
-                "expected_output": "a summary",
-                "files": ["evals/files/sample1.pdf"],
-                "expectations": ["mentions the title", "is short"],
-            }
-        ],
-    }
-    suite = suite_of(load_data(root, data))
-    [only] = suite.cases
-    assert only.id == "0" and only.expected_output == "a summary"
-    assert [(f.dest, f.source) for f in only.files] == [
-        ("sample1.pdf", root / "evals/demo/files/sample1.pdf")
-    ]
-    assert [(i.text, i.source) for i in only.judge_items] == [
-        ("mentions the title", "expectation"),
-        ("is short", "expectation"),
-    ]
-    assert not only.checks and not suite.warnings
-
-
-def test_inline_files_are_rejected_with_the_pointed_message(tmp_path: Path) -> None:
-    result = load_data(repo(tmp_path), {"evals": [case(files={"a.txt": "hello"})]})
-    [error] = result.errors
-    assert error.field == "evals[0].files"
-    assert "inline file content is not supported" in error.message
-
-
-def test_escaping_fixture_is_a_load_error(tmp_path: Path) -> None:
-    result = load_data(repo(tmp_path), {"evals": [case(files=["../secrets.txt"])]})
-    [error] = result.errors
-    assert error.field == "evals[0].files[0]"
-    assert "escapes the evals directory" in error.message
-
-
-def test_two_entries_staging_to_one_destination(tmp_path: Path) -> None:
-    root = repo(tmp_path, {"a.txt": "1", "fixtures/x/a.txt": "2"})
-    result = load_data(root, {"evals": [case(files=["a.txt", "fixtures/x/a.txt"])]})
-    [error] = result.errors
-    assert "a.txt and fixtures/x/a.txt both stage to a.txt" in error.message
-
-
-def test_missing_and_non_regular_fixtures(tmp_path: Path) -> None:
-    root = repo(tmp_path, {"dir/inner.txt": "x"})
-    result = load_data(root, {"evals": [case(files=["nope.txt", "dir"])]})
-    found = messages(result)
-    assert any("fixture nope.txt not found" in m and "evals/demo/nope.txt" in m for m in found)
-    assert any("fixture dir is not a regular file" in m for m in found)
-
-
-def test_fixture_symlink_leaving_the_repository_is_refused(tmp_path: Path) -> None:
-    root = repo(tmp_path)
-    (tmp_path / "outside.txt").write_text("secret")
-    (root / "evals" / "demo" / "leak.txt").symlink_to(tmp_path / "outside.txt")
-    result = load_data(root, {"evals": [case(files=["leak.txt"])]})
-    [error] = result.errors
-    assert "resolves outside the repository" in error.message
-
-
-def test_skill_creator_paths_from_the_skill_root(tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    skill_dir = root / "skills" / "demo"
-    (skill_dir / "evals").mkdir(parents=True)
-    (skill_dir / "SKILL.md").write_text("---\nname: demo\n---\n")
-    path = skill_dir / "evals" / "evals.json"
-    path.write_text(json.dumps({"evals": [case(files=["SKILL.md"])]}))
-    ctx = LoadContext(root=root, skill=Skill("demo", skill_dir))
-    suite = suite_of(evolve.load(read(path, "skills/demo/evals/evals.json"), ctx))
-    assert [(f.dest, f.source) for f in suite.cases[0].files] == [
-        ("SKILL.md", skill_dir / "SKILL.md")
-    ]
 
 
 # --- items: ordering, types, templates (§3.5, §4.9, §4.10, §14.7) ----------------------------

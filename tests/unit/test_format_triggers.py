@@ -149,3 +149,10 @@ def test_corpus_trigger_sets_load(tmp_path: Path, corpus_dir: Path) -> None:
         suite = suite_of(load(tmp_path, source.read_text(), source.name))
         assert len(suite.cases) >= 10
         assert {c.should_trigger for c in suite.cases} == {True, False}
+
+
+def test_field_names_match_regardless_of_case_as_in_evolve(tmp_path: Path) -> None:
+    data = {"Triggers": [{"Query": "q", "Should_Trigger": True}]}
+    suite = suite_of(load_data(tmp_path, data))
+    assert [(c.id, c.should_trigger) for c in suite.cases] == [("q", True)]
+    assert len(suite.warnings) == 3

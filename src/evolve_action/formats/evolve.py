@@ -19,7 +19,7 @@ from typing import Any
 
 from evolve_action.documents import Document
 from evolve_action.formats.base import LoadContext, Problems
-from evolve_action.formats.evolve_assertions import AssertionReader, Lenient
+from evolve_action.formats.evolve_assertions import AssertionReader, Lenient, fold
 from evolve_action.formats.evolve_files import FixtureResolver
 from evolve_action.model import (
     Case,
@@ -33,6 +33,20 @@ from evolve_action.model import (
 )
 
 Path_ = tuple[str | int, ...]
+
+FILE_KEYS = ("skill_name", "models", "evals")
+CASE_KEYS = (
+    "id",
+    "name",
+    "prompt",
+    "expected_output",
+    "files",
+    "expectations",
+    "assertions",
+    "max_turns",
+    "timeout_seconds",
+    "skip_providers",
+)
 
 SHAPE = (
     'an evals file is an object with an "evals" list, e.g. {"evals": [{"id": 1,'
@@ -60,6 +74,8 @@ class _Reader:
 
     def suite(self) -> Suite | None:
         data = self.doc.data
+        if isinstance(data, dict):
+            data = fold(self.problems, (), data, FILE_KEYS)
         if not self._shape(data):
             return None
         skill = self.ctx.skill
@@ -175,6 +191,7 @@ class _Reader:
         if not isinstance(raw, dict):
             self.problems.error(at, "must be an object with id and prompt")
             return None
+        raw = fold(self.problems, at, raw, CASE_KEYS)
         case_id = self._id(at, raw)
         prompt = self._text(at, raw, "prompt")
         if not prompt:

@@ -20,8 +20,26 @@ FIELDS = ("path", "pattern", "run", "cwd", "tool", "requires", "expect_exit")
 # Other tools' names for a judged statement; real skill-creator files use them.
 JUDGE_ALIASES = ("llm_judge", "llm-judge")
 TEXT_KEYS = ("text", "description", "name")  # skill-creator's untyped assertion objects
+ASSERTION_KEYS = ("type", *FIELDS, "text")
 
 Path_ = tuple[str | int, ...]
+
+
+def fold(
+    problems: Problems, at: Path_, raw: dict[str, Any], known: tuple[str, ...]
+) -> dict[str, Any]:
+    """Read `Prompt` as `prompt`, as evolve does (Go's JSON decoder matches keys regardless of
+    case), and say so: other tools read field names exactly."""
+    out = dict(raw)
+    for key in raw:
+        if key in known:
+            continue
+        canonical = next((k for k in known if k.lower() == key.lower()), None)
+        if canonical is None or canonical in raw:
+            continue
+        out[canonical] = out.pop(key)
+        problems.warn((*at, key), f'read as "{canonical}"; write field names in lower case')
+    return out
 
 
 def derived_text(kind: str, params: dict[str, Any]) -> str:
@@ -90,6 +108,7 @@ class AssertionReader:
         if not isinstance(value, dict):
             self.problems.error(at, "must be a statement (string) or an assertion object")
             return None
+        value = fold(self.problems, at, value, ASSERTION_KEYS)
         kind = value.get("type")
         if kind is None:
             return self._untyped(at, value, item_id)

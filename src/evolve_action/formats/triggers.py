@@ -14,6 +14,7 @@ from typing import Any
 
 from evolve_action.documents import Document, pointer
 from evolve_action.formats.base import LoadContext, Problems
+from evolve_action.formats.evolve_assertions import fold
 from evolve_action.model import Case, CaseKind, Check, Format, LoadResult, Severity, Suite
 
 SHAPE = (
@@ -35,14 +36,17 @@ def fired_text(skill: str, should_trigger: bool) -> str:
 
 
 def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
-    located = _queries(doc.data, problems)
+    data = doc.data
+    if isinstance(data, dict):
+        data = fold(problems, (), data, ("skill_name", "triggers"))
+    located = _queries(data, problems)
     if located is None:
         return None
     at, queries = located
     skill = ctx.skill.name
     name = ""
-    if isinstance(doc.data, dict):
-        name = _skill_name(doc.data.get("skill_name"), skill, problems)
+    if isinstance(data, dict):
+        name = _skill_name(data.get("skill_name"), skill, problems)
     seen: dict[str, int] = {}
     cases = []
     for i, raw in enumerate(queries):
@@ -101,6 +105,7 @@ def _case(
     if not isinstance(raw, dict):
         problems.error(at, 'must be an object {"query": "...", "should_trigger": true}')
         return None
+    raw = fold(problems, at, raw, ("query", "should_trigger", "skip_providers"))
     query = raw.get("query")
     ok = True
     if not isinstance(query, str) or not query.strip():
