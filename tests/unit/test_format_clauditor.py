@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from evolve_action.formats.clauditor_items import EXTRACT_ID
 from evolve_action.model import CaseKind, Format, Scale, Severity
@@ -580,3 +582,43 @@ def test_load__corpus_file_loads_cleanly(tmp_path: Path, corpus_dir: Path, name:
     assert len(result.suite.cases) == 1 + sum(  # type: ignore[union-attr]
         len(v) for v in data.get("trigger_tests", {}).values()
     )
+
+
+# --- the JSON Schema -------------------------------------------------------------------------
+
+SCHEMA = Path(__file__).resolve().parents[2] / "schemas/clauditor.schema.json"
+
+
+@functools.cache
+def validator() -> Draft202012Validator:
+    schema = json.loads(SCHEMA.read_text())
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def test_schema__corpus_and_seed_examples_validate(corpus_dir: Path, shared_dir: Path) -> None:
+    documents = [
+        json.loads((corpus_dir / "clauditor" / name).read_text()) for name in CORPUS_LAYOUT
+    ]
+    documents += seed_examples(shared_dir / "seeds/clauditor-eval-spec-format.md")
+    check = validator()
+    for document in documents:
+        assert not list(check.iter_errors(document))
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"assertions": [{"id": "a", "type": "contains", "value": "x"}]},
+        {"assertions": [{"id": "a", "type": "min_length", "length": "500"}]},
+        {"assertions": [{"id": "a", "type": "has_format", "format": "phone"}]},
+        {"assertions": [{"type": "contains", "needle": "x"}]},
+        {"sections": [{"name": "S", "fields": [{"id": "f", "name": "n"}]}]},
+        {"sections": [one_tier({"pattern": "x"})]},
+        {"grade_thresholds": {"min_pass_rate": 2}},
+        {"variance": {"runs": 3}},
+        {"timeout": True},
+    ],
+)
+def test_schema__rejects_what_the_loader_rejects_or_warns_about(document: dict[str, Any]) -> None:
+    assert list(validator().iter_errors(document))
