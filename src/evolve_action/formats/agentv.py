@@ -186,7 +186,7 @@ def _defaults(src: Src, settings: dict[str, Any]) -> Defaults:
 def _suite_name(src: Src, settings: dict[str, Any], path: Path) -> str:
     name = settings.get("name")
     if isinstance(name, str) and name:
-        if len(name) > 64 or not _NAME.match(name):
+        if not 2 <= len(name) <= 64 or not _NAME.match(name):
             src.error(
                 ("name",),
                 f"{name!r} is not a valid eval name: 2-64 lowercase letters, digits and single"

@@ -54,9 +54,11 @@ def build_case(src: Src, at: At, row: Any, defaults: Defaults) -> Case | None:
     variables = _dict_of(row, "vars")
     outcome = _outcome(src, at, row)
     files: list[Fixture] = []
+    where = _input_at(at, row, variables)
     turns = _input(src, at, row, variables, files)
     reference, data, expected = _expected(src, at, row, variables)
     evaluators = _evaluators(src, at, row, defaults)
+    authored = _authored(row) or bool(defaults.evaluators)
     execution = _dict_of(row, "execution")
     timeout = defaults.timeout_s
     if "timeout_seconds" in execution:
@@ -64,7 +66,7 @@ def build_case(src: Src, at: At, row: Any, defaults: Defaults) -> Case | None:
         timeout = number(src, where, execution["timeout_seconds"], lo=1, hi=3600, integer=True)
     if case_id is None or turns is None:
         return None
-    conversation = _conversation(src, at, turns)
+    conversation = _conversation(src, where, turns)
     if conversation is None:
         return None
     system, earlier, prompt = conversation
@@ -79,7 +81,7 @@ def build_case(src: Src, at: At, row: Any, defaults: Defaults) -> Case | None:
         expected_messages=tuple(expected),
         input_messages=tuple(input_messages),
     )
-    built = agentv_items.build(src, at, evaluators, info)
+    built = agentv_items.build(src, at, evaluators, info, default=not authored)
     extra: dict[str, Any] = {
         "groups": built.groups,
         "expected_outcome": outcome,
@@ -128,6 +130,13 @@ def _outcome(src: Src, at: At, row: dict[str, Any]) -> str:
     return text(src, (*at, key), row[key]) or ""
 
 
+def _input_at(at: At, row: dict[str, Any], variables: dict[str, Any]) -> At:
+    for key in ("input_messages", "input"):
+        if key in row:
+            return (*at, key)
+    return (*at, "vars", "input") if "input" in variables else at
+
+
 def _input(
     src: Src, at: At, row: dict[str, Any], variables: dict[str, Any], files: list[Fixture]
 ) -> list[Turn] | None:
@@ -167,8 +176,8 @@ def _turn(src: Src, at: At, message: Any, files: list[Fixture]) -> Turn | None:
         return None
     parts: list[str] = []
     words: list[str] = []
-    for i, block in enumerate(content):
-        part = _block(src, (*at, "content", i), block, files)
+    blocks = [_block(src, (*at, "content", i), b, files) for i, b in enumerate(content)]
+    for part in blocks:
         if part is None:
             return None
         parts.append(part[0])
@@ -265,6 +274,15 @@ def _json_object(words: str) -> Any:
 def _plain_input(row: dict[str, Any], variables: dict[str, Any]) -> list[Any]:
     value = row.get("input_messages", row.get("input", variables.get("input")))
     return [{"role": "user", "content": value}] if isinstance(value, str) else list(value or [])
+
+
+def _authored(row: dict[str, Any]) -> bool:
+    """Whether the case wrote evaluators of its own (even ones that failed to load)."""
+    execution = row.get("execution")
+    lists = [row.get("evaluators"), row.get("assert"), row.get("rubrics")]
+    if isinstance(execution, dict):
+        lists.append(execution.get("evaluators"))
+    return any(isinstance(v, list) and v for v in lists)
 
 
 def _evaluators(src: Src, at: At, row: dict[str, Any], defaults: Defaults) -> tuple[Evaluator, ...]:

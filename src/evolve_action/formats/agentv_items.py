@@ -42,11 +42,14 @@ class Built:
     groups: list[dict[str, Any]] = field(default_factory=list)
 
 
-def build(src: Src, case_at: At, evaluators: tuple[Evaluator, ...], info: CaseInfo) -> Built:
+def build(
+    src: Src, case_at: At, evaluators: tuple[Evaluator, ...], info: CaseInfo, *, default: bool
+) -> Built:
+    """`default`: with no evaluators, grade against the expected outcome (AgentV)."""
     built = Built()
     for ev in evaluators:
         _add(src, case_at, ev, "", info, built)
-    if not evaluators:
+    if not evaluators and default:
         _default(src, case_at, info, built)
     return built
 
