@@ -319,15 +319,30 @@ async def test_file_count__directories_count(tmp_path: Path) -> None:
 async def test_custom_script__exit_zero_passes_in_workspace(tmp_path: Path) -> None:
     files(tmp_path, {"response.md": "hello"})
     runner = ShellRunner()
-    script = 'test -f response.md && echo "ok in $OUTPUTS_DIR" && [[ -n "$OUTPUTS_DIR" ]]'
+    script = 'test -f response.md && cd / && test -f "$OUTPUTS_DIR/response.md" && [[ 1 ]]'
+    script += ' && echo "ok in $OUTPUTS_DIR"'
     result = await run(make_check("custom_script", script=script), context(tmp_path, runner=runner))
     assert result.passed is True
     assert result.evidence == "exit code 0: ok in $OUTPUTS_DIR"
     (call,) = runner.calls
-    assert call["argv"][:2] == ["bash", "-c"]
+    assert call["argv"][0] == "bash" and call["argv"][-1] == script
     assert call["cwd"] == tmp_path
-    assert call["env"] == {"OUTPUTS_DIR": str(tmp_path)}
     assert call["timeout"] == 30.0
+
+
+async def test_custom_script__outputs_dir_is_the_workspace_as_the_command_sees_it(
+    tmp_path: Path,
+) -> None:
+    script = 'echo "$OUTPUTS_DIR" > seen.txt'
+    result = await run(make_check("custom_script", script=script), context(tmp_path))
+    assert result.passed is True
+    assert Path((tmp_path / "seen.txt").read_text().strip()).resolve() == tmp_path.resolve()
+
+
+async def test_custom_script__errors_name_bash_not_the_launcher(tmp_path: Path) -> None:
+    result = await run(make_check("custom_script", script="no-such-cmd-xyz"), context(tmp_path))
+    assert result.passed is False
+    assert result.evidence.startswith("exit code 127: bash: line 1: no-such-cmd-xyz")
 
 
 async def test_custom_script__failure_evidence_capped(tmp_path: Path) -> None:
@@ -370,3 +385,19 @@ async def test_corpus_structural_sample_reproduced(corpus_dir: Path, tmp_path: P
     assert [c.critical for c in case.checks] == [e["critical"] for e in sample]
     assert ours[2].evidence == "regex matched '### Musts' in response.md"
     assert ours[3].evidence == "regex matched 'Acceptance Criteria' in response.md"
+
+
+async def test_custom_script__under_the_real_sandbox(tmp_path: Path) -> None:
+    """Inside bubblewrap the workspace is /workspace: OUTPUTS_DIR must follow it."""
+    from evolve_action.sandbox import Confinement, probe_bwrap
+
+    if not probe_bwrap().works:
+        pytest.skip("bubblewrap does not work on this machine")
+    files(tmp_path, {"response.md": "spec"})
+    runner = Confinement(tmp_path).run
+    script = 'cd / && grep -q spec "$OUTPUTS_DIR/response.md" && echo "$OUTPUTS_DIR"'
+    ctx = CheckContext(
+        context(tmp_path).suite, context(tmp_path).case, tmp_path, Transcript(), runner, 60.0
+    )
+    result = await run(make_check("custom_script", script=script), ctx)
+    assert (result.passed, result.evidence) == (True, "exit code 0: /workspace")

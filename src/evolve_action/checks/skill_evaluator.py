@@ -197,11 +197,11 @@ async def file_count(check: Check, ctx: CheckContext) -> ItemResult:
 @register("skill_evaluator.custom_script")
 async def custom_script(check: Check, ctx: CheckContext) -> ItemResult:
     timeout = min(SCRIPT_TIMEOUT_S, ctx.timeout_s) if ctx.timeout_s > 0 else SCRIPT_TIMEOUT_S
+    # OUTPUTS_DIR is the workspace as the command sees it: inside bubblewrap that is not the
+    # host path, so it is taken from the starting directory, not passed in through extra_env.
+    launcher = 'export OUTPUTS_DIR="$PWD"; exec bash -c "$0"'
     result = await ctx.run_command(
-        ["bash", "-c", check.params["script"]],
-        cwd=ctx.workspace,
-        timeout_s=timeout,
-        extra_env={"OUTPUTS_DIR": str(ctx.workspace)},
+        ["bash", "-c", launcher, check.params["script"]], cwd=ctx.workspace, timeout_s=timeout
     )
     if result.error:
         return _result(check, False, f"the script could not start: {result.error}")
