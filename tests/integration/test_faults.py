@@ -9,8 +9,13 @@ from typing import Any
 import pytest
 
 from evolve_action.outcomes import ErrorKind
-from evolve_action.providers.base import ChatMessage, ChatRequest, ChatResponse, ProviderError
-from evolve_action.providers.base import TextPart
+from evolve_action.providers.base import (
+    ChatMessage,
+    ChatRequest,
+    ChatResponse,
+    ProviderError,
+    TextPart,
+)
 from evolve_action.providers.faults import RetryingProvider, RetryPolicy
 from evolve_action.providers.limiter import AdaptiveLimiter
 from evolve_action.providers.registry import build_provider
