@@ -506,3 +506,10 @@ def test_ids__duplicate_reported_even_when_the_first_eval_is_invalid(tmp_path: P
     found = errors(result)
     assert len(found) == 2
     assert "unknown structural type" in found[0] and "duplicate eval id 'a'" in found[1]
+
+
+def test_structural__null_pattern_means_default_and_bad_pattern_type_errors(tmp_path: Path) -> None:
+    item = check(tmp_path, {"type": "file_count", "pattern": None})
+    assert item.params["pattern"] == "*"
+    result = one_eval(tmp_path, structural_expectations=[{"type": "file_count", "pattern": 5}])
+    assert "structural_expectations[0].pattern: must be a string" in errors(result)[0]

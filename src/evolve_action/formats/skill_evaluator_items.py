@@ -129,9 +129,11 @@ def _item_id(p: Problems, raw: Mapping[str, Any], at: At, default: str) -> str |
 
 
 def _pattern(f: Fields, *, required: bool) -> str | None:
+    if f.obj.get("pattern") is None and not required:
+        return "*"
     value = f.text("pattern", required=required)
     if value is None:
-        return None if required or "pattern" in f.obj else "*"
+        return None
     clean = value.strip()
     parts = clean.split("/")
     if clean.startswith("/") or ".." in parts:
