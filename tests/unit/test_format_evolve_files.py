@@ -133,3 +133,15 @@ def test_skill_creator_paths_from_the_skill_root(tmp_path: Path) -> None:
     assert [(f.dest, f.source) for f in suite.cases[0].files] == [
         ("SKILL.md", skill_dir / "SKILL.md")
     ]
+
+
+def test_fixture_sources_are_absolute_even_from_a_relative_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = repo(tmp_path, {"seed.txt": "s"})
+    (root / "evals/demo/evals.json").write_text(json.dumps({"evals": [case(files=["seed.txt"])]}))
+    monkeypatch.chdir(root)
+    ctx = LoadContext(root=Path("."), skill=Skill("demo", Path("skills/demo")))
+    result = evolve.load(read(Path("evals/demo/evals.json")), ctx)
+    [fixture] = suite_of(result).cases[0].files
+    assert fixture.source == root / "evals/demo/seed.txt" and fixture.source.is_absolute()

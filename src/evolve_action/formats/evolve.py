@@ -81,7 +81,8 @@ class _Reader:
         skill = self.ctx.skill
         name = self._skill_name(data.get("skill_name"))
         models = self._models(data.get("models"))
-        resolver = FixtureResolver(self.problems, self.doc.path.parent, self.ctx.root, skill.dir)
+        evals_dir = self.doc.path.parent.absolute()  # Fixture.source is absolute
+        resolver = FixtureResolver(self.problems, evals_dir, self.ctx.root.absolute(), skill.dir)
         assertions = AssertionReader(self.problems, self.lenient)
         cases = []
         for i, raw in enumerate(data["evals"]):

@@ -113,12 +113,11 @@ class FixtureResolver:
         # skill-creator lists paths from the skill root (`SKILL.md`, `references/x.md`); evolve
         # reads them from the evals directory. When the file sits in `<skill>/evals/` and only
         # the skill-root reading exists, take it.
-        beside_skill = self.skill_dir is not None and self.evals_dir.parent == self.skill_dir
+        skill_dir = self.skill_dir.absolute() if self.skill_dir is not None else None
         raw = posixpath.normpath(entry.replace("\\", "/"))
-        if not source.exists() and beside_skill and not raw.startswith("evals/"):
-            assert self.skill_dir is not None
-            alternative = self.skill_dir / staged.cleaned
-            if alternative.exists():
+        if not source.exists() and self.evals_dir.parent == skill_dir and skill_dir is not None:
+            alternative = skill_dir / staged.cleaned
+            if not raw.startswith("evals/") and alternative.exists():
                 return alternative
         return source
 
