@@ -121,6 +121,11 @@ def system_prompt(
             " fix it or set system_prompt",
         )
         return None
+    if not stripped.strip():
+        p.warn(
+            ("system_prompt",),
+            f"{skill_file.name} has no body, so the skill runs with an empty system prompt",
+        )
     return SystemPrompt(stripped, "skill_md")
 
 
