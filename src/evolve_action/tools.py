@@ -13,6 +13,7 @@ model where it works and which skills it can load.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -33,6 +34,8 @@ RESULT_CAP = 30_000
 BASH_DEFAULT_MS = 120_000
 BASH_MAX_MS = 600_000
 _SKILL_FILES_SHOWN = 50
+
+log = logging.getLogger(__name__)
 
 
 class WorkspaceTools:
@@ -73,7 +76,11 @@ class WorkspaceTools:
             return ToolResultPart("", self._cap(text))
         except tools_fs.ToolFailure as exc:
             return ToolResultPart("", self._cap(f"Error: {exc}"), is_error=True)
+        except OSError as exc:  # permissions, a full disk, a file vanishing under us
+            reason = exc.strerror or type(exc).__name__
+            return ToolResultPart("", f"Error: {name} failed: {reason}", is_error=True)
         except Exception as exc:  # a bug of ours must not end the run; the model sees it
+            log.exception("tool %s failed on arguments %s", name, arguments[:500])
             detail = f"Error: internal error in tool {name}: {type(exc).__name__}"
             return ToolResultPart("", detail, is_error=True)
 
@@ -109,20 +116,22 @@ class WorkspaceTools:
 
     async def _bash(self, command: str, timeout_ms: int | None) -> str:
         assert self.confinement is not None  # checked in __init__
-        wanted = min(timeout_ms or BASH_DEFAULT_MS, BASH_MAX_MS) / 1000
+        asked = min(timeout_ms or BASH_DEFAULT_MS, BASH_MAX_MS) / 1000
+        wanted = asked
         if self.deadline is not None:
             left = self.deadline - self.clock()
             if left <= 0:
                 raise tools_fs.ToolFailure("the run's time is up; no more commands can run")
-            wanted = min(wanted, left)
+            wanted = min(asked, left)
         done = await self.confinement.run(command, timeout_s=wanted)
         if done.error:
             raise tools_fs.ToolFailure(done.error)
         parts = [p.rstrip("\n") for p in (done.stdout, done.stderr) if p.strip()]
-        if done.timed_out:
-            parts.append(
-                f"[timed out after {wanted:g} s; the command and its children were killed]"
-            )
+        # Only the requested timeout is quoted: the time left varies, and results must not.
+        if done.timed_out and wanted < asked:
+            parts.append("[the run's time ran out; the command and its children were killed]")
+        elif done.timed_out:
+            parts.append(f"[timed out after {asked:g} s; the command and its children were killed]")
         elif done.exit_code != 0:
             parts.append(f"[exit code {done.exit_code}]")
         text = "\n".join(parts) or "(no output)"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from evolve_action import sandbox
+from evolve_action import sandbox, tools_fs
 from evolve_action.providers.base import ToolBox, ToolResultPart
 from evolve_action.sandbox import BwrapStatus, Confinement, SandboxMode
 from evolve_action.skill_install import SkillInfo
@@ -330,7 +330,7 @@ async def test_bash_timeout_is_in_ms_and_capped_by_the_run_deadline(ws: Path) ->
         clock=lambda: now[0],
     )
     capped = await call(tools, "Bash", command="sleep 30", timeout=60_000)
-    assert capped.is_error and "timed out after 0.5 s" in capped.content
+    assert capped.is_error and "the run's time ran out" in capped.content
     short = await call(tools, "Bash", command="sleep 30", timeout=300)
     assert "timed out after 0.3 s" in short.content
     now[0] = 101.0
@@ -363,3 +363,29 @@ def test_system_prompt_lists_skills_deterministically() -> None:
 def test_system_prompt_without_skills_and_inline() -> None:
     assert "Available skills" not in system_prompt(())
     assert system_prompt(SKILLS, inline_body="You are a reviewer.") == "You are a reviewer."
+
+
+# -- failures of our own ------------------------------------------------------------------
+
+
+async def test_os_errors_and_bugs_become_error_results(
+    tools: WorkspaceTools, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def denied(*_: object, **__: object) -> str:
+        raise PermissionError(13, "Permission denied", "/real/abs/path")
+
+    def buggy(*_: object, **__: object) -> str:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(tools_fs, "read", denied)
+    result = await call(tools, "Read", file_path="README.md")
+    assert (result.is_error, result.content) == (True, "Error: Read failed: Permission denied")
+    monkeypatch.setattr(tools_fs, "read", buggy)
+    result = await call(tools, "Read", file_path="README.md")
+    assert result.is_error and result.content == "Error: internal error in tool Read: RuntimeError"
+    assert "tool Read failed" in caplog.text
+
+
+async def test_write_into_a_file_as_directory_is_an_error(tools: WorkspaceTools) -> None:
+    result = await call(tools, "Write", file_path="README.md/x.txt", content="x")
+    assert result.is_error and "cannot write" in result.content
