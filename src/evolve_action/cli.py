@@ -16,6 +16,7 @@ from evolve_action import __version__
 
 COMMANDS = {
     "validate": "lint eval files of every supported format",
+    "run": "run the evals (locally: --base none runs the working tree alone)",
 }
 
 

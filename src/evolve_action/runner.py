@@ -1,0 +1,174 @@
+"""Execute one planned run: workspace, agent, grading → a `RunResult` (DESIGN §6).
+
+Every failure that leaves nothing gradable becomes a run of status `error` with its kind
+(a missing key, a provider outage after retries, a workspace that could not be built); it is
+never graded as a failure, and whatever the agent did before is kept in the transcript.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evolve_action.agent import AgentError, conversation, limits, run_agent
+from evolve_action.checks import CheckContext
+from evolve_action.grade import JudgeSetup, grade_run
+from evolve_action.model import CaseKind
+from evolve_action.outcomes import ErrorKind, RunResult, Status, Transcript
+from evolve_action.planning import RunSpec
+from evolve_action.providers.base import (
+    ChatRequest,
+    ChatResponse,
+    Provider,
+    ProviderError,
+    split_model,
+)
+from evolve_action.sandbox import Confinement
+from evolve_action.skill_install import WorkspaceError
+from evolve_action.tools import WorkspaceTools, system_prompt
+from evolve_action.workspace import Workspace, prepare
+
+log = logging.getLogger(__name__)
+
+AGENT_TOOLS = ("Bash", "Read", "Write", "Edit", "Glob", "Grep", "Skill")
+TRIGGER_TOOLS = ("Skill", "Read")
+JUDGE_TOOLS = ("Read", "Glob", "Grep")
+TRIGGER_TURNS = 2  # evolve: `--max-turns 2` with only Skill and Read allowed
+TRIGGER_TIMEOUT_S = 120.0
+
+
+@dataclass
+class RunEnvironment:
+    """What every run of one job shares: providers, the judge, limits, confinement choices."""
+
+    providers: Mapping[str, Provider]  # by provider id; missing → the run errors with `auth`
+    provider_errors: Mapping[str, ProviderError] = field(default_factory=dict)
+    judge_provider: Provider | None = None  # None: judge items fail with "no judge configured"
+    judge_model: str = ""
+    max_turns: int | None = None
+    timeout_s: float | None = None
+    network: bool = False
+    keep_workspaces: bool = False
+    work_dir: Path | None = None
+
+
+def _error(spec: RunSpec, kind: ErrorKind, message: str, transcript: Transcript) -> RunResult:
+    return RunResult(
+        suite=spec.suite.rel,
+        case_id=spec.case.id,
+        model=spec.model,
+        side=spec.side,
+        repetition=spec.repetition,
+        status=Status.ERROR,
+        transcript=transcript,
+        error=message,
+        error_kind=kind,
+    )
+
+
+async def execute(spec: RunSpec, env: RunEnvironment) -> RunResult:
+    """Run and grade one (case, model, side, repetition)."""
+    provider_id, _ = split_model(spec.model)
+    provider = env.providers.get(provider_id)
+    if provider is None:
+        failure = env.provider_errors.get(provider_id)
+        message = str(failure) if failure else f"no provider {provider_id!r} is configured"
+        kind = failure.kind if failure else ErrorKind.AUTH
+        return _error(spec, kind, message, Transcript())
+    try:
+        workspace = prepare(spec.suite, spec.case, base_dir=env.work_dir, keep=env.keep_workspaces)
+    except (WorkspaceError, OSError) as exc:
+        return _error(spec, ErrorKind.WORKSPACE, f"workspace: {exc}", Transcript())
+    with workspace:
+        return await _run_in(spec, env, provider, workspace.root, workspace)
+
+
+async def _run_in(
+    spec: RunSpec, env: RunEnvironment, provider: Provider, root: Path, workspace: Workspace
+) -> RunResult:
+    case, suite = spec.case, spec.suite
+    trigger = case.kind is CaseKind.TRIGGER
+    limit = limits(case, env.max_turns, env.timeout_s)
+    max_turns = TRIGGER_TURNS if trigger else limit.max_turns
+    timeout_s = min(limit.timeout_s, TRIGGER_TIMEOUT_S) if trigger else limit.timeout_s
+    confinement = Confinement(root, network=env.network)
+    deadline = time.monotonic() + timeout_s
+    tools = WorkspaceTools(
+        root,
+        confinement,
+        workspace.skills,
+        TRIGGER_TOOLS if trigger else AGENT_TOOLS,
+        deadline=deadline,
+    )
+    system = system_prompt(workspace.skills, inline_body=case.system)
+    try:
+        transcript = await run_agent(
+            provider=provider,
+            model=spec.model,
+            system=system,
+            messages=conversation(case),
+            tools=tools,
+            max_turns=max_turns,
+            timeout_s=timeout_s,
+            label=case.id,
+        )
+    except AgentError as exc:
+        return _error(spec, exc.kind, str(exc), exc.transcript)
+    transcript.changed_files = workspace.changed_files()
+    note = confinement.note()
+    if note:
+        transcript.notes.append(note)
+    if (
+        transcript.stop_reason == "timeout"
+        and not transcript.final_text
+        and not transcript.tool_calls
+    ):
+        return _error(spec, ErrorKind.TIMEOUT, f"no output within {timeout_s:g} s", transcript)
+    ctx = CheckContext(
+        suite=suite,
+        case=case,
+        workspace=root,
+        transcript=transcript,
+        run_command=confinement.run,
+        timeout_s=limit.timeout_s,
+        network=env.network,
+    )
+    judge = None
+    if env.judge_provider is not None:
+        judge = JudgeSetup(
+            provider=env.judge_provider,
+            model=env.judge_model,
+            tools=WorkspaceTools(root, None, (), JUDGE_TOOLS),
+            timeout_s=limit.timeout_s,
+        )
+    graded = await grade_run(ctx, judge)
+    return RunResult(
+        suite=suite.rel,
+        case_id=case.id,
+        model=spec.model,
+        side=spec.side,
+        repetition=spec.repetition,
+        status=graded.status,
+        score=graded.score,
+        items=graded.items,
+        transcript=transcript,
+        judge=graded.judge,
+    )
+
+
+class UnavailableProvider:
+    """Stands in for a provider that could not be built (no key): every call fails with why.
+
+    Used for the judge, so its items fail with `judge error: no API key for …` instead of a
+    vaguer message, exactly once per run.
+    """
+
+    def __init__(self, error: ProviderError) -> None:
+        self.id = error.provider or "unavailable"
+        self.error = error
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        raise self.error
