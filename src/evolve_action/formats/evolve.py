@@ -95,7 +95,7 @@ class _Reader:
         warnings = tuple(p for p in self.problems.items if p.severity is Severity.WARNING)
         return Suite(
             format=Format.EVOLVE,
-            path=self.doc.path,
+            path=self.doc.path.absolute(),
             rel=self.doc.rel,
             skill=skill,
             cases=tuple(cases),

@@ -58,7 +58,7 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
     warnings = tuple(p for p in problems.items if p.severity is Severity.WARNING)
     return Suite(
         format=Format.TRIGGERS,
-        path=doc.path,
+        path=doc.path.absolute(),
         rel=doc.rel,
         skill=ctx.skill,
         cases=tuple(cases),
