@@ -98,7 +98,10 @@ def _failed(rel: str, fmt: Format, origin: Origin, message: str) -> LoadResult:
 
 
 def _bug(fmt: Format, exc: BaseException) -> str:
+    detail = str(exc)
+    if len(detail) > 200:
+        detail = detail[:200] + "…"
     return (
         f"this is a bug in evolve-action: the {fmt.value} loader failed with"
-        f" {type(exc).__name__}: {exc}. Please report it with this file attached"
+        f" {type(exc).__name__}: {detail}. Please report it with this file attached"
     )
