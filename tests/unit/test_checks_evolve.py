@@ -396,3 +396,10 @@ async def test_example_changelog_entry_passes_with_a_correct_answer(tmp_path: Pa
     ctx = context(tmp_path)
     results = [await run_check(check, ctx) for check in c.checks]
     assert [(r.text, r.evidence) for r in results if r.passed is not True] == []
+
+
+async def test_unusable_paths_fail_with_evidence(ws: Path) -> None:
+    (ws / "loop").symlink_to(ws / "loop")
+    for path in ("bad\x00name", "loop/x"):
+        result = await grade(make_check("file_exists", path=path), context(ws))
+        assert result.passed is False and "not a valid path" in result.evidence

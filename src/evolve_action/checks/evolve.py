@@ -47,7 +47,7 @@ def confined(workspace: Path, rel: str) -> Path:
     root = workspace.resolve()
     try:
         resolved = target.resolve()
-    except (OSError, RuntimeError) as exc:  # a symlink loop
+    except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, a NUL byte
         raise Outside(rel) from exc
     if not resolved.is_relative_to(root):
         raise Outside(rel)
@@ -55,7 +55,7 @@ def confined(workspace: Path, rel: str) -> Path:
 
 
 def _outside(rel: str) -> str:
-    return f"{rel} is outside the workspace (evolve-action confines paths to it)"
+    return f"{rel} is outside the workspace or not a valid path (paths are confined to it)"
 
 
 # --- files ---------------------------------------------------------------------------------
