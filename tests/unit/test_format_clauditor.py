@@ -492,6 +492,13 @@ def test_system_prompt__explicit_wins(tmp_path: Path) -> None:
     assert case.extra["system_prompt_source"] == "explicit"
 
 
+def test_system_prompt__null_means_derive_it(tmp_path: Path) -> None:
+    result = load_spec(tmp_path, spec(system_prompt=None, **{"$schema": "x.json"}))
+    assert result.ok and not result.problems, messages(result)
+    case = result.suite.cases[0] if result.suite else None
+    assert case is not None and case.extra["system_prompt_source"] == "skill_md"
+
+
 def test_system_prompt__blank_explicit_is_an_error(tmp_path: Path) -> None:
     assert "system_prompt" in only_error(load_spec(tmp_path, spec(system_prompt=" \n")))
 

@@ -27,6 +27,7 @@ from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.model import Case, CaseKind, Check, Format, Item, LoadResult, Suite
 
 TOP_LEVEL = (
+    "$schema",
     "skill_name",
     "description",
     "test_args",
@@ -117,10 +118,10 @@ def _primary(p: Problems, data: dict[str, Any], skill_name: str, ctx: LoadContex
     test_args = _text_or(p, data, "test_args")
     user_prompt = f.optional_text(p, data, "user_prompt")
     explicit = f.optional_text(p, data, "system_prompt")
-    if "system_prompt" in data and explicit is None:
-        return None  # reported; do not fall through to another prompt
+    if data.get("system_prompt") is not None and explicit is None:
+        return None  # reported; a broken explicit prompt must not fall through to another
     system = clauditor_files.system_prompt(p, explicit, skill_name, ctx)
-    inputs = clauditor_files.input_files(p, data.get("input_files", []), doc_dir(p))
+    inputs = clauditor_files.input_files(p, data.get("input_files", []), _spec_dir(p))
     outputs = clauditor_files.output_paths(p, data, inputs)
     ids = clauditor_items.Ids(p)
     items: list[Item] = [*clauditor_items.assertions(p, ids, data.get("assertions", []))]
@@ -149,7 +150,7 @@ def _primary(p: Problems, data: dict[str, Any], skill_name: str, ctx: LoadContex
     )
 
 
-def doc_dir(p: Problems) -> Path:
+def _spec_dir(p: Problems) -> Path:
     return p.doc.path.parent
 
 
