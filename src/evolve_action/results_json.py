@@ -1,0 +1,320 @@
+"""Our own `results.json`: every run, the aggregates, and back again (DESIGN §9).
+
+The document is described by `schemas/results.schema.json`. It carries everything `report`
+needs to render and post without the repository: the runs (item verdicts and evidence,
+usage, a transcript summary), a catalog of the suites and cases they belong to (names,
+kinds, file and line for links and annotations) and the aggregates. Shards of one job are
+merged by loading each document, concatenating runs and catalogs, and aggregating again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from evolve_action.judge_prompt import cut_bytes
+from evolve_action.model import Case, CaseKind, Format, Origin, Skill, Suite
+from evolve_action.outcomes import (
+    ErrorKind,
+    Feedback,
+    ItemResult,
+    JudgeReport,
+    RunResult,
+    Side,
+    Status,
+    ToolCall,
+    Transcript,
+    Usage,
+)
+from evolve_action.significance import TestResult
+from evolve_action.stats import Aggregate, CaseStats, GroupStats, SideStats, Summary
+
+SCHEMA_VERSION = 1
+FINAL_TEXT_BYTES = 4000
+ARGUMENT_BYTES = 300
+MAX_TOOL_CALLS = 200  # a runaway agent loop must not blow up the results file
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def usage_doc(u: Usage) -> dict[str, Any]:
+    return {
+        "input_tokens": u.input_tokens,
+        "output_tokens": u.output_tokens,
+        "cache_read_tokens": u.cache_read_tokens,
+        "cache_write_tokens": u.cache_write_tokens,
+        "cost_usd": u.cost_usd,
+        "calls": u.calls,
+    }
+
+
+def item_doc(r: ItemResult) -> dict[str, Any]:
+    return {
+        "id": r.item_id,
+        "text": r.text,
+        "passed": r.passed,
+        "evidence": r.evidence,
+        "score": r.score,
+        "raw_score": r.raw_score,
+        "kind": r.kind,
+        "source": r.source,
+    }
+
+
+def feedback_doc(f: Feedback) -> dict[str, Any]:
+    return {"suggestions": [dict(s) for s in f.suggestions], "overall": f.overall}
+
+
+def transcript_doc(t: Transcript) -> dict[str, Any]:
+    calls = [
+        {
+            "name": c.name,
+            "arguments": cut_bytes(c.arguments, ARGUMENT_BYTES),
+            "is_error": c.is_error,
+        }
+        for c in t.tool_calls[:MAX_TOOL_CALLS]
+    ]
+    return {
+        "turns": t.turns,
+        "stop_reason": t.stop_reason,
+        "duration_s": t.duration_s,
+        "final_text": cut_bytes(t.final_text, FINAL_TEXT_BYTES),
+        "final_text_truncated": len(t.final_text.encode("utf-8")) > FINAL_TEXT_BYTES,
+        "tool_calls": calls,
+        "tool_calls_total": len(t.tool_calls),
+        "changed_files": list(t.changed_files),
+        "notes": list(t.notes),
+        "usage": usage_doc(t.usage),
+    }
+
+
+def run_cost(run: RunResult) -> float | None:
+    known = [c for c in (run.transcript.usage.cost_usd, run.judge.usage.cost_usd) if c is not None]
+    return sum(known) if known else None
+
+
+def run_doc(run: RunResult) -> dict[str, Any]:
+    judge = run.judge
+    return {
+        "suite": run.suite,
+        "case_id": run.case_id,
+        "model": run.model,
+        "side": run.side.value,
+        "repetition": run.repetition,
+        "status": run.status.value,
+        "score": run.score,
+        "error": run.error,
+        "error_kind": run.error_kind.value if run.error_kind else None,
+        "fingerprint": run.fingerprint,
+        "cached": run.cached,
+        "cost_usd": run_cost(run),
+        "items": [item_doc(i) for i in run.items],
+        "transcript": transcript_doc(run.transcript),
+        "judge": {
+            "model": judge.model,
+            "called": judge.called,
+            "error": judge.error,
+            "duration_s": judge.duration_s,
+            "usage": usage_doc(judge.usage),
+            "claims": [dict(c) for c in judge.claims],
+            "eval_feedback": feedback_doc(judge.feedback),
+            "extractions": dict(judge.extractions),
+        },
+    }
+
+
+def _origin_doc(o: Origin) -> dict[str, Any]:
+    return {"path": o.path, "line": o.line}
+
+
+def catalog_doc(suites: Sequence[Suite], repo_root: Path | None) -> list[dict[str, Any]]:
+    out = []
+    for s in suites:
+        skill_dir = s.skill.dir
+        if skill_dir is not None and repo_root is not None and skill_dir.is_relative_to(repo_root):
+            skill_path = skill_dir.relative_to(repo_root).as_posix()
+        else:
+            skill_path = ""
+        out.append(
+            {
+                "rel": s.rel,
+                "format": s.format.value,
+                "name": s.label,
+                "skill": s.skill.name,
+                "skill_path": skill_path,
+                "plugin": s.skill.plugin,
+                "policy": {k: v for k, v in s.policy.items() if isinstance(v, _SCALARS)},
+                "cases": [
+                    {
+                        "id": c.id,
+                        "name": c.name,
+                        "kind": c.kind.value,
+                        "should_trigger": c.should_trigger,
+                        "prompt": cut_bytes(c.prompt, FINAL_TEXT_BYTES),
+                        "origin": _origin_doc(c.origin),
+                    }
+                    for c in s.cases
+                ],
+            }
+        )
+    return out
+
+
+def _summary_doc(s: Summary) -> dict[str, Any]:
+    return asdict(s)
+
+
+def _test_doc(t: TestResult | None) -> dict[str, Any] | None:
+    return None if t is None else asdict(t)
+
+
+def side_doc(s: SideStats | None) -> dict[str, Any] | None:
+    if s is None:
+        return None
+    return {
+        "runs": s.runs,
+        "passed": s.passed,
+        "failed": s.failed,
+        "errored": s.errored,
+        "pass_rate": s.pass_rate,
+        "scores": _summary_doc(s.scores),
+        "consistency": s.consistency,
+        "dimensions": {k: _summary_doc(v) for k, v in s.dimensions.items()},
+        "verdict": s.verdict,
+        "hit_rate": s.hit_rate,
+        "stability": s.stability,
+        "time_s": _summary_doc(s.time_s),
+        "tokens": _summary_doc(s.tokens),
+        "cost_usd": s.cost_usd,
+    }
+
+
+def case_doc(c: CaseStats) -> dict[str, Any]:
+    return {
+        "suite": c.suite,
+        "case_id": c.case_id,
+        "name": c.name,
+        "model": c.model,
+        "base": side_doc(c.base),
+        "head": side_doc(c.head),
+        "delta": c.delta,
+        "test": _test_doc(c.test),
+        "label": c.label.value,
+    }
+
+
+def group_doc(g: GroupStats) -> dict[str, Any]:
+    return {
+        "suite": g.suite,
+        "model": g.model,
+        "base_rate": g.base_rate,
+        "head_rate": g.head_rate,
+        "delta": g.delta,
+        "paired_delta": g.paired_delta,
+        "test": _test_doc(g.test),
+        "label": g.label.value,
+        "labels": dict(g.labels),
+        "runs": {side: dict(counts) for side, counts in g.runs.items()},
+    }
+
+
+def aggregate_doc(a: Aggregate) -> dict[str, Any]:
+    return {
+        "alpha": a.alpha,
+        "cases": [case_doc(c) for c in a.cases],
+        "suites": [group_doc(g) for g in a.suites],
+        "models": [group_doc(g) for g in a.models],
+        "overall": group_doc(a.overall),
+    }
+
+
+# --- reading back ----------------------------------------------------------------------------
+
+
+def _usage(d: Mapping[str, Any]) -> Usage:
+    return Usage(
+        d["input_tokens"],
+        d["output_tokens"],
+        d["cache_read_tokens"],
+        d["cache_write_tokens"],
+        d["cost_usd"],
+        d["calls"],
+    )
+
+
+def _item(d: Mapping[str, Any]) -> ItemResult:
+    return ItemResult(
+        d["id"],
+        d["text"],
+        d["passed"],
+        d["evidence"],
+        d["score"],
+        d["kind"],
+        d["source"],
+        d["raw_score"],
+    )
+
+
+def run_from_doc(d: Mapping[str, Any]) -> RunResult:
+    """A run as stored: the transcript comes back summarized (cut text, cut arguments)."""
+    t, j = d["transcript"], d["judge"]
+    transcript = Transcript(
+        final_text=t["final_text"],
+        tool_calls=[
+            ToolCall(c["name"], c["arguments"], is_error=c["is_error"]) for c in t["tool_calls"]
+        ],
+        turns=t["turns"],
+        usage=_usage(t["usage"]),
+        duration_s=t["duration_s"],
+        stop_reason=t["stop_reason"],
+        changed_files=list(t["changed_files"]),
+        notes=list(t["notes"]),
+    )
+    fb = j["eval_feedback"]
+    judge = JudgeReport(
+        model=j["model"],
+        called=j["called"],
+        error=j["error"],
+        claims=[dict(c) for c in j["claims"]],
+        feedback=Feedback([dict(s) for s in fb["suggestions"]], fb["overall"]),
+        extractions=dict(j["extractions"]),
+        usage=_usage(j["usage"]),
+        duration_s=j["duration_s"],
+    )
+    return RunResult(
+        suite=d["suite"],
+        case_id=d["case_id"],
+        model=d["model"],
+        side=Side(d["side"]),
+        repetition=d["repetition"],
+        status=Status(d["status"]),
+        score=d["score"],
+        items=[_item(i) for i in d["items"]],
+        transcript=transcript,
+        judge=judge,
+        error=d["error"],
+        error_kind=ErrorKind(d["error_kind"]) if d["error_kind"] else None,
+        fingerprint=d["fingerprint"],
+        cached=d["cached"],
+    )
+
+
+def suite_from_doc(d: Mapping[str, Any]) -> Suite:
+    """A suite as catalogued: enough for names, kinds, policies and links; no items."""
+    rel = d["rel"]
+    cases = tuple(
+        Case(
+            id=c["id"],
+            prompt=c["prompt"],
+            origin=Origin(c["origin"]["path"], c["origin"]["line"]),
+            name=c["name"],
+            kind=CaseKind(c["kind"]),
+            should_trigger=c["should_trigger"],
+        )
+        for c in d["cases"]
+    )
+    skill = Skill(d["skill"], None, d["plugin"])
+    return Suite(
+        Format(d["format"]), Path(rel), rel, skill, cases, name=d["name"], policy=dict(d["policy"])
+    )
