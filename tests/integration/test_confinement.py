@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Iterator
@@ -38,15 +40,23 @@ MODES = [SandboxMode.NONE, pytest.param(SandboxMode.BWRAP, marks=needs_bwrap)]
 
 
 @pytest.fixture
-def host_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A host HOME with a ~/.netrc, and API keys and tokens in the environment."""
-    home = tmp_path / "home"
-    home.mkdir()
+def host_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A host HOME with a ~/.netrc, and API keys and tokens in the environment.
+
+    It lives outside /tmp when possible: the sandbox's private /tmp would hide it anyway, and
+    the masking test would pass for the wrong reason.
+    """
+    try:
+        home = Path(tempfile.mkdtemp(prefix="evolve-home-", dir="/var/tmp"))
+    except OSError:
+        home = tmp_path / "home"
+        home.mkdir()
     (home / ".netrc").write_text(f"machine github.com login x password {NETRC_SECRET}\n")
     monkeypatch.setenv("HOME", str(home))
     for name, value in PLANTED.items():
         monkeypatch.setenv(name, value)
-    return home
+    yield home
+    shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture
@@ -106,9 +116,13 @@ async def test_no_secret_reaches_a_command(workspace: Workspace, mode: SandboxMo
 async def test_bwrap_masks_host_credentials_even_by_absolute_path(
     workspace: Workspace, host_home: Path
 ) -> None:
+    if host_home.is_relative_to("/tmp"):
+        pytest.skip("the host HOME is under /tmp, which the sandbox hides wholesale")
     tools = _tools(workspace, SandboxMode.BWRAP)
-    result = await _bash(tools, f"cat {host_home}/.netrc; ls -a {host_home}")
-    assert _leaks(result.content) == []
+    unmasked = _tools(workspace, SandboxMode.BWRAP, hidden=())
+    command = f"cat {host_home}/.netrc"
+    assert _leaks((await _bash(unmasked, command)).content) == [NETRC_SECRET]  # the control
+    assert _leaks((await _bash(tools, command)).content) == []
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shutil
 import socket
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,6 +39,18 @@ def ws(tmp_path: Path) -> Path:
     root = tmp_path / "ws"
     root.mkdir()
     return root
+
+
+@pytest.fixture
+def host_dir() -> Iterator[Path]:
+    """A host directory outside /tmp: the sandbox's private /tmp would hide one below it
+    anyway, which would make a masking or read-only test pass for the wrong reason."""
+    try:
+        path = Path(tempfile.mkdtemp(prefix="evolve-test-", dir="/var/tmp"))
+    except OSError:
+        pytest.skip("/var/tmp is not writable here")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture
@@ -235,27 +250,30 @@ def test_explicit_none_mode_has_no_note(ws: Path) -> None:
 
 
 @needs_bwrap
-async def test_bwrap_root_is_read_only_and_tmp_private(ws: Path, tmp_path: Path) -> None:
-    marker = tmp_path / "host-visible"
+async def test_bwrap_root_is_read_only_and_tmp_private(ws: Path, host_dir: Path) -> None:
+    marker = host_dir / "host-visible"
     conf = Confinement(ws, mode=SandboxMode.BWRAP)
     done = await conf.run(
         f"echo x > {marker}; echo y > /tmp/t && ls /tmp; echo z > /workspace/in.txt",
         timeout_s=20,
     )
-    assert not marker.exists()
+    assert not marker.exists() and "Read-only file system" in done.stderr
     assert done.stdout == "t\n"
     assert (ws / "in.txt").read_text() == "z\n"
 
 
 @needs_bwrap
-async def test_bwrap_hides_masked_paths(ws: Path, tmp_path: Path) -> None:
-    secret_dir = tmp_path / "creds"
+async def test_bwrap_hides_masked_paths(ws: Path, host_dir: Path) -> None:
+    secret_dir = host_dir / "creds"
     secret_dir.mkdir()
     (secret_dir / "token").write_text("PLANTED")
-    secret_file = tmp_path / "netrc"
+    secret_file = host_dir / "netrc"
     secret_file.write_text("machine x password PLANTED")
+    command = f"cat {secret_dir}/token {secret_file}"
+    visible = await Confinement(ws, mode=SandboxMode.BWRAP, hidden=()).run(command, timeout_s=20)
+    assert visible.stdout.count("PLANTED") == 2  # readable unless masked
     conf = Confinement(ws, mode=SandboxMode.BWRAP, hidden=(secret_dir, secret_file))
-    done = await conf.run(f"cat {secret_dir}/token {secret_file}", timeout_s=20)
+    done = await conf.run(command, timeout_s=20)
     assert "PLANTED" not in done.stdout + done.stderr
 
 
