@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from evolve_action.documents import read
+from evolve_action.documents import Document, read
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.skill_evaluator import load, matches
 from evolve_action.model import Case, Check, Format, JudgeItem, LoadResult, Scale, Severity, Skill
@@ -513,3 +515,29 @@ def test_structural__null_pattern_means_default_and_bad_pattern_type_errors(tmp_
     assert item.params["pattern"] == "*"
     result = one_eval(tmp_path, structural_expectations=[{"type": "file_count", "pattern": 5}])
     assert "structural_expectations[0].pattern: must be a string" in errors(result)[0]
+
+
+# --- robustness -------------------------------------------------------------------------------
+
+_KEYS = [
+    "id", "prompt", "type", "pattern", "match", "match_any", "match_regex", "except_context",
+    "count", "operator", "script", "critical", "dimensions", "weight", "scoring", "anchors",
+    "rounds", "role", "response", "files", "mode", "structural_expectations", "quality_rubric",
+    "rubric", "expectations", "eval_config", "runs_per_eval", "structural_gate", "evals",
+]  # fmt: skip
+_SCALARS = st.none() | st.booleans() | st.integers(-3, 9) | st.floats(-2, 9) | st.text(max_size=6)
+_VALUES = st.recursive(
+    _SCALARS | st.sampled_from(["file_exists", "file_contains", "planner", "user", "*.md"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(_KEYS), inner),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.dictionaries(st.sampled_from(_KEYS), _VALUES, max_size=6))
+def test_load__never_raises_on_arbitrary_documents(data: dict[str, Any]) -> None:
+    root = Path(__file__).resolve().parent  # nothing is written: only existence checks
+    doc = Document(path=root / "evals" / "evals.json", rel="evals/evals.json", data=data)
+    result = load(doc, LoadContext(root=root, skill=Skill("demo", None)))
+    assert result.ok or result.suite is None
+    assert all(p.message for p in result.problems)
