@@ -138,30 +138,37 @@ def kind_of(value: Any) -> str:
 
 
 def resolve_file(src: Src, at: At, value: str, *, base: Path | None = None) -> Path | None:
-    """A referenced file: relative to `base` (the eval file's folder), or to the repository
-    root with a leading `/`. It must exist, be a regular file and stay inside the repository
-    (symlinks included)."""
-    rooted = value.startswith("/")
-    candidate = src.root / value.lstrip("/") if rooted else (base or src.dir) / value
-    try:
-        resolved = candidate.resolve()
-    except (OSError, RuntimeError):
-        src.error(at, f"cannot resolve the path {value!r}")
-        return None
-    if not resolved.is_relative_to(src.root):
+    """A referenced file, found as AgentV finds it: relative to `base` (the eval file's
+    folder), then to each parent folder up to the repository root; a leading `/` tries the
+    repository root first. It must be a regular file inside the repository (symlinks too)."""
+    start = (base or src.dir).resolve()
+    stripped = value.lstrip("/")
+    folders = [src.root] if value.startswith("/") else []
+    folders += [start, *(p for p in start.parents if p.is_relative_to(src.root))]
+    escaped = False
+    for n, folder in enumerate(folders):
+        try:
+            candidate = (folder / stripped).resolve()
+        except (OSError, RuntimeError, ValueError):
+            src.error(at, f"cannot resolve the path {value!r}")
+            return None
+        if not candidate.is_relative_to(src.root):
+            escaped = escaped or n == 0  # as written, it leaves the repository
+            continue
+        if candidate.is_file():
+            return candidate
+        if candidate.exists():
+            src.error(at, f"{value!r} is not a regular file")
+            return None
+    if escaped:
         src.error(at, f"{value!r} points outside the repository; keep referenced files inside it")
-        return None
-    if not resolved.exists():
+    else:
         src.error(
             at,
-            f"no such file: {value!r} (relative to {rel_dir(src, base or src.dir)};"
+            f"no such file: {value!r} (looked in {rel_dir(src, start)} and its parent folders;"
             " a leading / means the repository root)",
         )
-        return None
-    if not resolved.is_file():
-        src.error(at, f"{value!r} is not a regular file")
-        return None
-    return resolved
+    return None
 
 
 def root_rel(src: Src, path: Path) -> str:
