@@ -512,6 +512,7 @@ def test_system_prompt__sibling_agents_md_then_root_then_skill_body(tmp_path: Pa
     (tmp_path / "AGENTS.md").write_text("root rules")
     case = load_file(tmp_path, path, path.parent).suite.cases[0]  # type: ignore[union-attr]
     assert (case.system, case.extra["system_prompt_source"]) == ("root rules", "agents_md")
+    assert case.extra["skill_body"] == "You find things.\n"  # what `/demo` expands to
     (path.parent / "AGENTS.md").write_text("skill rules")
     case = load_file(tmp_path, path, path.parent).suite.cases[0]  # type: ignore[union-attr]
     assert case.system == "skill rules"

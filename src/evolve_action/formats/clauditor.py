@@ -146,6 +146,7 @@ def _primary(p: Problems, data: dict[str, Any], skill_name: str, ctx: LoadContex
             "test_args": test_args,
             "user_prompt": user_prompt,
             "system_prompt_source": system.source,
+            "skill_body": system.skill_body,
         },
     )
 

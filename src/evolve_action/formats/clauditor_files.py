@@ -85,48 +85,51 @@ def output_paths(p: Problems, data: dict[str, Any], inputs: list[Fixture]) -> tu
 class SystemPrompt:
     text: str
     source: str  # explicit | agents_md | skill_md (clauditor's system_prompt_source)
+    # What `/<skill>` expands to in Claude Code: the skill file's body, whichever prompt won.
+    skill_body: str | None = None
 
 
 def system_prompt(
     p: Problems, explicit: str | None, skill_name: str, ctx: LoadContext
 ) -> SystemPrompt | None:
-    if explicit is not None:
-        return SystemPrompt(explicit, "explicit")
-    skill_file = _skill_file(p.doc.path, skill_name, ctx)
     root = ctx.root.resolve()
+    skill_file = _skill_file(p.doc.path, skill_name, ctx)
+    body, trouble = _body(skill_file, root, skill_name)
+    if explicit is not None:
+        return SystemPrompt(explicit, "explicit", body)
     candidates = [root / "AGENTS.md"]
     if skill_file is not None and skill_file.name == "SKILL.md":
         candidates.insert(0, skill_file.parent / "AGENTS.md")
     for candidate in candidates:
         text = _read_inside(candidate, root)
         if text is not None:
-            return SystemPrompt(text, "agents_md")
+            return SystemPrompt(text, "agents_md", body)
+    if body is None:
+        p.error(("system_prompt",), trouble)
+        return None
+    if not body.strip():
+        p.warn(("system_prompt",), "the skill file has no body: the system prompt is empty")
+    return SystemPrompt(body, "skill_md", body)
+
+
+def _body(skill_file: Path | None, root: Path, skill_name: str) -> tuple[str | None, str]:
+    """The skill file's body without frontmatter, or None and why it cannot be had."""
     if skill_file is None:
-        p.error(
-            ("system_prompt",),
+        return None, (
             "no system prompt: 'system_prompt' is not set, there is no AGENTS.md, and the skill"
             f" file (SKILL.md or {skill_name}.md beside the eval file) is missing;"
-            " set system_prompt or add the skill",
+            " set system_prompt or add the skill"
         )
-        return None
-    body = _read_inside(skill_file, root)
+    text = _read_inside(skill_file, root)
+    if text is None:
+        return None, f"cannot read the skill file {skill_file.name} as UTF-8 inside the repository"
+    body = strip_frontmatter(text)
     if body is None:
-        p.error(("system_prompt",), f"cannot read the skill file {skill_file.name}")
-        return None
-    stripped = strip_frontmatter(body)
-    if stripped is None:
-        p.error(
-            ("system_prompt",),
+        return None, (
             f"the frontmatter of {skill_file.name} is not closed by a '---' line;"
-            " fix it or set system_prompt",
+            " fix it or set system_prompt"
         )
-        return None
-    if not stripped.strip():
-        p.warn(
-            ("system_prompt",),
-            f"{skill_file.name} has no body, so the skill runs with an empty system prompt",
-        )
-    return SystemPrompt(stripped, "skill_md")
+    return body, ""
 
 
 def _skill_file(spec: Path, skill_name: str, ctx: LoadContext) -> Path | None:
