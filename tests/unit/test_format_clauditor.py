@@ -535,7 +535,7 @@ def test_system_prompt__skill_file_in_the_parent_of_assets(tmp_path: Path) -> No
     (tmp_path / "skills/demo/SKILL.md").write_text("---\nname: demo\n---\n")
     case = load_file(tmp_path, path).suite.cases[0]  # type: ignore[union-attr]
     assert case.system == ""  # an empty body stays empty, as in clauditor
-    assert "empty system prompt" in messages(load_file(tmp_path, path))[0]
+    assert "the system prompt is empty" in messages(load_file(tmp_path, path))[0]
 
 
 def test_system_prompt__missing_skill_file_is_an_error(tmp_path: Path) -> None:
