@@ -266,6 +266,8 @@ def test_vet__a_host_with_any_private_address_is_refused() -> None:
         return ["93.184.216.34"]
 
     assert "non-public address 10.1.2.3" in vet("https://example.com/", mixed)[1]
+    for tunnel in ("64:ff9b::7f00:1", "2002:7f00:1::", "::ffff:10.0.0.1"):  # IPv4 inside IPv6
+        assert vet("https://example.com/", lambda h, p, a=tunnel: [a])[1].startswith("blocked")
     assert vet("https://example.com/", public) == ("93.184.216.34", "")
 
 

@@ -51,9 +51,22 @@ def vet(url: str, resolver: Resolver = resolve) -> tuple[str, str]:
         return "", f"blocked: {parts.hostname} does not resolve"
     for address in addresses:
         ip = ipaddress.ip_address(address.split("%", 1)[0])
-        if not ip.is_global:
+        if not all(a.is_global for a in (ip, *_embedded(ip))):
             return "", f"blocked: {parts.hostname} resolves to non-public address {ip}"
     return addresses[0], ""
+
+
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def _embedded(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """IPv4 addresses an IPv6 address carries (mapped, 6to4, NAT64), each vetted as well."""
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return []
+    out = [a for a in (ip.ipv4_mapped, ip.sixtofour) if a is not None]
+    if ip in _NAT64:
+        out.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return out
 
 
 class _PinnedHTTPS(http.client.HTTPSConnection):
