@@ -32,6 +32,7 @@ _VERDICT_KEYS = ("expectations", "verdicts", "rubric_scores", "extractions")
 # A RANGE10 item without a floor passes at 7/10: agentv reports such items as hits.
 RANGE10_PASS = 7.0
 REASON_BYTES = 500
+CLAIM_TYPES = ("factual", "process", "quality")
 
 
 @dataclass
@@ -167,12 +168,18 @@ def _claims(raw: Any) -> list[dict[str, Any]]:
             claims.append(
                 {
                     "claim": cut_bytes(stringify(entry["claim"]), REASON_BYTES),
-                    "type": stringify(entry.get("type")) or "factual",
+                    "type": _claim_type(entry.get("type")),
                     "verified": entry.get("verified") is True,
                     "evidence": _evidence(entry),
                 }
             )
     return claims
+
+
+def _claim_type(raw: Any) -> str:
+    # skill-creator's grading.json allows exactly these; anything else reads as a fact.
+    kind = stringify(raw).strip().lower()
+    return kind if kind in CLAIM_TYPES else "factual"
 
 
 def _feedback(raw: Any, items: Sequence[JudgeItem]) -> Feedback:
@@ -181,7 +188,8 @@ def _feedback(raw: Any, items: Sequence[JudgeItem]) -> Feedback:
     if not isinstance(raw, Mapping):
         return Feedback()
     suggestions: list[dict[str, str]] = []
-    for entry in raw.get("suggestions") or ():
+    entries = raw.get("suggestions")
+    for entry in entries if isinstance(entries, list) else ():
         if isinstance(entry, str):
             entry = {"reason": entry}
         if not isinstance(entry, Mapping) or not entry.get("reason"):

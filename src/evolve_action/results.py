@@ -178,8 +178,11 @@ def write_results(results_dir: Path, data: ResultsData) -> list[Path]:
 
 
 def schema_path() -> Path:
-    """`schemas/results.schema.json` beside the source tree (the image installs the repo)."""
-    return Path(__file__).resolve().parents[2] / "schemas" / "results.schema.json"
+    """`schemas/results.schema.json`: packaged beside the module when installed as a wheel,
+    else at the root of the source tree (editable installs, the action's image)."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "schemas" / "results.schema.json"
+    return packaged if packaged.is_file() else here.parents[1] / "schemas" / "results.schema.json"
 
 
 @cache

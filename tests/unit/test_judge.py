@@ -8,8 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evolve_action.judge import judge_run
+from evolve_action.judge_parse import find_grading, verdicts
 from evolve_action.model import (
     Case,
     Fixture,
@@ -410,3 +413,73 @@ async def test_submit_tool_schema_has_a_slot_per_scored_and_extract_item() -> No
         == 5.0
     )
     assert schema["properties"]["extractions"]["properties"] == {"5": {"type": "object"}}
+
+
+async def test_claims_and_feedback_are_normalized() -> None:
+    answer = {
+        "expectations": [{"id": 1, "passed": True, "evidence": "ok"}],
+        "claims": [
+            {"claim": "Fast", "type": "Quality", "verified": "yes", "evidence": 3},
+            {"claim": "Odd", "type": "rumour", "verified": True},
+            "not a claim",
+        ],
+        "eval_feedback": {"suggestions": {"reason": "not a list"}, "overall": 5},
+    }
+    _, report = await judge(ScriptedProvider([submit(answer)]), FIVE[:1])
+    assert report.claims == [
+        {"claim": "Fast", "type": "quality", "verified": False, "evidence": "3"},
+        {"claim": "Odd", "type": "factual", "verified": True, "evidence": ""},
+    ]
+    assert report.feedback.suggestions == [] and report.feedback.overall == "5"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_any_text_answer_never_raises_and_never_passes_silently(body: str) -> None:
+    items = [item("a", "A"), item("b", "B", Scale.LIKERT5)]
+    grading = find_grading(body, items)
+    if grading is None:
+        return
+    for number, result in enumerate(verdicts(items, grading), 1):
+        # A pass always rests on a verdict the judge really wrote for that item.
+        assert not result.passed or number in grading.entries
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.floats(allow_nan=False)
+        | st.text(max_size=5),
+        lambda kids: (
+            st.lists(kids, max_size=3)
+            | st.dictionaries(
+                st.sampled_from(
+                    [
+                        "id",
+                        "passed",
+                        "score",
+                        "expectations",
+                        "rubric_scores",
+                        "verdicts",
+                        "evidence",
+                        "1",
+                        "2",
+                    ]
+                ),
+                kids,
+                max_size=4,
+            )
+        ),
+        max_leaves=12,
+    )
+)
+def test_any_json_answer_never_raises(value: Any) -> None:
+    items = [item("a", "A"), item("b", "B", Scale.RANGE10)]
+    grading = find_grading(json.dumps(value), items)
+    if grading is not None:
+        results = verdicts(items, grading)
+        assert len(results) == 2
+        assert all(r.score is not None and 0.0 <= r.score <= 1.0 for r in results)
