@@ -503,6 +503,12 @@ def test_system_prompt__blank_explicit_is_an_error(tmp_path: Path) -> None:
     assert "system_prompt" in only_error(load_spec(tmp_path, spec(system_prompt=" \n")))
 
 
+def test_system_prompt__a_broken_prompt_does_not_hide_other_errors(tmp_path: Path) -> None:
+    bad = [{"id": "a", "type": "contains"}]
+    result = load_spec(tmp_path, spec(system_prompt="", assertions=bad))
+    assert [p.field for p in result.errors] == ["system_prompt", "assertions[0]"]
+
+
 def test_system_prompt__sibling_agents_md_then_root_then_skill_body(tmp_path: Path) -> None:
     path = write_skill(tmp_path, spec())
     result = load_file(tmp_path, path, path.parent)

@@ -14,7 +14,6 @@ would silently change every verdict.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -68,9 +67,9 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         return LoadResult(doc.rel, Format.CLAUDITOR, None, tuple(p.items))
     f.unknown_keys(p, (), data, TOP_LEVEL, strict=False)
     skill_name = _skill_name(p, data, doc.path)
-    primary = _primary(p, data, skill_name, ctx)
-    triggers = _trigger_cases(p, data.get("trigger_tests"), skill_name)
     settings = _runner_settings(p, data)
+    primary = _primary(p, data, skill_name, ctx, settings)
+    triggers = _trigger_cases(p, data.get("trigger_tests"), skill_name)
     policy = _policy(p, data)
     judge_model = _judge_model(p, data)
     if p.has_errors or primary is None:
@@ -80,7 +79,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         path=doc.path,
         rel=doc.rel,
         skill=ctx.skill,
-        cases=(_with(primary, settings), *triggers),
+        cases=(primary, *triggers),
         name=skill_name,
         runs=policy.get("n_runs"),
         judge_model=judge_model,
@@ -113,14 +112,16 @@ def _skill_name(p: Problems, data: dict[str, Any], path: Path) -> str:
     return name
 
 
-def _primary(p: Problems, data: dict[str, Any], skill_name: str, ctx: LoadContext) -> Case | None:
+def _primary(
+    p: Problems, data: dict[str, Any], skill_name: str, ctx: LoadContext, settings: dict[str, Any]
+) -> Case | None:
     description = _text_or(p, data, "description")
     test_args = _text_or(p, data, "test_args")
     user_prompt = f.optional_text(p, data, "user_prompt")
     explicit = f.optional_text(p, data, "system_prompt")
-    if data.get("system_prompt") is not None and explicit is None:
-        return None  # reported; a broken explicit prompt must not fall through to another
-    system = clauditor_files.system_prompt(p, explicit, skill_name, ctx)
+    # A broken explicit prompt is reported and must not fall through to a derived one.
+    broken = data.get("system_prompt") is not None and explicit is None
+    system = None if broken else clauditor_files.system_prompt(p, explicit, skill_name, ctx)
     inputs = clauditor_files.input_files(p, data.get("input_files", []), _spec_dir(p))
     outputs = clauditor_files.output_paths(p, data, inputs)
     ids = clauditor_items.Ids(p)
@@ -132,6 +133,7 @@ def _primary(p: Problems, data: dict[str, Any], skill_name: str, ctx: LoadContex
     if system is None:
         return None
     prompt = f"/{skill_name} {test_args}" if test_args.strip() else f"/{skill_name}"
+    timeout = settings.get("timeout")
     return Case(
         id=skill_name,
         prompt=prompt,
@@ -141,12 +143,14 @@ def _primary(p: Problems, data: dict[str, Any], skill_name: str, ctx: LoadContex
         files=tuple(inputs),
         items=tuple(items),
         output_files=outputs,
+        timeout_seconds=float(timeout) if timeout else None,
         extra={
             "description": description,
             "test_args": test_args,
             "user_prompt": user_prompt,
             "system_prompt_source": system.source,
             "skill_body": system.skill_body,
+            "runner": settings,
         },
     )
 
@@ -176,15 +180,6 @@ def _runner_settings(p: Problems, data: dict[str, Any]) -> dict[str, Any]:
         if key in data:
             out[key] = f.flag(p, (key,), data[key])
     return out
-
-
-def _with(case: Case, settings: dict[str, Any]) -> Case:
-    timeout = settings.get("timeout")
-    return replace(
-        case,
-        timeout_seconds=float(timeout) if timeout else None,
-        extra={**case.extra, "runner": settings},
-    )
 
 
 def _policy(p: Problems, data: dict[str, Any]) -> dict[str, Any]:
