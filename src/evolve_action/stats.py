@@ -244,23 +244,25 @@ def aggregate(
     a case changed by the PR is described as it is on head.
     """
     by_rel: dict[str, Suite] = {}
+    known: dict[tuple[str, str], tuple[int, Case]] = {}  # a removed case is only on base
     for s in suites:
         by_rel.setdefault(s.rel, s)
+        for index, c in enumerate(s.cases):
+            known.setdefault((s.rel, c.id), (index, c))
     grouped: dict[tuple[str, str, str], dict[Side, list[RunResult]]] = {}
     for run in runs:
         key = (run.suite, run.model, run.case_id)
         grouped.setdefault(key, {}).setdefault(run.side, []).append(run)
 
-    def order(key: tuple[str, str, str]) -> tuple[str, str, int, str]:
-        suite = by_rel.get(key[0])
-        ids = [c.id for c in suite.cases] if suite else []
-        return (key[0], key[1], ids.index(key[2]) if key[2] in ids else len(ids), key[2])
+    def order(key: tuple[str, str, str]) -> tuple[str, str, float, str]:
+        index = known[(key[0], key[2])][0] if (key[0], key[2]) in known else math.inf
+        return (key[0], key[1], index, key[2])
 
     cases: list[CaseStats] = []
     for key in sorted(grouped, key=order):
         rel, model, case_id = key
         suite = by_rel.get(rel)
-        case = next((c for c in suite.cases if c.id == case_id), None) if suite else None
+        case = known[(rel, case_id)][1] if (rel, case_id) in known else None
         sides = {
             side: side_stats(sorted(r, key=lambda x: x.repetition), case, suite)
             for side, r in grouped[key].items()

@@ -219,3 +219,24 @@ def test_unknown_cases_still_aggregate() -> None:
     agg = aggregate(runs("zz", Side.HEAD, 1, 1))
     assert agg.cases[0].name == "zz" and agg.cases[0].head is not None
     assert agg.cases[0].head.verdict is True
+
+
+def test_a_removed_case_is_described_from_the_base_suite() -> None:
+    head = _suite("a")
+    base = Suite(
+        Format.EVOLVE,
+        Path("/r/evals/s/evals.json"),
+        "evals/s/evals.json",
+        Skill("s", None),
+        (
+            Case("a", "p", ORIGIN),
+            Case("q", "fire?", ORIGIN, name="Q", kind=CaseKind.TRIGGER, should_trigger=False),
+        ),
+    )
+    all_runs = runs("a", Side.HEAD, 1, 0) + runs("a", Side.BASE, 1, 0) + runs("q", Side.BASE, 1, 1)
+    agg = aggregate(all_runs, [head, base])
+    removed = agg.cases[1]
+    assert (removed.case_id, removed.name, removed.label) == ("q", "Q", Label.REMOVED)
+    assert (
+        removed.base is not None and removed.base.hit_rate == 0.5 and removed.base.verdict is False
+    )
