@@ -277,3 +277,35 @@ async def test_urls_reachable__private_urls_fail_without_connecting() -> None:
     assert result.passed is False
     assert "0 reachable of 2 distinct URLs checked" in result.evidence
     assert "http://10.0.0.7/ → blocked" in result.evidence
+
+
+def public(host: str, port: int) -> list[str]:
+    return {"10.in.example": ["10.0.0.9"]}.get(host, ["93.184.216.34"])
+
+
+def scripted_head(answers: dict[str, tuple[int, str]]) -> Any:
+    def head(url: str, address: str) -> tuple[int, str]:
+        assert address == "93.184.216.34"  # only vetted addresses are ever connected to
+        return answers[url]
+
+    return head
+
+
+def test_probe__statuses_and_redirects_without_a_network() -> None:
+    head = scripted_head(
+        {
+            "https://a.io/": (200, ""),
+            "https://b.io/": (404, ""),
+            "https://c.io/": (301, "/moved"),
+            "https://c.io/moved": (204, ""),
+            "https://d.io/": (302, "http://10.in.example/admin"),
+            "https://e.io/": (302, "https://e.io/"),
+        }
+    )
+    assert probe("https://a.io/", public, head).reachable
+    assert probe("https://b.io/", public, head).detail == "404"
+    assert probe("https://c.io/", public, head).reachable
+    hop = probe("https://d.io/", public, head)
+    assert not hop.reachable and "non-public address 10.0.0.9" in hop.detail
+    loop = probe("https://e.io/", public, head)
+    assert not loop.reachable and loop.detail == "error: more than 5 redirects"

@@ -23,6 +23,7 @@ MAX_REDIRECTS = 5
 MAX_URLS = 20  # clauditor checks the first 20 distinct URLs
 
 Resolver = Callable[[str, int], list[str]]
+Head = Callable[[str, str], tuple[int, str]]  # (url, vetted address) -> (status, Location)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,14 +102,14 @@ def _head(url: str, address: str) -> tuple[int, str]:
         conn.close()
 
 
-def probe(url: str, resolver: Resolver = resolve) -> Probe:
+def probe(url: str, resolver: Resolver = resolve, head: Head = _head) -> Probe:
     current = url
     for _ in range(MAX_REDIRECTS + 1):
         address, refusal = vet(current, resolver)
         if refusal:
             return Probe(url, False, refusal)
         try:
-            status, location = _head(current, address)
+            status, location = head(current, address)
         except (OSError, http.client.HTTPException, ValueError) as exc:
             return Probe(url, False, f"error: {type(exc).__name__}: {exc}")
         if 300 <= status < 400 and location:
