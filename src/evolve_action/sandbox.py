@@ -15,12 +15,14 @@ Eval files, skills and fixtures come from the PR, so whatever they make us run i
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import logging
 import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -35,6 +37,7 @@ log = logging.getLogger(__name__)
 SANDBOX_ROOT = "/workspace"  # where commands (and the model) see the workspace
 HOME_DIR = ".home"
 TMP_DIR = ".tmp"
+_PR_SET_DUMPABLE = 4
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 # Variables passed through unchanged: locale, time zone, terminal, search path, CA bundles.
@@ -203,6 +206,21 @@ def _warn_unsandboxed(reason: str) -> None:
     )
 
 
+@functools.cache
+def harden_process() -> bool:
+    """Make this process non-dumpable, so that an unsandboxed command cannot read our
+    `/proc/<pid>/environ` (which still holds the API keys and tokens we were started with)
+    unless it has CAP_SYS_PTRACE, which containers do not grant by default. Linux only;
+    returns whether it took effect."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 @dataclass(frozen=True)
 class Confinement:
     """Runs commands for one workspace; pass `confinement.run` as a `checks.CommandRunner`."""
@@ -254,8 +272,10 @@ class Confinement:
             chdir = SANDBOX_ROOT if rel == "." else f"{SANDBOX_ROOT}/{rel}"
             argv = bwrap_argv(root, chdir, argv, network=self.network, hidden=self.hidden)
             where = root
-        elif self.mode is SandboxMode.AUTO:
-            _warn_unsandboxed(status.reason)
+        else:
+            harden_process()
+            if self.mode is SandboxMode.AUTO:
+                _warn_unsandboxed(status.reason)
         result = await spawn(
             argv,
             cwd=where,

@@ -7,6 +7,7 @@ import logging
 import os
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -308,3 +309,45 @@ def _alive(pid: int) -> bool:
             return fh.read().split(")")[-1].split()[0] != "Z"
     except OSError:
         return False
+
+
+# -- our own /proc/<pid>/environ ----------------------------------------------------------
+
+_PEEK = """
+import asyncio, os, subprocess, sys
+from pathlib import Path
+from evolve_action.sandbox import Confinement, SandboxMode
+
+peek = f"cat /proc/{os.getpid()}/environ"
+before = subprocess.run(["/bin/sh", "-c", peek], capture_output=True, text=True).stdout
+after = asyncio.run(
+    Confinement(Path(sys.argv[1]), mode=SandboxMode.NONE).run(peek, timeout_s=10)
+).stdout
+print("before:" + ("LEAK" if "PLANTED_SECRET" in before else "SAFE"))
+print("after:" + ("LEAK" if "PLANTED_SECRET" in after else "SAFE"))
+"""
+# Docker's default capabilities: no CAP_SYS_PTRACE, the same set for every process.
+_DOCKER_CAPS = (
+    "-all,+chown,+dac_override,+fsetid,+fowner,+mknod,+net_raw,+setgid,+setuid,+setfcap,"
+    "+setpcap,+net_bind_service,+sys_chroot,+kill,+audit_write"
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux only")
+def test_unsandboxed_commands_cannot_read_our_environment(ws: Path) -> None:
+    prefix: list[str] = []
+    if os.geteuid() == 0:  # root with every capability reads anything; act like a container
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("setpriv is needed to drop capabilities as root")
+        prefix = [setpriv, "--inh-caps=-all", f"--bounding-set={_DOCKER_CAPS}"]
+    env = {**os.environ, "PLANTED_SECRET_TOKEN": "PLANTED_SECRET"}
+    done = subprocess.run(
+        [*prefix, sys.executable, "-c", _PEEK, str(ws)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.stdout.split() == ["before:LEAK", "after:SAFE"], done.stderr
