@@ -254,11 +254,13 @@ def one_tier(field: dict[str, Any] | None = None, **tier: Any) -> dict[str, Any]
         (one_tier({"required": "yes"}), "must be true or false"),
         (one_tier(min_entries="2"), "must be an integer"),
         (one_tier(fields=[]), "non-empty list of {id, name"),
+        (one_tier(label=None), "sections[0].tiers[0].label: must be a string"),
+        (one_tier({"name": ""}), "must not be empty"),
+        (one_tier({"format": ""}), "must not be empty"),
+        ("Venues", "must be an object"),
     ],
 )
-def test_load__bad_section_is_an_error(
-    tmp_path: Path, section: dict[str, Any], expected: str
-) -> None:
+def test_load__bad_section_is_an_error(tmp_path: Path, section: Any, expected: str) -> None:
     message = only_error(load_spec(tmp_path, spec(sections=[section])))
     assert expected in message and "sections[0]" in message
 
@@ -341,6 +343,11 @@ def test_load__thresholds_and_variance_land_in_the_policy(tmp_path: Path) -> Non
         ({"user_prompt": "  "}, "must not be empty"),
         ({"grading_model": ""}, "must not be empty"),
         ({"grading_model": "mistral-large"}, "cannot tell the provider"),
+        ({"grading_provider": "google"}, "must be one of 'anthropic', 'openai', 'auto'"),
+        ({"transport": None}, "must be one of 'api', 'cli', 'auto', not null"),
+        ({"assertions": [{"id": "", "type": "contains", "needle": "x"}]}, "non-empty string"),
+        ({"assertions": {"id": "a"}}, "must be a list of assertion objects"),
+        ({"input_files": "a.csv"}, "must be a list of strings"),
         ({"trigger_tests": {"should_trigger": "x"}}, "must be a list of strings"),
         ({"trigger_tests": {"should_triger": []}}, "did you mean 'should_trigger'?"),
     ],
