@@ -311,7 +311,7 @@ def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 self._send(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
                 return
             headers = {k.lower(): v for k, v in self.headers.items()}
-            answer: Answer | None = fake._answer(api, path, headers, raw)
+            answer: Answer = fake._answer(api, path, headers, raw)
             if fake.latency:
                 time.sleep(fake.latency)
             while isinstance(answer, Stall):

@@ -77,6 +77,10 @@ def request(provider: str, prompt: str = "hi") -> ChatRequest:
     )
 
 
+def ask(p: RetryingProvider, provider: str, i: int) -> Job[ChatResponse]:
+    return Job(provider, lambda: p.complete(request(provider, f"q{i}")))
+
+
 async def attempt(provider: RetryingProvider, req: ChatRequest) -> ChatResponse | ProviderError:
     try:
         return await provider.complete(req)
@@ -113,7 +117,7 @@ async def test_concurrent_faults__each_call_answers_or_raises_classified(
     p = build(provider, max_retries=1)
 
     outcomes = await run_jobs(
-        [Job(provider, lambda i=i: p.complete(request(provider, f"q{i}"))) for i in range(20)],
+        [ask(p, provider, i) for i in range(20)],
         max_concurrency=8,
     )
 
@@ -215,7 +219,7 @@ async def test_429s_lower_the_providers_concurrency(
     p = build(provider, limiter=limiter, max_retries=6)
 
     outcomes = await run_jobs(
-        [Job(provider, lambda i=i: p.complete(request(provider, f"q{i}"))) for i in range(16)],
+        [ask(p, provider, i) for i in range(16)],
         max_concurrency=16,
         limiters={provider: limiter},
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -110,10 +111,10 @@ async def test_changed_request__replay_miss_names_the_case(tmp_path: Path) -> No
     assert caught.value.message.endswith("(case greet-1)")
 
 
-def _request(prompt: str = "hi", **fields: object) -> ChatRequest:
+def _request(prompt: str = "hi", **fields: Any) -> ChatRequest:
     return ChatRequest(
         model="gpt-5.4", system="s", messages=(ChatMessage("user", (TextPart(prompt),)),), **fields
-    )  # type: ignore[arg-type]
+    )
 
 
 async def test_repeated_request__answers_replayed_in_recorded_order(tmp_path: Path) -> None:
