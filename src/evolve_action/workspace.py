@@ -112,16 +112,31 @@ def prepare(
     Task runs get the skill under test; trigger runs get every skill of its plugin too;
     `with_skill=False` installs none (a baseline run).
     """
-    run_dir = Path(tempfile.mkdtemp(prefix="evolve-run-", dir=base_dir)).resolve()
-    root = run_dir / "workspace"
-    root.mkdir()
     try:
+        if base_dir is not None:
+            base_dir.mkdir(parents=True, exist_ok=True)
+        run_dir = Path(tempfile.mkdtemp(prefix="evolve-run-", dir=base_dir)).resolve()
+    except OSError as exc:
+        raise WorkspaceError(
+            f"cannot create a workspace under {base_dir or tempfile.gettempdir()}: "
+            f"{exc.strerror}; point the workspace directory at a writable place"
+        ) from exc
+    root = run_dir / "workspace"
+    try:
+        root.mkdir()
         skills = _install_skills(suite, case, root) if with_skill else ()
         repo = repo_root(suite)
         for fixture in case.files:
             stage_fixture(fixture, repo, root)
         _commit(root)
         shutil.copytree(root / ".git", run_dir / "control.git", symlinks=True)
+    except OSError as exc:
+        shutil.rmtree(run_dir, ignore_errors=True)
+        name = Path(exc.filename).name if isinstance(exc.filename, str) else ""
+        raise WorkspaceError(
+            f"{suite.rel}: cannot prepare the workspace of case {case.id}: "
+            f"{exc.strerror or exc}{f' ({name})' if name else ''}; check the case's files"
+        ) from exc
     except BaseException:
         shutil.rmtree(run_dir, ignore_errors=True)
         raise

@@ -268,3 +268,16 @@ def test_parse_skill_md_falls_back_gracefully(
 
 def test_first_paragraph_skips_headings() -> None:
     assert first_paragraph("\n# H\n## H2\nText here\nmore\n\nnext") == "Text here more"
+
+
+def test_base_dir_is_created_and_os_errors_become_workspace_errors(
+    repo: Path, tmp_path: Path
+) -> None:
+    base = tmp_path / "not" / "yet"
+    clash = make_case(
+        fixture(repo, "files/src/main.py", "src/main.py"),
+        fixture(repo, "files/src/main.py", "src/main.py/inner.py"),
+    )
+    with pytest.raises(WorkspaceError, match="cannot prepare the workspace of case 1"):
+        prepare(make_suite(repo), clash, base_dir=base)
+    assert base.is_dir() and list(base.iterdir()) == []
