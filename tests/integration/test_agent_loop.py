@@ -37,7 +37,8 @@ async def build(fake_llm: FakeLLM) -> AsyncIterator[Build]:
 
     def make(provider: str) -> RetryingProvider:
         url = fake_llm.anthropic_base_url if provider == "anthropic" else fake_llm.openai_base_url
-        policy = RetryPolicy(max_retries=0)
+        # Retries on: a deadline must still end the run, not be retried as a timeout.
+        policy = RetryPolicy(max_retries=2, base_delay_s=0.01)
         made.append(build_provider(provider, environ={}, api_key="k", base_url=url, policy=policy))
         return made[-1]
 
