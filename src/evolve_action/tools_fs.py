@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TextIO
 
 from evolve_action.formats.base import RegexError, compile_re2
 from evolve_action.sandbox import HOME_DIR, SANDBOX_ROOT, TMP_DIR
@@ -83,11 +83,8 @@ def read(paths: Paths, file_path: str, offset: int | None = None, limit: int | N
     shown: list[str] = []
     total = 0
     with target.open(encoding="utf-8", errors="replace", newline="") as fh:
-        for total, line in enumerate(fh, start=1):
+        for total, text in enumerate(_bounded_lines(fh), start=1):
             if first <= total < first + count:
-                text = line.rstrip("\r\n")
-                if len(text) > LINE_CAP:
-                    text = text[:LINE_CAP] + " [line truncated]"
                 shown.append(f"{total:6d}\t{text}")
     if total == 0:
         return f"({paths.show(target)} is empty)"
@@ -97,6 +94,18 @@ def read(paths: Paths, file_path: str, offset: int | None = None, limit: int | N
     if first > 1 or last < total:
         shown.append(f"[lines {first}-{last} of {total}; use offset and limit to read more]")
     return "\n".join(shown)
+
+
+def _bounded_lines(fh: TextIO) -> Iterator[str]:
+    """Lines without their ending, each cut at LINE_CAP characters; memory stays bounded
+    even for a gigabyte on one line (a minified bundle, or a model's flood)."""
+    while chunk := fh.readline(LINE_CAP + 1):
+        if len(chunk) <= LINE_CAP or chunk.endswith("\n"):
+            yield chunk.rstrip("\r\n")
+            continue
+        while (rest := fh.readline(1 << 16)) and not rest.endswith("\n"):
+            pass  # skip the remainder of an overlong line
+        yield chunk[:LINE_CAP] + " [line truncated]"
 
 
 def write(paths: Paths, file_path: str, content: str) -> str:

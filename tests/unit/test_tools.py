@@ -189,6 +189,15 @@ async def test_read_offset_and_limit(tools: WorkspaceTools, ws: Path) -> None:
     assert past.content == "(long.txt has 10 lines; offset 50 is past its end)"
 
 
+async def test_read_cuts_overlong_lines(tools: WorkspaceTools, ws: Path) -> None:
+    (ws / "min.js").write_text("x" * 100_000 + "\nnext\n" + "y" * 2000 + "\n")
+    result = await call(tools, "Read", file_path="min.js")
+    first, second, third = result.content.split("\n")
+    assert first == "     1\t" + "x" * 2000 + " [line truncated]"
+    assert second == "     2\tnext"
+    assert third == "     3\t" + "y" * 2000
+
+
 async def test_read_refuses_binaries_directories_and_missing_files(
     tools: WorkspaceTools, ws: Path
 ) -> None:
