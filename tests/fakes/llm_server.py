@@ -12,7 +12,8 @@ Quick start::
         AsyncAnthropic(api_key="test", base_url=llm.anthropic_base_url)   # → /v1/messages
         AsyncOpenAI(api_key="test", base_url=llm.openai_base_url)         # → /v1/chat/completions
         ...
-        llm.requests[0].body       # the JSON body the SDK sent; also .api, .headers, .turn
+        llm.requests[0].body       # the JSON body the SDK sent; also .api, .headers, .turn,
+                                   # .system, .tool_names, .tool_results
 
 The pytest fixture `fake_llm` (tests/integration/conftest.py) yields a started `FakeLLM`
 and fails the test if a script raised.
@@ -139,6 +140,21 @@ class Request:
     @property
     def messages(self) -> list[Mapping[str, Any]]:
         return list(self.body.get("messages", []))
+
+    @property
+    def system(self) -> str:
+        """The system prompt, from either wire format."""
+        if self.api == "anthropic":
+            return "".join(b.get("text", "") for b in self.body.get("system", []))
+        first = self.messages[:1]
+        return (
+            str(first[0].get("content", "")) if first and first[0].get("role") == "system" else ""
+        )
+
+    @property
+    def tool_names(self) -> list[str]:
+        tools = self.body.get("tools") or []
+        return [str(t.get("name") or t.get("function", {}).get("name", "")) for t in tools]
 
     @property
     def turn(self) -> int:

@@ -120,6 +120,10 @@ async def test_anthropic__tool_use_conversation_on_the_wire(
     # The moving breakpoint: the conversation's tail is cached for the next turn.
     assert last["cache_control"] == {"type": "ephemeral"}
     assert "tool_choice" not in body
+    assert (sent.system, sent.tool_names, sent.turn) == (
+        "You are a careful agent.", ["Skill", "Write"], 2
+    )  # fmt: skip
+    assert sent.tool_results == ["# Greeter\nSay hi.", "outside the workspace"]
 
 
 async def test_anthropic__usage_cache_fields_and_cost(fake_llm: FakeLLM, build: Build) -> None:
@@ -203,6 +207,10 @@ async def test_openai__conversation_on_the_wire(fake_llm: FakeLLM, build: Build)
     assert msgs[3] == {"role": "tool", "tool_call_id": "t1", "content": "# Greeter\nSay hi."}
     assert msgs[4]["content"] is None
     assert msgs[5]["content"] == "Error: outside the workspace"
+    assert (sent.system, sent.tool_names, sent.turn) == (
+        "You are a careful agent.", ["Skill", "Write"], 2
+    )  # fmt: skip
+    assert sent.tool_results == ["# Greeter\nSay hi.", "Error: outside the workspace"]
 
 
 async def test_openai__tool_call_arguments_kept_verbatim(fake_llm: FakeLLM, build: Build) -> None:

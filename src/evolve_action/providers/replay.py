@@ -6,8 +6,8 @@ only what the model would see matters, never SDK headers or keys. A key holds th
 answers recorded for it (repetitions of a case send the same first request); replay hands
 them out in order, cycling.
 
-A cassette is one JSON file, by convention one per provider-qualified model (keys are
-content hashes, so suites can share it): sorted keys, two-space indent, the request stored
+A cassette is one JSON file; since keys are content hashes, any grouping works (the pipeline
+keeps one per provider, `<provider>.json`). Sorted keys, two-space indent, the request stored
 beside its answers so a diff shows what changed. It holds no secrets (no headers) and no
 paths beyond what the model itself was shown. Writes are atomic (temp file + rename).
 """
