@@ -14,7 +14,15 @@ from evolve_action.checks import CheckContext, run_check
 from evolve_action.formats import load_file
 from evolve_action.formats.base import LoadContext
 from evolve_action.model import Case, Format, Skill, Suite
-from evolve_action.outcomes import CommandResult, ItemResult, ToolCall, Transcript, Usage
+from evolve_action.outcomes import (
+    CommandResult,
+    ItemResult,
+    JudgeReport,
+    ToolCall,
+    Transcript,
+    Usage,
+)
+from evolve_action.scoring import policy_for
 
 
 async def run_command(
@@ -466,3 +474,87 @@ async def test_execution_metrics__exploration_ratio(tmp_path: Path) -> None:
     (far,) = await grade(tmp_path / "f", limits, answer("x", call("Edit")))
     assert near.score == 1.0 and far.score == 0.0
     assert "exploration ratio 0.60" in near.evidence
+
+
+async def test_code_judge__an_executable_script_as_the_command(tmp_path: Path) -> None:
+    script = tmp_path / "evals" / "judge.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text('#!/bin/sh\necho \'{"score": 0.8, "hits": ["ran"]}\'\n')
+    script.chmod(0o755)
+    (result,) = await grade(
+        tmp_path, "- {name: j, type: code_judge, script: [./judge.sh]}\n", answer("x")
+    )
+    assert (result.passed, result.score) == (True, 0.8), result.evidence
+
+
+# --- the seed, end to end ------------------------------------------------------------------
+
+SEED = """\
+name: seed-run
+execution:
+  evaluators:
+    - name: script
+      type: code_judge
+      script:
+        - python3
+        - -c
+        - |
+          import json, sys
+          d = json.load(sys.stdin)
+          print(json.dumps({"score": 1.0 if "4" in d["candidateAnswer"] else 0.0}))
+    - name: quality
+      type: rubric
+      rubrics:
+        - id: clear
+          expected_outcome: Clear
+          weight: 2
+          score_ranges: {0: muddled, 5: ok, 10: crisp}
+        - id: right
+          expected_outcome: Correct
+          required_min_score: 6
+          score_ranges: {0: wrong, 10: right}
+    - name: gate
+      type: composite
+      evaluators:
+        - {name: calls, type: tool_trajectory, mode: in_order, expected: [{tool: Read}]}
+        - {name: json, type: field_accuracy, fields: [{path: sum, match: numeric_tolerance}]}
+        - {name: budget, type: execution_metrics, max_tool_calls: 3}
+      aggregator: {type: safety_gate, required: [calls]}
+evalcases:
+  - id: sum
+    expected_outcome: Adds the numbers
+    input: "What is 2+2? Answer as JSON."
+    expected_output: {sum: 4}
+"""
+
+
+async def test_seed__loads_runs_and_grades(tmp_path: Path) -> None:
+    path = tmp_path / "EVAL.yaml"
+    path.write_text(SEED)
+    loaded = load_file(path, "EVAL.yaml", Format.AGENTV, LoadContext(tmp_path, Skill("s", None)))
+    assert loaded.suite is not None, [p.render() for p in loaded.problems]
+    suite = loaded.suite
+    (case,) = suite.cases
+    transcript = answer('{"sum": 4}', call("Read", {"file_path": "a.txt"}))
+    ctx = context(suite, case, tmp_path / "ws", transcript)
+    results = [await run_check(check, ctx) for check in case.checks]
+    assert [(r.item_id, r.score) for r in results] == [
+        ("script", 1.0),
+        ("gate/calls", 1.0),
+        ("gate/json", 1.0),
+        ("gate/budget", 1.0),
+    ]
+    # What the judge engineer hands back for RANGE10 items: score = raw / 10.
+    judged = [
+        ItemResult("quality/clear", "Clear", True, score=0.7, raw_score=7),
+        ItemResult("quality/right", "Correct", True, score=0.6, raw_score=6),
+    ]
+    policy = policy_for(Format.AGENTV)
+    assert policy.judge_needed(suite, case, results) is True
+    verdict = policy.verdict(suite, case, [*results, *judged], JudgeReport())
+    quality = (2 * 0.7 + 0.6) / 3
+    assert verdict.score == pytest.approx((1.0 + quality + 1.0) / 3)
+    assert verdict.status.value == "pass"
+    judged[1] = ItemResult("quality/right", "Correct", False, score=0.5, raw_score=5)
+    failed = policy.verdict(suite, case, [*results, *judged], JudgeReport())
+    assert failed.status.value == "fail" and "quality/right" in failed.reason

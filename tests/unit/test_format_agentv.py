@@ -789,3 +789,18 @@ def test_load__junk_documents_never_raise(tmp_path: Path) -> None:
     for n, text in enumerate(junk):
         result = load(tmp_path, text, name=f"evals/j{n}.eval.yaml")
         assert result.suite is None and result.errors, text
+
+
+def test_load__file_references_search_parent_folders_like_agentv(tmp_path: Path) -> None:
+    text = """
+    tests:
+      - id: a
+        criteria: x
+        input: [{role: user, content: [{type: file, value: ../basic/notes.md}]}]
+        assert:
+          - {name: j, type: code_judge, script: [python3, ../basic/notes.py]}
+    """
+    files = {"examples/basic/notes.md": "n\n", "examples/basic/notes.py": ""}
+    found = errors(load(tmp_path, text, name="examples/jsonl/evals/EVAL.yaml", files=files))
+    # The file block is found in a parent folder; the script path is the command's own.
+    assert len(found) == 1 and "no such file: '../basic/notes.py'" in found[0]

@@ -35,7 +35,7 @@ async def code_judge(check: Check, ctx: CheckContext) -> ItemResult:
             source = (ctx.suite.path.parent / entry["source"]).resolve()
             dest = base / entry["dest"]
             dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, dest)
+            shutil.copy(source, dest)  # keeps the execute bit of `./judge.sh`
         cwd = base / p.get("cwd", ".")
         cwd.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -137,14 +137,19 @@ def kind_of(value: Any) -> str:
     return type(value).__name__
 
 
-def resolve_file(src: Src, at: At, value: str, *, base: Path | None = None) -> Path | None:
+def resolve_file(
+    src: Src, at: At, value: str, *, base: Path | None = None, parents: bool = True
+) -> Path | None:
     """A referenced file, found as AgentV finds it: relative to `base` (the eval file's
     folder), then to each parent folder up to the repository root; a leading `/` tries the
-    repository root first. It must be a regular file inside the repository (symlinks too)."""
+    repository root first. It must be a regular file inside the repository (symlinks too).
+    `parents=False` looks in `base` only (a command's own paths are relative to its folder)."""
     start = (base or src.dir).resolve()
     stripped = value.lstrip("/")
     folders = [src.root] if value.startswith("/") else []
-    folders += [start, *(p for p in start.parents if p.is_relative_to(src.root))]
+    folders.append(start)
+    if parents:
+        folders += [p for p in start.parents if p.is_relative_to(src.root)]
     escaped = False
     for n, folder in enumerate(folders):
         try:

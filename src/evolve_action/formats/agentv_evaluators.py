@@ -245,10 +245,11 @@ def _judge_dir(src: Src, at: At, ev: dict[str, Any]) -> Path | None:
 
 
 def _staged(src: Src, at: At, tokens: list[str], base: Path) -> list[dict[str, str]]:
-    """Files the command names (its script, data it reads): copied beside the workspace
-    before the script runs, at their repository paths, so relative paths keep working."""
+    """Files the command names (its script, data it reads), relative to its folder. The
+    check copies them into the workspace at their repository paths once the agent is done,
+    so the command's relative paths keep working there."""
     stage: list[dict[str, str]] = []
-    for token in tokens[1:] if len(tokens) > 1 else tokens:
+    for token in tokens:
         if token.startswith("-") or "\n" in token or len(token) > 512:
             continue
         candidate = base / token
@@ -258,7 +259,7 @@ def _staged(src: Src, at: At, tokens: list[str], base: Path) -> list[dict[str, s
             continue
         if not exists and not token.endswith(SCRIPT_EXTENSIONS):
             continue
-        path = resolve_file(src, at, token, base=base)
+        path = resolve_file(src, at, token, base=base, parents=False)
         if path is not None:
             stage.append({"source": from_main_dir(src, path), "dest": root_rel(src, path)})
     return stage
