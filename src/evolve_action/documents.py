@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -128,75 +127,71 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-_TOKEN = re.compile(
+# Commas and colons are not matched: in text a real parser accepted, the next token alone
+# says whether a key, a value or a closing bracket comes.
+_STRUCTURE = re.compile(
     r"""
-    (?P<nl>\n)
-  | (?P<ws>[ \t\r\f\v\ufeff]+)
-  | (?P<lc>//[^\n]*)
-  | (?P<bc>/\*.*?\*/)
-  | (?P<str>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
-  | (?P<punct>[{}\[\]:,])
-  | (?P<lit>[^\s{}\[\]:,"'/]+|/)
+    //[^\n]*|/\*.*?\*/                        # comments (skipped)
+  | "(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'   # strings
+  | [{}\[\]]
+  | [^\s\ufeff{}\[\]:,"'/]+|/                 # numbers, literals, JSON5 identifiers
     """,
     re.VERBOSE | re.DOTALL,
 )
 
 
-def _tokens(text: str) -> Iterator[tuple[str, str, int]]:
-    line = 1
-    for match in _TOKEN.finditer(text):
-        kind = match.lastgroup or ""
-        value = match.group()
-        if kind == "nl":
-            line += 1
-        elif kind == "bc":
-            line += value.count("\n")
-        elif kind not in ("ws", "lc"):
-            yield kind, value, line
-
-
 def _json_lines(text: str) -> dict[JsonPath, int]:
-    """Map every JSON path to its line by walking the token stream (comments allowed).
+    """Map every JSON path to its line by following the token stream (comments allowed).
 
-    The data itself comes from a real parser; this walk only needs to follow the structure,
-    and on text it cannot follow it returns what it found so far.
+    The data itself comes from a real parser; this walk only follows the structure, with an
+    explicit stack rather than recursion, and on text it cannot follow it returns what it found.
     """
     lines: dict[JsonPath, int] = {}
-    tokens = list(_tokens(text))
-    pos = 0
-
-    def value(at: JsonPath) -> None:
-        nonlocal pos
-        _kind, tok, line = tokens[pos]
+    # One frame per open container: [path, slot]. The slot is an array's next index (int),
+    # None for an object awaiting a key, or (key,) when the next token starts that key's value.
+    stack: list[list[Any]] = []
+    line, seen = 1, 0
+    at: JsonPath = ()
+    for match in _STRUCTURE.finditer(text):
+        tok = match.group()
+        first = tok[0]
+        if first == "/" and tok[1:2] in ("/", "*"):
+            continue
+        start = match.start()
+        line += text.count("\n", seen, start)
+        seen = start
+        if stack:
+            frame = stack[-1]
+            slot = frame[1]
+            if slot is None:  # an object, between members
+                if first == "}":
+                    stack.pop()
+                    continue
+                if first == '"' and "\\" not in tok:
+                    name = tok[1:-1]
+                elif first == '"' or first == "'":
+                    name = _decode_key(tok)
+                else:
+                    name = tok
+                lines[(*frame[0], name)] = line
+                frame[1] = (name,)
+                continue
+            if type(slot) is int:
+                if first == "]":
+                    stack.pop()
+                    continue
+                at = (*frame[0], slot)
+                frame[1] = slot + 1
+            else:
+                at = (*frame[0], slot[0])
+                frame[1] = None
+        elif lines:
+            break  # past the end of the root value
         lines.setdefault(at, line)
-        pos += 1
-        if tok == "{":
-            while tokens[pos][1] != "}":
-                kkind, key, kline = tokens[pos]
-                name = _decode_key(key) if kkind == "str" else key
-                pos += 1
-                if tokens[pos][1] != ":":
-                    raise IndexError
-                pos += 1
-                lines[(*at, name)] = kline
-                value((*at, name))
-                if tokens[pos][1] == ",":
-                    pos += 1
-            pos += 1
-        elif tok == "[":
-            index = 0
-            while tokens[pos][1] != "]":
-                value((*at, index))
-                index += 1
-                if tokens[pos][1] == ",":
-                    pos += 1
-            pos += 1
-
-    try:
-        if tokens:
-            value(())
-    except (IndexError, RecursionError):
-        pass
+        if first == "{":
+            stack.append([at, None])
+        elif first == "[":
+            stack.append([at, 0])
     return lines
 
 
