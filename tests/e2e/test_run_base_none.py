@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from evolve_action.cli import main
+from evolve_action.results import load_results
 from tests.fakes.llm_server import FakeLLM, call, text
 from tests.fakes.scripts import agent_and_judge, tool_names
 
@@ -86,11 +87,15 @@ def test_run_base_none__both_providers_pass_and_fail_as_authored(
             "openai",
             "--runs",
             "1",
+            "--results-dir",
+            str(repo.parent / "out"),
         ]
     )
     out = capsys.readouterr().out
     assert "PASS  evals/greeter/evals.json 1 anthropic/claude-sonnet-4-6 #1" in out
     assert "PASS  evals/greeter/evals.json 1 openai/gpt-5.4 #1" in out
+    loaded = load_results(repo.parent / "out" / "results.json")  # validates against our schema
+    assert len(loaded.runs) == 4
     assert "FAIL  evals/greeter/evals.json no-file" in out
     assert "bob.txt missing" in out
     assert "4 runs: 2 passed, 2 failed, 0 errors" in out
@@ -118,6 +123,8 @@ def test_run_base_none__missing_key_is_an_error_per_model_not_a_crash(
             "anthropic",
             "--runs",
             "1",
+            "--results-dir",
+            str(repo.parent / "out"),
         ]
     )
     out = capsys.readouterr().out

@@ -11,14 +11,19 @@ import asyncio
 import logging
 import os
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from evolve_action import stats
 from evolve_action.model import Severity
 from evolve_action.outcomes import RunResult, Status
+from evolve_action.results import ResultsData, ResultsWriteError, write_results
 from evolve_action.settings import INPUTS, SettingsError, field_name
 
 if TYPE_CHECKING:
+    from evolve_action.model import Suite
+    from evolve_action.pipeline import Execution
     from evolve_action.planning import RunSpec
 
 log = logging.getLogger(__name__)
@@ -96,7 +101,30 @@ def execute(args: argparse.Namespace) -> int:
     except ModelChoiceError as exc:
         print(f"evolve-action: {exc}", file=sys.stderr)
         return 2
-    return _summary(out, execution.results, invalid=len(loaded.invalid))
+    code = _summary(out, execution.results, invalid=len(loaded.invalid))
+    try:
+        written = _write(execution, loaded.suites, root)
+    except ResultsWriteError as exc:
+        print(f"evolve-action: {exc}", file=sys.stderr)
+        return 2
+    print(f"results: {written}", file=out)
+    return code
+
+
+def _write(execution: Execution, suites: list[Suite], root: Path) -> Path:
+    settings = execution.settings
+    aggregate = stats.aggregate(execution.results, suites, alpha=settings.alpha)
+    data = ResultsData(
+        runs=execution.results,
+        aggregate=aggregate,
+        suites=suites,
+        judge_model=execution.judge_model,
+        settings={"models": execution.models, "runs": settings.runs, "base": "none"},
+        generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        repo_root=root,
+    )
+    paths = write_results(settings.results_dir, data)
+    return paths[-1]
 
 
 def _line(out: TextIO, spec: RunSpec, result: RunResult) -> None:
