@@ -8,10 +8,8 @@ checks and judge items. Every generation's type names are accepted (`code_judge`
 from __future__ import annotations
 
 import dataclasses
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from evolve_action.formats import agentv_params as params
@@ -19,7 +17,6 @@ from evolve_action.formats.agentv_common import (
     REQUIRED_TRUE_FLOOR,
     At,
     Src,
-    from_main_dir,
     kind_of,
     mapping,
     number,
@@ -60,10 +57,7 @@ SPEC_KINDS = (
     "execution_metrics",
 )
 AGGREGATORS = ("weighted_average", "minimum", "maximum", "safety_gate", "all_or_nothing")
-SCRIPT_EXTENSIONS = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".sh", ".rb", ".pl")
 PROMPT_EXTENSIONS = (".md", ".txt", ".prompt", ".j2", ".jinja", ".hbs", ".mustache", ".tmpl")
-_COMMON_KEYS = {"name", "type", "weight", "required", "config"}
-_CODE_KEYS = {"script", "command", "cwd", "target"}
 
 
 @dataclass(frozen=True)
@@ -162,7 +156,7 @@ def _typed(
     kind = base.type
     found: dict[str, Any] | None
     if kind == "code_judge":
-        found = _code_judge(src, at, ev)
+        found = params.code_judge(src, at, ev)
     elif kind == "llm_judge":
         return _llm_judge(src, at, ev, base)
     elif kind == "rubric":
@@ -200,69 +194,6 @@ def _text_kind(kind: str) -> str:
 
 def _replace(ev: Evaluator, **changes: Any) -> Evaluator:
     return dataclasses.replace(ev, **changes)
-
-
-def _code_judge(src: Src, at: At, ev: dict[str, Any]) -> dict[str, Any] | None:
-    key = "script" if "script" in ev else "command"
-    script = ev.get(key)
-    out: dict[str, Any] = {}
-    if isinstance(script, str) and script.strip():
-        out["command"] = script
-        try:
-            tokens = shlex.split(script)
-        except ValueError:
-            tokens = []
-    elif isinstance(script, list) and script and all(isinstance(a, str) for a in script):
-        out["argv"] = list(script)
-        tokens = list(script)
-    else:
-        src.error((*at, key), "code_judge needs `script:`, the command as a list of strings")
-        return None
-    base = _judge_dir(src, at, ev)
-    if base is None:
-        return None
-    out["cwd"] = root_rel(src, base) if base != src.root else "."
-    out["stage"] = _staged(src, (*at, key), tokens, base)
-    config = dict(mapping(src, (*at, "config"), ev["config"]) or {}) if "config" in ev else {}
-    # Unknown keys are the script's own settings (AgentV passes them through as `config`).
-    config.update({k: v for k, v in ev.items() if k not in _COMMON_KEYS | _CODE_KEYS})
-    out["config"] = config
-    return out
-
-
-def _judge_dir(src: Src, at: At, ev: dict[str, Any]) -> Path | None:
-    if "cwd" not in ev:
-        return src.dir.resolve()
-    cwd = ev["cwd"]
-    if not isinstance(cwd, str):
-        src.error((*at, "cwd"), "must be a folder path (a string)")
-        return None
-    base = (src.root / cwd.lstrip("/") if cwd.startswith("/") else src.dir / cwd).resolve()
-    if not base.is_relative_to(src.root) or not base.is_dir():
-        src.error((*at, "cwd"), f"{cwd!r} is not a folder inside the repository")
-        return None
-    return base
-
-
-def _staged(src: Src, at: At, tokens: list[str], base: Path) -> list[dict[str, str]]:
-    """Files the command names (its script, data it reads), relative to its folder. The
-    check copies them into the workspace at their repository paths once the agent is done,
-    so the command's relative paths keep working there."""
-    stage: list[dict[str, str]] = []
-    for token in tokens:
-        if token.startswith("-") or "\n" in token or len(token) > 512:
-            continue
-        candidate = base / token
-        try:
-            exists = candidate.resolve().is_file()
-        except (OSError, ValueError):
-            continue
-        if not exists and not token.endswith(SCRIPT_EXTENSIONS):
-            continue
-        path = resolve_file(src, at, token, base=base, parents=False)
-        if path is not None:
-            stage.append({"source": from_main_dir(src, path), "dest": root_rel(src, path)})
-    return stage
 
 
 def _llm_judge(src: Src, at: At, ev: dict[str, Any], base: Evaluator) -> Evaluator | None:

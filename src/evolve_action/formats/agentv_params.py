@@ -1,12 +1,15 @@
 """Validated parameters of agentv's deterministic evaluators (graded by `checks/agentv*.py`).
 
 Each parser takes the evaluator's mapping and returns the `params` its check reads, or None
-after reporting why at the field's line. Later-spec shorthands (`latency`, `cost`,
-`token_usage`) are rewritten into `execution_metrics` limits here, so one check covers them.
+after reporting why at the field's line. A `code_judge` names the files its command needs so
+the check can copy them into the workspace; later-spec shorthands (`latency`, `cost`,
+`token_usage`) become `execution_metrics` limits, so one check covers them.
 """
 
 from __future__ import annotations
 
+import shlex
+from pathlib import Path
 from typing import Any
 
 import re2
@@ -15,28 +18,97 @@ from evolve_action.formats.agentv_common import (
     At,
     Src,
     boolean,
+    from_main_dir,
     kind_of,
     mapping,
     number,
+    resolve_file,
+    root_rel,
     string_list,
     text,
 )
 from evolve_action.formats.base import regex_problem
 
+SCRIPT_EXTENSIONS = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".sh", ".rb", ".pl")
+_COMMON_KEYS = {"name", "type", "weight", "required", "config"}
+_CODE_KEYS = {"script", "command", "cwd", "target"}
 TRAJECTORY_MODES = ("any_order", "in_order", "exact")
 FIELD_MATCHES = ("exact", "contains", "regex", "numeric_tolerance", "date")
 FIELD_AGGREGATIONS = ("weighted_average", "minimum", "all_or_nothing")
-METRIC_LIMITS = {
-    "max_tool_calls": True,  # integer?
-    "max_llm_calls": True,
-    "max_tokens": True,
-    "max_input_tokens": True,
-    "max_output_tokens": True,
-    "max_cost_usd": False,
-    "max_duration_ms": True,
-}
+METRIC_LIMITS = (
+    "max_tool_calls",
+    "max_llm_calls",
+    "max_tokens",
+    "max_input_tokens",
+    "max_output_tokens",
+    "max_cost_usd",
+    "max_duration_ms",
+)
 # `[0]` indexes and dotted names: `invoice.line_items[0].amount`.
 _PATH = re2.compile(r"^[^.\[\]]+(\[\d+\])*(\.[^.\[\]]+(\[\d+\])*)*$")
+
+
+def code_judge(src: Src, at: At, ev: dict[str, Any]) -> dict[str, Any] | None:
+    key = "script" if "script" in ev else "command"
+    script = ev.get(key)
+    out: dict[str, Any] = {}
+    if isinstance(script, str) and script.strip():
+        out["command"] = script
+        try:
+            tokens = shlex.split(script)
+        except ValueError:
+            tokens = []
+    elif isinstance(script, list) and script and all(isinstance(a, str) for a in script):
+        out["argv"] = list(script)
+        tokens = list(script)
+    else:
+        src.error((*at, key), "code_judge needs `script:`, the command as a list of strings")
+        return None
+    base = _judge_dir(src, at, ev)
+    if base is None:
+        return None
+    out["cwd"] = root_rel(src, base) if base != src.root else "."
+    out["stage"] = _staged(src, (*at, key), tokens, base)
+    config = dict(mapping(src, (*at, "config"), ev["config"]) or {}) if "config" in ev else {}
+    # Unknown keys are the script's own settings (AgentV passes them through as `config`).
+    config.update({k: v for k, v in ev.items() if k not in _COMMON_KEYS | _CODE_KEYS})
+    out["config"] = config
+    return out
+
+
+def _judge_dir(src: Src, at: At, ev: dict[str, Any]) -> Path | None:
+    if "cwd" not in ev:
+        return src.dir.resolve()
+    cwd = ev["cwd"]
+    if not isinstance(cwd, str):
+        src.error((*at, "cwd"), "must be a folder path (a string)")
+        return None
+    base = (src.root / cwd.lstrip("/") if cwd.startswith("/") else src.dir / cwd).resolve()
+    if not base.is_relative_to(src.root) or not base.is_dir():
+        src.error((*at, "cwd"), f"{cwd!r} is not a folder inside the repository")
+        return None
+    return base
+
+
+def _staged(src: Src, at: At, tokens: list[str], base: Path) -> list[dict[str, str]]:
+    """Files the command names (its script, data it reads), relative to its folder. The
+    check copies them into the workspace at their repository paths once the agent is done,
+    so the command's relative paths keep working there."""
+    stage: list[dict[str, str]] = []
+    for token in tokens:
+        if token.startswith("-") or "\n" in token or len(token) > 512:
+            continue
+        candidate = base / token
+        try:
+            exists = candidate.resolve().is_file()
+        except (OSError, ValueError):
+            continue
+        if not exists and not token.endswith(SCRIPT_EXTENSIONS):
+            continue
+        path = resolve_file(src, at, token, base=base, parents=False)
+        if path is not None:
+            stage.append({"source": from_main_dir(src, path), "dest": root_rel(src, path)})
+    return stage
 
 
 def tool_trajectory(src: Src, at: At, ev: dict[str, Any]) -> dict[str, Any] | None:
