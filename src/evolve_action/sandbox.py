@@ -89,6 +89,15 @@ _HOME_SECRETS = (
 )
 
 
+def resolved(path: Path) -> Path | None:
+    """`path` with every symlink resolved, or None when that is impossible (a symlink loop,
+    an unreadable directory): such a path is never inside anything we allow."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return None
+
+
 def is_secret_name(name: str) -> bool:
     """Whether an environment variable name looks like it carries a credential."""
     upper = name.upper()
@@ -169,7 +178,9 @@ def bwrap_argv(
                 args += ["--ro-bind-try", entry.path, f"/{entry.name}"]
     args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     for path in hidden:
-        real = path.resolve()
+        real = resolved(path)
+        if real is None:
+            continue
         if real.is_dir():
             args += ["--tmpfs", str(real)]
         elif real.exists():
@@ -305,7 +316,9 @@ def _inside(root: Path, cwd: Path | None) -> Path | str:
         return root
     if cwd.is_absolute() and cwd.parts[:2] == ("/", SANDBOX_ROOT.strip("/")):
         cwd = Path(*cwd.parts[2:]) if len(cwd.parts) > 2 else Path()
-    target = (root / cwd).resolve()
+    target = resolved(root / cwd)
+    if target is None:
+        return f"working directory {cwd.as_posix()!r} cannot be resolved (a symlink loop?)"
     if not target.is_relative_to(root):
         return f"working directory {cwd.as_posix()!r} is outside the workspace; use a path in it"
     if not target.is_dir():

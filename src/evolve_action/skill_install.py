@@ -17,6 +17,8 @@ from pathlib import Path
 
 import yaml
 
+from evolve_action.sandbox import resolved
+
 SKILLS_DIR = ".claude/skills"
 DESCRIPTION_CAP = 1024
 # Left out of an installed skill: grading material and VCS/cache noise.
@@ -133,8 +135,8 @@ def _copy_tree(root: Path, target: Path) -> list[str]:
         for name in sorted(names):
             if any(fnmatch(name, pattern) for pattern in _SKIP_FILES):
                 continue
-            src = (here / name).resolve()
-            if not src.is_relative_to(root) or not src.is_file():
+            src = resolved(here / name)
+            if src is None or not src.is_relative_to(root) or not src.is_file():
                 continue
             rel = rel_dir / name
             _copy_file(src, target / rel)

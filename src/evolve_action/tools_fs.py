@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
 from evolve_action.formats.base import RegexError, compile_re2
-from evolve_action.sandbox import HOME_DIR, SANDBOX_ROOT, TMP_DIR
+from evolve_action.sandbox import HOME_DIR, SANDBOX_ROOT, TMP_DIR, resolved
 
 READ_LIMIT = 2000  # lines per Read, like Claude Code
 LINE_CAP = 2000  # characters per shown line
@@ -49,7 +49,9 @@ class Paths:
             if rel is None:
                 raise ToolFailure(self._outside(raw))
             path = rel
-        target = (self.root / path).resolve()
+        target = resolved(self.root / path)
+        if target is None:
+            raise ToolFailure(f"{raw}: the path cannot be resolved (a symlink loop?)")
         if not target.is_relative_to(self.root):
             raise ToolFailure(self._outside(raw))
         return target
@@ -261,14 +263,15 @@ def _files(base: Path, root: Path) -> Iterator[Path]:
         dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
         for name in sorted(names):
             file = Path(current) / name
-            if not file.is_symlink() or file.resolve().is_relative_to(root):
+            real = resolved(file) if file.is_symlink() else file
+            if real is not None and real.is_relative_to(root):
                 yield file
 
 
 def _text_lines(file: Path) -> Iterator[tuple[int, str]]:
     try:
-        real = file.resolve()
-        if real.stat().st_size > _GREP_MAX_BYTES:
+        real = resolved(file)
+        if real is None or real.stat().st_size > _GREP_MAX_BYTES:
             return
         with real.open("rb") as fh:
             if b"\0" in fh.read(_BINARY_PROBE):

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from evolve_action.model import Case, CaseKind, Fixture, Suite
-from evolve_action.sandbox import HOME_DIR, TMP_DIR
+from evolve_action.sandbox import HOME_DIR, TMP_DIR, resolved
 from evolve_action.skill_install import (
     SkillInfo,
     WorkspaceError,
@@ -171,8 +171,8 @@ def stage_fixture(fixture: Fixture, repo: Path, workspace: Path) -> None:
             f"{where}: the source {source.name} is a symlink, and fixtures are never followed "
             "through links; commit the file itself"
         )
-    real = source.resolve()
-    if not real.is_relative_to(repo.resolve()):
+    real = resolved(source)
+    if real is None or not real.is_relative_to(repo.resolve()):
         raise WorkspaceError(
             f"{where}: the source resolves outside the repository; keep fixtures in the repo"
         )

@@ -148,6 +148,9 @@ async def test_cwd_outside_or_missing_is_an_error_not_an_exception(ws: Path) -> 
     assert outside.exit_code == -1 and "outside the workspace" in outside.error
     missing = await conf.run("true", cwd=Path("nope"), timeout_s=5)
     assert "does not exist" in missing.error
+    (ws / "loop").symlink_to(ws / "loop")
+    looped = await conf.run("true", cwd=Path("loop"), timeout_s=5)
+    assert "cannot be resolved" in looped.error
     mapped = await conf.run("pwd", cwd=Path("/workspace"), timeout_s=5)
     assert mapped.stdout == "/workspace\n"
 

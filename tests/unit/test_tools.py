@@ -398,3 +398,14 @@ async def test_os_errors_and_bugs_become_error_results(
 async def test_write_into_a_file_as_directory_is_an_error(tools: WorkspaceTools) -> None:
     result = await call(tools, "Write", file_path="README.md/x.txt", content="x")
     assert result.is_error and "cannot write" in result.content
+
+
+async def test_symlink_loops_are_errors_not_crashes(tools: WorkspaceTools, ws: Path) -> None:
+    (ws / "loop-a").symlink_to(ws / "loop-b")
+    (ws / "loop-b").symlink_to(ws / "loop-a")
+    read = await call(tools, "Read", file_path="loop-a/x")
+    assert read.is_error and "cannot be resolved" in read.content
+    glob = await call(tools, "Glob", pattern="*")
+    assert not glob.is_error and "loop-a" not in glob.content
+    grep = await call(tools, "Grep", pattern="hello", path=".")
+    assert not grep.is_error and "README.md:1:hello readme" in grep.content

@@ -281,3 +281,11 @@ def test_base_dir_is_created_and_os_errors_become_workspace_errors(
     with pytest.raises(WorkspaceError, match="cannot prepare the workspace of case 1"):
         prepare(make_suite(repo), clash, base_dir=base)
     assert base.is_dir() and list(base.iterdir()) == []
+
+
+def test_symlink_loops_in_a_skill_are_skipped(repo: Path, base: Path) -> None:
+    skill = repo / "skills" / "demo"
+    (skill / "loop-a").symlink_to(skill / "loop-b")
+    (skill / "loop-b").symlink_to(skill / "loop-a")
+    with prepare(make_suite(repo), make_case(), base_dir=base) as ws:
+        assert not (ws.root / ".claude" / "skills" / "demo" / "loop-a").exists()
