@@ -157,6 +157,7 @@ async def test_retry_after_headers_are_honoured(
         (Fault(529), ErrorKind.SERVER, 3),
         (Fault(500), ErrorKind.SERVER, 3),
         (Malformed(), ErrorKind.SERVER, 3),
+        (Malformed('{"id": "valid JSON, but no content"}'), ErrorKind.SERVER, 3),
         (Disconnect(), ErrorKind.SERVER, 3),
     ],
 )
@@ -228,3 +229,16 @@ async def test_429s_lower_the_providers_concurrency(
     assert limiter.overloads == 12
     assert limiter.lowest < 8
     assert limiter.limit >= limiter.lowest  # successes let it creep back up
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_retry_after_of_an_hour__gives_up_at_once(
+    fake_llm: FakeLLM, build: Build, time_: FakeTime, provider: str
+) -> None:
+    fake_llm.enqueue(Fault(429, retry_after=3600, message="daily token quota reached"))
+    with pytest.raises(ProviderError) as caught:
+        await build(provider).complete(request(provider))
+    assert caught.value.kind is ErrorKind.QUOTA and time_.sleeps == []
+    assert caught.value.message.endswith(
+        "(gave up after 1 attempt, and the provider asks to wait 3600 s)"
+    )

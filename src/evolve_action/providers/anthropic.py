@@ -10,7 +10,7 @@ from anthropic import AsyncAnthropic
 
 from evolve_action.providers.anthropic_wire import build_body, parse_message
 from evolve_action.providers.base import ChatRequest, ChatResponse
-from evolve_action.providers.faults import classify
+from evolve_action.providers.faults import MalformedResponse, classify
 
 PROVIDER_ID = "anthropic"
 
@@ -35,9 +35,14 @@ class AnthropicProvider:
         body = build_body(request)
         try:
             message = await self.client.messages.create(**body)
-            return parse_message(message, model=request.model)
         except Exception as exc:
             raise classify(exc, provider=self.id) from exc
+        try:
+            return parse_message(message, model=request.model)
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            # The SDK does not validate answers: valid JSON missing its fields lands here.
+            error = MalformedResponse(f"{type(exc).__name__}: {exc}")
+            raise classify(error, provider=self.id) from exc
 
     async def aclose(self) -> None:
         await self.client.close()

@@ -154,7 +154,8 @@ class RetryPolicy:
     max_retries: int = 4
     base_delay_s: float = 0.5
     max_delay_s: float = 20.0
-    max_retry_after_s: float = 60.0  # a longer server hint is not worth waiting for in CI
+    # A longer server hint (a daily quota, say) is not worth waiting for in CI: give up.
+    max_retry_after_s: float = 60.0
     deadline_s: float = 600.0
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     sleep: Sleep = asyncio.sleep
@@ -163,7 +164,7 @@ class RetryPolicy:
     def delay_s(self, retry_number: int, error: CallError) -> float:
         """The wait before retry `retry_number` (0-based): the server's hint, else backoff."""
         if error.retry_after_s is not None:
-            return min(error.retry_after_s, self.max_retry_after_s)
+            return error.retry_after_s
         backoff = min(self.base_delay_s * 2.0**retry_number, self.max_delay_s)
         return backoff * (0.75 + 0.25 * self.rng.random())  # jitter spreads synchronized retries
 
@@ -188,10 +189,15 @@ async def call_with_retries(
             if not error.retryable:
                 raise error from exc
             if retries >= policy.max_retries:
-                raise _exhausted(error, retries + 1) from exc
+                raise _exhausted(error, retries + 1, "") from exc
+            hint = error.retry_after_s
+            if hint is not None and hint > policy.max_retry_after_s:
+                why = f", and the provider asks to wait {hint:g} s"
+                raise _exhausted(error, retries + 1, why) from exc
             wait = policy.delay_s(retries, error)
             if policy.clock() + wait - start > policy.deadline_s:
-                raise _exhausted(error, retries + 1, deadline_s=policy.deadline_s) from exc
+                why = f" within the {policy.deadline_s:g} s call deadline"
+                raise _exhausted(error, retries + 1, why) from exc
             await policy.sleep(wait)
             retries += 1
         else:
@@ -200,11 +206,8 @@ async def call_with_retries(
             return result
 
 
-def _exhausted(error: CallError, attempts: int, *, deadline_s: float | None = None) -> CallError:
-    why = f"within the {deadline_s:g} s call deadline" if deadline_s is not None else ""
-    tail = f"gave up after {attempts} attempt{'s' if attempts > 1 else ''}" + (
-        f" {why}" if why else ""
-    )
+def _exhausted(error: CallError, attempts: int, why: str) -> CallError:
+    tail = f"gave up after {attempts} attempt{'s' if attempts > 1 else ''}{why}"
     return CallError(
         error.kind,
         f"{error.message} ({tail})",

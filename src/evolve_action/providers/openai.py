@@ -9,7 +9,7 @@ from __future__ import annotations
 from openai import AsyncOpenAI
 
 from evolve_action.providers.base import ChatRequest, ChatResponse
-from evolve_action.providers.faults import classify
+from evolve_action.providers.faults import MalformedResponse, classify
 from evolve_action.providers.openai_wire import build_body, parse_completion
 
 PROVIDER_ID = "openai"
@@ -34,9 +34,14 @@ class OpenAIProvider:
         body = build_body(request)
         try:
             completion = await self.client.chat.completions.create(**body)
-            return parse_completion(completion, model=request.model)
         except Exception as exc:
             raise classify(exc, provider=self.id) from exc
+        try:
+            return parse_completion(completion, model=request.model)
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            # The SDK does not validate answers: valid JSON missing its fields lands here.
+            error = MalformedResponse(f"{type(exc).__name__}: {exc}")
+            raise classify(error, provider=self.id) from exc
 
     async def aclose(self) -> None:
         await self.client.close()
