@@ -96,6 +96,19 @@ async def test_record_then_replay_offline__identical_transcript(
     assert [p.name for p in cassette_path.parent.iterdir()] == [cassette_path.name]  # no temp left
 
 
+@pytest.mark.parametrize("provider_id", ["anthropic", "openai"])
+async def test_same_run_twice__same_request_bytes(tmp_path: Path, provider_id: str) -> None:
+    sent: list[list[bytes]] = []
+    for attempt in ("one", "two"):
+        with FakeLLM(SCRIPT) as llm:
+            url = llm.anthropic_base_url if provider_id == "anthropic" else llm.openai_base_url
+            live = build_provider(provider_id, environ={}, api_key="k", base_url=url)
+            await _run(live, MODELS[provider_id], tmp_path / attempt)
+            await live.aclose()
+            sent.append([r.raw for r in llm.requests])
+    assert len(sent[0]) == 4 and sent[0] == sent[1]
+
+
 async def test_changed_request__replay_miss_names_the_case(tmp_path: Path) -> None:
     cassette = Cassette()
     with FakeLLM(SCRIPT) as llm:
