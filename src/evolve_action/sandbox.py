@@ -15,6 +15,7 @@ Eval files, skills and fixtures come from the PR, so whatever they make us run i
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import functools
 import logging
@@ -269,7 +270,10 @@ class Confinement:
         where = _inside(root, cwd)
         if isinstance(where, str):
             return CommandResult(-1, "", "", error=where)
-        status = probe_bwrap() if self.mode is not SandboxMode.NONE else BwrapStatus(False)
+        status = BwrapStatus(False)
+        if self.mode is not SandboxMode.NONE:
+            # The first probe runs bwrap once; keep the event loop free while it does.
+            status = await asyncio.to_thread(probe_bwrap)
         if self.mode is SandboxMode.BWRAP and not status.works:
             return CommandResult(
                 -1, "", "", error=f"the sandbox is required but bubblewrap fails: {status.reason}"

@@ -73,7 +73,9 @@ class Workspace:
     keep: bool = False
 
     def changed_files(self) -> list[str]:
-        """Files added, modified or deleted since the initial commit, workspace-relative."""
+        """Files added, modified or deleted since the initial commit, workspace-relative.
+
+        Raises WorkspaceError when git fails (the agent removed the workspace directory)."""
         out = _git(
             self.run_dir / "control.git",
             self.root,
