@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tests.fakes.llm_server import Fault, Reply
+    from tests.fakes.llm_script import Fault, Reply
 
 CacheHit = Callable[[str], bool]
 

@@ -1,0 +1,135 @@
+"""What the fake LLM server answers: scripted replies and faults, and the requests it saw.
+
+Written once, vendor-neutral; `llm_wire.py` renders them in each API's wire format. The API
+is documented in `llm_server.py`, which re-exports everything here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    raw: str | None = None  # exact OpenAI argument text; Anthropic gets the parsed object
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str = ""
+    calls: tuple[Call, ...] = ()
+    stop_reason: str | None = None  # "max_tokens" to fake a cut-off answer
+    usage: Mapping[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class Fault:
+    status: int
+    retry_after: float | None = None
+    retry_after_ms: int | None = None
+    code: str | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Stall:
+    seconds: float
+    then: Answer | None = None
+
+
+@dataclass(frozen=True)
+class Malformed:
+    body: str = '{"id": "msg_broken", "content": ['
+
+
+@dataclass(frozen=True)
+class Disconnect:
+    pass
+
+
+Answer = Reply | Fault | Stall | Malformed | Disconnect
+
+
+def text(value: str) -> Reply:
+    return Reply(text=value)
+
+
+def call(name: str, **arguments: Any) -> Reply:
+    return Reply(calls=(Call(name, arguments),))
+
+
+def calls(*items: Call, text: str = "") -> Reply:
+    return Reply(text=text, calls=items)
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request as received: which API, its headers (lower-cased names) and JSON body."""
+
+    index: int  # 1-based arrival number
+    api: str  # "anthropic" | "openai"
+    path: str
+    headers: Mapping[str, str]
+    body: Mapping[str, Any]
+    raw: bytes
+
+    @property
+    def model(self) -> str:
+        return str(self.body.get("model", ""))
+
+    @property
+    def messages(self) -> list[Mapping[str, Any]]:
+        return list(self.body.get("messages", []))
+
+    @property
+    def system(self) -> str:
+        """The system prompt, from either wire format."""
+        if self.api == "anthropic":
+            return "".join(b.get("text", "") for b in self.body.get("system", []))
+        first = self.messages[:1]
+        return (
+            str(first[0].get("content", "")) if first and first[0].get("role") == "system" else ""
+        )
+
+    @property
+    def tool_names(self) -> list[str]:
+        tools = self.body.get("tools") or []
+        return [str(t.get("name") or t.get("function", {}).get("name", "")) for t in tools]
+
+    @property
+    def turn(self) -> int:
+        """How many model turns the conversation already holds (0 for a fresh one)."""
+        return sum(1 for m in self.messages if m.get("role") == "assistant")
+
+    @property
+    def tool_results(self) -> list[str]:
+        """The contents of the tool results in the request, oldest first."""
+        out: list[str] = []
+        for m in self.messages:
+            if m.get("role") == "tool":
+                out.append(str(m.get("content", "")))
+            elif isinstance(m.get("content"), list):
+                out.extend(
+                    str(b.get("content", ""))
+                    for b in m["content"]
+                    if b.get("type") == "tool_result"
+                )
+        return out
+
+
+Script = Callable[[Request], Answer]
+
+
+def scripted_agent(*turns: Answer, repeat_last: bool = False) -> Script:
+    def answer(request: Request) -> Answer:
+        if request.turn < len(turns):
+            return turns[request.turn]
+        if repeat_last and turns:
+            return turns[-1]
+        return Fault(400, message=f"script exhausted: no answer for turn {request.turn + 1}")
+
+    return answer
