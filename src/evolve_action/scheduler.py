@@ -85,6 +85,11 @@ class Scheduler(Generic[T]):
                     outcome = JobOutcome(job, value=await job.run())
                 except Exception as exc:
                     outcome = JobOutcome(job, error=exc)
+                except asyncio.CancelledError as exc:
+                    task = asyncio.current_task()
+                    if task is not None and task.cancelling():
+                        raise  # we are being cancelled (SIGTERM): stop
+                    outcome = JobOutcome(job, error=exc)  # the job cancelled itself: a failure
         finally:
             if provider_slots is not None:
                 provider_slots.release()

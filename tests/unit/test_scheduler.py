@@ -48,13 +48,20 @@ async def test_a_failing_job_never_cancels_the_others() -> None:
     async def boom() -> int:
         raise RuntimeError("provider exploded")
 
+    async def cancelled_inside() -> int:
+        inner = asyncio.create_task(asyncio.sleep(10, result=0))
+        inner.cancel()
+        return await inner  # a job whose own sub-task was cancelled
+
     gauge = Gauge()
-    jobs = [gauge.job("openai", 1), Job("openai", boom), gauge.job("openai", 3)]
+    jobs = [gauge.job("openai", 1), Job("openai", boom), Job("openai", cancelled_inside)]
+    jobs.append(gauge.job("openai", 3))
 
     outcomes = await run_jobs(jobs, max_concurrency=1)
 
-    assert [o.ok for o in outcomes] == [True, False, True]
-    assert isinstance(outcomes[1].error, RuntimeError) and outcomes[2].value == 3
+    assert [o.ok for o in outcomes] == [True, False, False, True]
+    assert isinstance(outcomes[1].error, RuntimeError) and outcomes[3].value == 3
+    assert isinstance(outcomes[2].error, asyncio.CancelledError)
 
 
 async def test_cancellation__finished_results_can_be_collected() -> None:
