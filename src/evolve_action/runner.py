@@ -7,6 +7,7 @@ never graded as a failure, and whatever the agent did before is kept in the tran
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Mapping
@@ -117,7 +118,10 @@ async def _run_in(
         )
     except AgentError as exc:
         return _error(spec, exc.kind, str(exc), exc.transcript)
-    transcript.changed_files = workspace.changed_files()
+    try:
+        transcript.changed_files = await asyncio.to_thread(workspace.changed_files)
+    except WorkspaceError as exc:  # the agent removed or broke its workspace
+        transcript.notes.append(f"changed files unknown: {exc}")
     note = confinement.note()
     if note:
         transcript.notes.append(note)
