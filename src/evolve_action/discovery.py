@@ -289,16 +289,17 @@ def _skill_near(path: Path, fmt: Format, root: Path) -> Skill:
             return _skill(parent.parent.name, parent.parent)
         return Skill(name=name, dir=None)
     evolve_like = fmt in (Format.EVOLVE, Format.TRIGGERS, Format.SKILL_EVALUATOR)
-    if evolve_like and parent.name == "evals" and (parent.parent / "SKILL.md").is_file():
-        return _skill(parent.parent.name, parent.parent)  # skill-creator
     if evolve_like and parent.parent.name == "evals":
         skills = parent.parent.parent / "skills" / parent.name  # evolve eval set
         return Skill(parent.name, skills if skills.is_dir() else None)
+    if evolve_like and parent.name == "evals":
+        return _skill(parent.parent.name, parent.parent)  # skill-creator `<skill>/evals/`
     for ancestor in _ancestors(parent, root):
         if (ancestor / "SKILL.md").is_file():
             return _skill(ancestor.name, ancestor)
     stem = path.name.split(".")[0]
-    return Skill(name=parent.name if stem.lower() in ("eval", "dataset") else stem, dir=None)
+    generic = evolve_like or stem.lower() in ("eval", "dataset")
+    return Skill(name=parent.name if generic else stem, dir=None)
 
 
 def _skill(name: str, directory: Path) -> Skill:

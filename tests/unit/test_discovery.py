@@ -12,6 +12,7 @@ from evolve_action.globs import PathFilter, glob_problem
 from evolve_action.model import Format
 
 EVALS = '{"evals": [{"id": 1, "prompt": "p", "expectations": ["e"]}]}'
+SKILL_MD = "---\nname: pdf\ndescription: Use when pdf.\n---\n"
 
 
 def make(root: Path, files: dict[str, str]) -> Path:
@@ -400,3 +401,19 @@ def test_glob_problem() -> None:
     assert glob_problem("evals/**") is None
     assert "empty" in (glob_problem("  ") or "")
     assert ".." in (glob_problem("../x") or "")
+
+
+def test_describe_file__a_skill_creator_file_names_its_skill_directory(tmp_path: Path) -> None:
+    make(tmp_path, {"pdf/evals/evals.json": EVALS, "pdf/evals/trigger-eval.json": "[]"})
+    item = describe_file(tmp_path, tmp_path / "pdf/evals/evals.json")
+    assert (item.skill.name, item.skill.dir) == ("pdf", None)  # no SKILL.md: not installable
+    make(tmp_path, {"pdf/SKILL.md": SKILL_MD})
+    item = describe_file(tmp_path, tmp_path / "pdf/evals/trigger-eval.json")
+    assert (item.format, item.skill.name) == (Format.TRIGGERS, "pdf")
+    assert item.skill.dir == tmp_path.resolve() / "pdf"
+
+
+def test_describe_file__falls_back_to_the_directory_or_the_stem(tmp_path: Path) -> None:
+    make(tmp_path, {"suites/a/evals.yaml": "x: 1", "suites/b/review.eval.json": "{}"})
+    assert describe_file(tmp_path, tmp_path / "suites/a/evals.yaml").skill.name == "a"
+    assert describe_file(tmp_path, tmp_path / "suites/b/review.eval.json").skill.name == "review"
