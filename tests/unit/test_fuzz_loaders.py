@@ -256,12 +256,13 @@ def deep(depth: int, rng: random.Random) -> Any:
 def structural(data: Any, rng: random.Random) -> tuple[str, Any]:
     data = json.loads(json.dumps(data))
     at = rng.choice(list(paths_of(data)))
-    parent = get(data, at[:-1]) if at else None
+    parent: Any = get(data, at[:-1]) if at else None
     kind = rng.choice(("drop", "duplicate", "retype", "wrap", "deep", "rename"))
     if kind == "drop" and at:
-        del parent[at[-1]]  # type: ignore[index]
+        del parent[at[-1]]
     elif kind == "duplicate" and isinstance(parent, list):
-        parent.insert(at[-1], json.loads(json.dumps(parent[at[-1]])))  # type: ignore[arg-type]
+        index = int(at[-1])
+        parent.insert(index, json.loads(json.dumps(parent[index])))
     elif kind == "wrap":
         value = get(data, at)
         data = replace(data, at, [value] if rng.random() < 0.5 else {"value": value})
