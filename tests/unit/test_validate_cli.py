@@ -258,3 +258,13 @@ def test_problem_annotation__uses_the_field_as_title() -> None:
     assert problem_annotation(warning) == ("::warning file=e.json,line=4,title=evals[0]::odd")
     bare = Problem(Origin("e.json"), "unreadable")
     assert problem_annotation(bare) == ("::error file=e.json,title=invalid eval file::unreadable")
+
+
+def test_validate__a_config_file_alone(in_repo: Path, capsys: Any) -> None:
+    repo(in_repo, {"ci/.evolve.yml": "runs: 0\n"}, plugin=False)
+    code, out, _ = run(capsys, "ci/.evolve.yml")
+    assert code == 1
+    assert out.splitlines() == [
+        "ci/.evolve.yml:1: runs: must be at least 1, got 0",
+        "0 files, 0 cases, 1 error, 0 warnings",
+    ]

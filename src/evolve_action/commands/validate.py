@@ -1,9 +1,10 @@
 """`evolve-action validate [PATH...]`: lint eval files of every format, exit 1 on errors.
 
 A PATH is a directory (its eval files are discovered, and its `.evolve.*` config is checked and
-supplies `layout` and `paths` unless flags do) or one eval file (its format comes from its name,
-or `--as`). Problems print as `file:line: field: message`, then one summary line; inside GitHub
-Actions each also becomes an annotation at its file and line.
+supplies `layout` and `paths` unless flags do), one eval file (its format comes from its name,
+or `--as`), or a `.evolve.*` config file alone. Problems print as `file:line: field: message`,
+then one summary line; inside GitHub Actions each also becomes an annotation at its file and
+line.
 """
 
 from __future__ import annotations
@@ -133,6 +134,12 @@ def collect(
             if fmt is not None:
                 raise UsageError(f"--as names the format of an eval file; {target} is a directory")
             _directory(report, full, cwd, globs=globs, layout=layout, seen=seen)
+        elif full.name in config.NAMES and fmt is None:
+            loaded = config.load_config(full.parent, Path(full.name))
+            prefix = _display(full.parent, cwd)
+            report.problems.extend(
+                _prefixed(p, "" if prefix == "." else prefix) for p in loaded.problems
+            )
         elif full.resolve() not in seen:
             seen.add(full.resolve())
             report.entries.append(_file(full, cwd, fmt))
