@@ -15,31 +15,30 @@ files pointing outside it are reported, not read.
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evolve_action.globs import PathFilter
 from evolve_action.model import Format, Origin, Problem, Severity, Skill
+from evolve_action.placement import (
+    EXTENSIONS,
+    PLUGIN_MARKER,
+    EvalFile,
+    describe_file,
+    format_for_name,
+    inside,
+    manifest_name,
+    skill_near,
+)
+
+__all__ = ["LAYOUTS", "Discovery", "EvalFile", "describe_file", "discover", "format_for_name"]
 
 LAYOUTS = ("auto", "single", "multi", "marketplace")
-EXTENSIONS = (".json", ".jsonc", ".yaml", ".yml")  # evolve's probe order
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__"})
 MARKETPLACE_MARKER = ".claude-plugin/marketplace.json"
-PLUGIN_MARKER = ".claude-plugin/plugin.json"
 MULTI_MARKER = "plugins/*/.claude-plugin/plugin.json"
-
-
-@dataclass(frozen=True, slots=True)
-class EvalFile:
-    """One eval file to load: where it is, its format by name, and its skill."""
-
-    path: Path  # absolute
-    rel: str  # POSIX, relative to the discovery root (plus the caller's prefix)
-    format: Format
-    skill: Skill
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,28 +62,6 @@ class _Plugin:
     rel: str  # "" for the root in single layout
 
 
-def format_for_name(name: str) -> Format | None:
-    """The format a file's name implies, or None for names no convention uses."""
-    lower = name.lower()
-    stem, dot, ext = lower.rpartition(".")
-    if not dot:
-        return None
-    suffix = "." + ext
-    if suffix in EXTENSIONS and stem == "evals":
-        return Format.EVOLVE
-    if suffix in EXTENSIONS and stem in ("triggers", "trigger-eval", "trigger_eval"):
-        return Format.TRIGGERS
-    if lower.endswith(".eval.json"):
-        return Format.CLAUDITOR
-    if suffix in (".yaml", ".yml") and (
-        stem == "eval" or stem.endswith(".eval") or stem.startswith("dataset")
-    ):
-        return Format.AGENTV
-    if suffix == ".jsonl" and (stem.startswith("dataset") or stem.endswith(".eval")):
-        return Format.AGENTV
-    return None
-
-
 def discover(
     root: Path, *, paths: Sequence[str] = (), layout: str = "auto", prefix: str = ""
 ) -> Discovery:
@@ -99,18 +76,6 @@ def discover(
     return _Discoverer(root, PathFilter(paths), prefix).run(layout)
 
 
-def describe_file(root: Path, path: Path, fmt: Format | None = None, *, rel: str = "") -> EvalFile:
-    """An EvalFile for one file named directly (not found by the walk), with its skill guessed
-    from where it sits. Raises ValueError when no format is given and the name implies none."""
-    fmt = fmt or format_for_name(path.name)
-    if fmt is None:
-        raise ValueError(f"cannot tell the format of {path.name} from its name")
-    path = path.resolve()
-    root = root.resolve()
-    rel = rel or _relative(path, root)
-    return EvalFile(path, rel, fmt, _skill_near(path, fmt, root))
-
-
 class _Discoverer:
     def __init__(self, root: Path, keep: PathFilter, prefix: str) -> None:
         self.root = root
@@ -123,6 +88,8 @@ class _Discoverer:
     def run(self, layout: str) -> Discovery:
         self.index = _walk(self.root)
         found, plugins = self._layout(layout)
+        if layout == "auto":
+            plugins += self._nested(plugins)
         for plugin in plugins:
             self._eval_sets(plugin)
         skill_plugins = {_join(p.rel, "skills"): p for p in plugins}
@@ -161,10 +128,33 @@ class _Discoverer:
             names = sorted(self.index.get("plugins", _Dir()).subdirs)
             return layout, [_Plugin(name, f"plugins/{name}") for name in names]
         if layout == "single":
-            return layout, [_Plugin(_manifest_name(self.root) or self.root.name, "")]
+            return layout, [_Plugin(manifest_name(self.root) or self.root.name, "")]
         if "evals" in self.index:  # no marker: a bare `evals/<skill>/` still means evolve
             return "", [_Plugin(self.root.name, "")]
         return "", []
+
+    def _nested(self, known: list[_Plugin]) -> list[_Plugin]:
+        """Plugins and marketplaces below the root (a monorepo, an examples folder), each
+        read as its own markers say; a plugin the root layout already lists is not repeated."""
+        seen = {p.rel for p in known}
+        found: list[_Plugin] = []
+        for rel_dir in sorted(self.index):
+            markers = self.index.get(_join(rel_dir, ".claude-plugin"), _Dir()).files
+            if not rel_dir or not markers or rel_dir in seen:
+                continue
+            if "marketplace.json" in markers:
+                names = sorted(self.index.get(_join(rel_dir, "plugins"), _Dir()).subdirs)
+                inner = [_Plugin(n, _join(rel_dir, f"plugins/{n}")) for n in names]
+            elif "plugin.json" in markers:
+                name = manifest_name(self.root / rel_dir) or rel_dir.rpartition("/")[2]
+                inner = [_Plugin(name, rel_dir)]
+            else:
+                continue
+            for plugin in inner:
+                if plugin.rel not in seen:
+                    seen.add(plugin.rel)
+                    found.append(plugin)
+        return found
 
     def _eval_sets(self, plugin: _Plugin) -> None:
         evals_dir = _join(plugin.rel, "evals")
@@ -206,7 +196,7 @@ class _Discoverer:
                 rel = _join(rel_dir, name)
                 if fmt is Format.AGENTV and self._is_sidecar(rel_dir, name):
                     continue
-                self._add(rel, fmt, _skill_near(self.root / rel, fmt, self.root))
+                self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
 
     def _is_sidecar(self, rel_dir: str, name: str) -> bool:
         """`dataset.yaml` beside `dataset.jsonl` holds the JSONL dataset's shared settings."""
@@ -232,7 +222,7 @@ class _Discoverer:
             return
         path = self.root / rel
         parent, _, name = rel.rpartition("/")
-        if name in self.index[parent].links and not _inside(path, self.root):
+        if name in self.index[parent].links and not inside(path, self.root):
             self._problem(
                 rel,
                 "is a symlink to a file outside the repository; it was not read."
@@ -274,69 +264,6 @@ def _walk(root: Path) -> dict[str, _Dir]:
             except OSError:
                 continue
     return index
-
-
-def _skill_near(path: Path, fmt: Format, root: Path) -> Skill:
-    """The skill an eval file sits beside or inside, by each format's convention."""
-    parent = path.parent
-    if fmt is Format.CLAUDITOR:
-        name = path.name[: -len(".eval.json")] if path.name.lower().endswith(".eval.json") else ""
-        if name.upper() == "SKILL" or not name:
-            return _skill(parent.name, parent)
-        if (parent / f"{name}.md").is_file():  # legacy `.claude/commands/<name>.md`
-            return Skill(name=name, dir=None)
-        if parent.name == "assets" and (parent.parent / "SKILL.md").is_file():
-            return _skill(parent.parent.name, parent.parent)
-        return Skill(name=name, dir=None)
-    evolve_like = fmt in (Format.EVOLVE, Format.TRIGGERS, Format.SKILL_EVALUATOR)
-    if evolve_like and parent.parent.name == "evals":
-        skills = parent.parent.parent / "skills" / parent.name  # evolve eval set
-        return Skill(parent.name, skills if skills.is_dir() else None)
-    if evolve_like and parent.name == "evals":
-        return _skill(parent.parent.name, parent.parent)  # skill-creator `<skill>/evals/`
-    for ancestor in _ancestors(parent, root):
-        if (ancestor / "SKILL.md").is_file():
-            return _skill(ancestor.name, ancestor)
-    stem = path.name.split(".")[0]
-    generic = evolve_like or stem.lower() in ("eval", "dataset")
-    return Skill(name=parent.name if generic else stem, dir=None)
-
-
-def _skill(name: str, directory: Path) -> Skill:
-    return Skill(name, directory if (directory / "SKILL.md").is_file() else None)
-
-
-def _ancestors(start: Path, root: Path) -> Iterable[Path]:
-    current = start
-    while _inside(current, root):
-        yield current
-        if current == root:
-            return
-        current = current.parent
-
-
-def _manifest_name(root: Path) -> str:
-    try:
-        data = json.loads((root / PLUGIN_MARKER).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return ""
-    name = data.get("name") if isinstance(data, dict) else None
-    return name.strip() if isinstance(name, str) else ""
-
-
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        Path(os.path.realpath(path)).relative_to(root)
-    except ValueError:
-        return False
-    return True
-
-
-def _relative(path: Path, root: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return path.name
 
 
 def _join(base: str, name: str) -> str:

@@ -417,3 +417,31 @@ def test_describe_file__falls_back_to_the_directory_or_the_stem(tmp_path: Path) 
     make(tmp_path, {"suites/a/evals.yaml": "x: 1", "suites/b/review.eval.json": "{}"})
     assert describe_file(tmp_path, tmp_path / "suites/a/evals.yaml").skill.name == "a"
     assert describe_file(tmp_path, tmp_path / "suites/b/review.eval.json").skill.name == "review"
+
+
+def test_discover__finds_plugins_and_marketplaces_below_the_root(tmp_path: Path) -> None:
+    make(
+        tmp_path,
+        {
+            "examples/demo/.claude-plugin/plugin.json": '{"name": "demo-plugin"}',
+            "examples/demo/evals/greeter/evals.json": EVALS,
+            "examples/demo/skills/greeter/SKILL.md": "x",
+            "vendor/market/.claude-plugin/marketplace.json": "{}",
+            "vendor/market/plugins/p/.claude-plugin/plugin.json": "{}",
+            "vendor/market/plugins/p/evals/s/triggers.json": "{}",
+        },
+    )
+    result = discover(tmp_path)
+    assert result.layout == ""
+    files = {f.rel: f.skill for f in result.files}
+    assert list(files) == [
+        "examples/demo/evals/greeter/evals.json",
+        "vendor/market/plugins/p/evals/s/triggers.json",
+    ]
+    greeter = files["examples/demo/evals/greeter/evals.json"]
+    assert (greeter.plugin, greeter.dir) == (
+        "demo-plugin",
+        tmp_path.resolve() / "examples/demo/skills/greeter",
+    )
+    assert files["vendor/market/plugins/p/evals/s/triggers.json"].plugin == "p"
+    assert discover(tmp_path, layout="single").files == ()  # a forced layout reads only the root
