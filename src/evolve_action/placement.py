@@ -104,7 +104,7 @@ def _ancestors(start: Path, root: Path) -> Iterable[Path]:
 def manifest_name(root: Path) -> str:
     try:
         data = json.loads((root / PLUGIN_MARKER).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return ""
     name = data.get("name") if isinstance(data, dict) else None
     return name.strip() if isinstance(name, str) else ""

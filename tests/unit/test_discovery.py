@@ -445,3 +445,12 @@ def test_discover__finds_plugins_and_marketplaces_below_the_root(tmp_path: Path)
     )
     assert files["vendor/market/plugins/p/evals/s/triggers.json"].plugin == "p"
     assert discover(tmp_path, layout="single").files == ()  # a forced layout reads only the root
+
+
+def test_discover__an_unreadable_plugin_manifest_falls_back_to_the_directory(
+    tmp_path: Path,
+) -> None:
+    root = make(tmp_path / "repo", {"evals/s/evals.json": EVALS})
+    (root / ".claude-plugin").mkdir()
+    (root / ".claude-plugin/plugin.json").write_bytes(b"[" * 200_000)
+    assert discover(root).files[0].skill.plugin == "repo"
