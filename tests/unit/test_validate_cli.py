@@ -268,3 +268,12 @@ def test_validate__a_config_file_alone(in_repo: Path, capsys: Any) -> None:
         "ci/.evolve.yml:1: runs: must be at least 1, got 0",
         "0 files, 0 cases, 1 error, 0 warnings",
     ]
+
+
+def test_validate__a_special_file_is_a_usage_error(in_repo: Path, capsys: Any) -> None:
+    import os
+
+    os.mkfifo(in_repo / "evals.json")  # reading it would block forever
+    code, _, err = run(capsys, "evals.json")
+    assert code == 2
+    assert "evals.json is neither a directory nor a regular file" in err

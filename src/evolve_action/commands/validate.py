@@ -134,6 +134,8 @@ def collect(
             if fmt is not None:
                 raise UsageError(f"--as names the format of an eval file; {target} is a directory")
             _directory(report, full, cwd, globs=globs, layout=layout, seen=seen)
+        elif not full.is_file():
+            raise UsageError(f"{target} is neither a directory nor a regular file")
         elif full.name in config.NAMES and fmt is None:
             loaded = config.load_config(full.parent, Path(full.name))
             prefix = _display(full.parent, cwd)
