@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from textwrap import dedent
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from evolve_action.formats import load_file
+from evolve_action.documents import Document
+from evolve_action.formats import agentv, load_file
 from evolve_action.formats.base import LoadContext
 from evolve_action.model import Case, Check, Format, JudgeItem, LoadResult, Scale, Skill
 
@@ -508,6 +512,7 @@ def test_load__spec_evaluators_flatten_into_groups(tmp_path: Path) -> None:
     assert fmt.params["cwd"] == "evals"
     assert fmt.params["stage"] == [{"source": "judges/check.py", "dest": "evals/judges/check.py"}]
     assert fmt.params["config"] == {"threshold": 3}
+    assert case.extra["grader_files"] == ["evals/judges/check.py"]
     assert isinstance(workflow, Check) and workflow.params["expected"][1]["max_duration_ms"] == 500
     assert "search → summarize" in workflow.text
     assert isinstance(efficiency, Check) and efficiency.required == 0.8
@@ -804,3 +809,70 @@ def test_load__file_references_search_parent_folders_like_agentv(tmp_path: Path)
     found = errors(load(tmp_path, text, name="examples/jsonl/evals/EVAL.yaml", files=files))
     # The file block is found in a parent folder; the script path is the command's own.
     assert len(found) == 1 and "no such file: '../basic/notes.py'" in found[0]
+
+
+# --- robustness ----------------------------------------------------------------------------
+
+_KEYS = (
+    "tests evalcases id input input_messages role content type value criteria expected_outcome"
+    " rubrics score_ranges assert evaluators execution name weight required aggregator fields"
+    " path match mode expected minimums tool args script prompt vars expected_output 0 10"
+    " threshold timeout_seconds required_min_score operator cwd weights score_range"
+).split()
+_WORDS = (
+    "composite rubric llm_judge code_judge tool_trajectory field_accuracy execution_metrics"
+    " contains regex is_json skill-used latency user system assistant tool file text json image"
+    " weighted_average safety_gate all_or_nothing any a.b[0] ( /etc/passwd ../x exact date"
+).split()
+
+
+def _documents() -> st.SearchStrategy[object]:
+    leaves = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-3, 12),
+        st.floats(-2, 12, allow_nan=False),
+        st.sampled_from(_WORDS),
+    )
+    return st.recursive(
+        leaves,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=4),
+            st.dictionaries(st.sampled_from(_KEYS), inner, max_size=6),
+        ),
+        max_leaves=40,
+    )
+
+
+def _shaped() -> st.SearchStrategy[object]:
+    """Plausible files with random parts, so the fuzzing reaches the evaluator parsers."""
+    anything = _documents()
+    evaluator = st.dictionaries(st.sampled_from(_KEYS), anything, max_size=5).map(
+        lambda d: {"type": d.pop("type", "composite"), **d}
+    )
+    evaluator = st.one_of(
+        evaluator,
+        st.builds(
+            lambda t, e, extra: {"type": t, "evaluators": e, **extra},
+            st.sampled_from(["composite", "rubric", "llm_judge"]),
+            st.lists(evaluator, max_size=3),
+            st.dictionaries(st.sampled_from(_KEYS), anything, max_size=3),
+        ),
+    )
+    case = st.fixed_dictionaries(
+        {"id": st.sampled_from(["a", "b", 1]), "input": anything, "assert": st.lists(evaluator)},
+        optional={"rubrics": anything, "criteria": anything, "expected_output": anything},
+    )
+    return st.fixed_dictionaries({"tests": st.lists(case, min_size=1, max_size=3)})
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.one_of(_documents(), _shaped()))
+def test_load__any_document_gives_problems_not_exceptions(data: object) -> None:
+    root = Path(tempfile.gettempdir()) / "agentv-fuzz-root"
+    (root / "evals").mkdir(parents=True, exist_ok=True)
+    doc = Document(path=root / "evals" / "EVAL.yaml", rel="evals/EVAL.yaml", data=data)
+    result = agentv.load(doc, LoadContext(root=root, skill=Skill("s", None)))
+    assert result.ok or result.errors
+    for problem in result.problems:
+        assert problem.message and problem.origin.path == "evals/EVAL.yaml"

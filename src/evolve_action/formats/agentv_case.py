@@ -25,7 +25,7 @@ from evolve_action.formats.agentv_common import (
 )
 from evolve_action.formats.agentv_evaluators import Evaluator, parse_list
 from evolve_action.formats.agentv_rubrics import parse_rubrics
-from evolve_action.model import Case, Fixture, Message
+from evolve_action.model import Case, Check, Fixture, Message
 
 OUTCOME_KEYS = ("expected_outcome", "criteria", "outcome")
 ROLES = ("system", "user", "assistant", "tool")
@@ -90,6 +90,15 @@ def build_case(src: Src, at: At, row: Any, defaults: Defaults) -> Case | None:
         "expected_messages": expected,
         "input_messages": input_messages,
         "input_files": [f.dest for f in files],
+        # Repository files judge scripts read: a change to them must change the fingerprint.
+        "grader_files": sorted(
+            {
+                s["dest"]
+                for i in built.items
+                if isinstance(i, Check)
+                for s in i.params.get("stage", [])
+            }
+        ),
         "note": note,
     }
     for key in ("conversation_id", "description", "metadata"):

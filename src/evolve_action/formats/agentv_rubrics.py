@@ -86,7 +86,9 @@ def _one(src: Src, at: At, item: Any, n: int, *, analytic: bool) -> Rubric | Non
     weight = 1.0
     if "weight" in item:
         weight = number(src, (*at, "weight"), item["weight"], lo=0.0) or 0.0
-    bands = _bands(src, (*at, "score_ranges"), item["score_ranges"]) if analytic else ()
+    bands: tuple[Band, ...] = ()
+    if analytic and "score_ranges" in item:
+        bands = _bands(src, (*at, "score_ranges"), item["score_ranges"])
     if analytic and "score_ranges" not in item:
         src.error(at, "another item of this list has score_ranges, so this one needs them too")
     required = _required(src, at, item, analytic=analytic)
