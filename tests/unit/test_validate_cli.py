@@ -115,6 +115,18 @@ def test_validate__annotations_inside_github_actions(
     assert annotation.startswith("::error file=evals/s/evals.json,line=2,title=evals[0].prompt::")
 
 
+def test_validate__config_annotations_say_so(
+    in_repo: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    repo(in_repo, {".evolve.json": "[1]", ".evolve.yaml": "runs: 2"}, plugin=False)
+    _, out, _ = run(capsys)
+    assert out.splitlines()[-1] == (
+        "::error file=.evolve.yaml,title=invalid config::ambiguous config: found .evolve.yaml,"
+        " .evolve.json; keep exactly one"
+    )
+
+
 def test_validate__json_mode_sends_annotations_to_stderr(
     in_repo: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

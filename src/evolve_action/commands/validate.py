@@ -241,7 +241,9 @@ def write_annotations(report: Report, out: TextIO | None) -> None:
     if out is None:
         return
     for problem in report.all_problems():
-        out.write(problem_annotation(problem) + "\n")
+        is_config = problem.origin.path.rpartition("/")[2] in config.NAMES
+        title = "invalid config" if is_config and not problem.field else ""
+        out.write(problem_annotation(problem, title=title) + "\n")
 
 
 def to_json(report: Report) -> dict[str, Any]:
