@@ -54,59 +54,27 @@ def build_case(src: Src, at: At, row: Any, defaults: Defaults) -> Case | None:
     variables = _dict_of(row, "vars")
     outcome = _outcome(src, at, row)
     files: list[Fixture] = []
-    where = _input_at(at, row, variables)
     turns = _input(src, at, row, variables, files)
     reference, data, expected = _expected(src, at, row, variables)
     evaluators = _evaluators(src, at, row, defaults)
     authored = _authored(row) or bool(defaults.evaluators)
-    execution = _dict_of(row, "execution")
-    timeout = defaults.timeout_s
-    if "timeout_seconds" in execution:
-        where = (*at, "execution", "timeout_seconds")
-        timeout = number(src, where, execution["timeout_seconds"], lo=1, hi=3600, integer=True)
+    timeout, threshold = _limits(src, at, row, defaults)
     if case_id is None or turns is None:
         return None
-    conversation = _conversation(src, where, turns)
+    conversation = _conversation(src, _input_at(at, row, variables), turns)
     if conversation is None:
         return None
     system, earlier, prompt = conversation
-    note: str = row["note"] if isinstance(row.get("note"), str) else ""
-    input_messages = _plain_input(row, variables)
     info = agentv_items.CaseInfo(
         outcome=outcome,
         question=" ".join(t.words for t in turns if t.words),
         reference=reference,
         expected_data=data,
-        note=note,
+        note=row["note"] if isinstance(row.get("note"), str) else "",
         expected_messages=tuple(expected),
-        input_messages=tuple(input_messages),
+        input_messages=tuple(_plain_input(row, variables)),
     )
     built = agentv_items.build(src, at, evaluators, info, default=not authored)
-    extra: dict[str, Any] = {
-        "groups": built.groups,
-        "expected_outcome": outcome,
-        "question": info.question,
-        "reference_answer": reference,
-        "expected_messages": expected,
-        "input_messages": input_messages,
-        "input_files": [f.dest for f in files],
-        # Repository files judge scripts read: a change to them must change the fingerprint.
-        "grader_files": sorted(
-            {
-                s["dest"]
-                for i in built.items
-                if isinstance(i, Check)
-                for s in i.params.get("stage", [])
-            }
-        ),
-        "note": note,
-    }
-    for key in ("conversation_id", "description", "metadata"):
-        if key in row:
-            extra[key] = row[key]
-    if "threshold" in execution:
-        where = (*at, "execution", "threshold")
-        extra["threshold"] = number(src, where, execution["threshold"], lo=0.0, hi=1.0)
     return Case(
         id=case_id,
         prompt=prompt,
@@ -118,8 +86,57 @@ def build_case(src: Src, at: At, row: Any, defaults: Defaults) -> Case | None:
         files=tuple(files),
         items=tuple(built.items),
         timeout_seconds=timeout,
-        extra=extra,
+        extra=_extra(row, info, files, built, threshold),
     )
+
+
+def _limits(
+    src: Src, at: At, row: dict[str, Any], defaults: Defaults
+) -> tuple[float | None, float | None]:
+    """(timeout in seconds, pass threshold) of the case's own `execution`, else the suite's."""
+    execution = _dict_of(row, "execution")
+    timeout, threshold = defaults.timeout_s, None
+    if "timeout_seconds" in execution:
+        where = (*at, "execution", "timeout_seconds")
+        timeout = number(src, where, execution["timeout_seconds"], lo=1, hi=3600, integer=True)
+    if "threshold" in execution:
+        where = (*at, "execution", "threshold")
+        threshold = number(src, where, execution["threshold"], lo=0.0, hi=1.0)
+    return timeout, threshold
+
+
+def _extra(
+    row: dict[str, Any],
+    info: agentv_items.CaseInfo,
+    files: list[Fixture],
+    built: agentv_items.Built,
+    threshold: float | None,
+) -> dict[str, Any]:
+    """What the verdict policy, judge scripts and the judge read besides the model fields."""
+    staged = {
+        entry["dest"]
+        for item in built.items
+        if isinstance(item, Check)
+        for entry in item.params.get("stage", [])
+    }
+    extra: dict[str, Any] = {
+        "groups": built.groups,
+        "expected_outcome": info.outcome,
+        "question": info.question,
+        "reference_answer": info.reference,
+        "expected_messages": list(info.expected_messages),
+        "input_messages": list(info.input_messages),
+        "input_files": [f.dest for f in files],
+        # Repository files judge scripts read: a change to them must change the fingerprint.
+        "grader_files": sorted(staged),
+        "note": info.note,
+    }
+    for key in ("conversation_id", "description", "metadata"):
+        if key in row:
+            extra[key] = row[key]
+    if threshold is not None:
+        extra["threshold"] = threshold
+    return extra
 
 
 def _case_id(src: Src, at: At, row: dict[str, Any]) -> str | None:
