@@ -876,3 +876,20 @@ def test_load__any_document_gives_problems_not_exceptions(data: object) -> None:
     assert result.ok or result.errors
     for problem in result.problems:
         assert problem.message and problem.origin.path == "evals/EVAL.yaml"
+
+
+def test_load__paths_too_long_for_the_os_are_problems(tmp_path: Path) -> None:
+    long = "x" * 5000
+    text = f"""
+    tests:
+      - id: a
+        criteria: x
+        input: [{{role: user, content: [{{type: file, value: {long}.md}}]}}]
+        assert:
+          - {{name: p, type: llm_judge, prompt: {long}.md}}
+          - {{name: j, type: code_judge, script: [python3, {long}.py], cwd: {long}}}
+      - {long}.yaml
+    """
+    found = errors(load(tmp_path, text))
+    assert sum("cannot use the path" in m for m in found) == 3, found
+    assert any("is not a folder inside the repository" in m for m in found)

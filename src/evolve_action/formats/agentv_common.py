@@ -154,23 +154,26 @@ def resolve_file(
     for n, folder in enumerate(folders):
         try:
             candidate = (folder / stripped).resolve()
-        except (OSError, RuntimeError, ValueError):
-            src.error(at, f"cannot resolve the path {value!r}")
+            if not candidate.is_relative_to(src.root):
+                escaped = escaped or n == 0  # as written, it leaves the repository
+                continue
+            if candidate.is_file():
+                return candidate
+            exists = candidate.exists()
+        except (OSError, RuntimeError, ValueError) as exc:
+            reason = getattr(exc, "strerror", None) or "not a usable path"
+            src.error(at, f"cannot use the path {value[:200]!r}: {reason}")
             return None
-        if not candidate.is_relative_to(src.root):
-            escaped = escaped or n == 0  # as written, it leaves the repository
-            continue
-        if candidate.is_file():
-            return candidate
-        if candidate.exists():
+        if exists:
             src.error(at, f"{value!r} is not a regular file")
             return None
     if escaped:
         src.error(at, f"{value!r} points outside the repository; keep referenced files inside it")
     else:
+        where = "and its parent folders" if parents else "only"
         src.error(
             at,
-            f"no such file: {value!r} (looked in {rel_dir(src, start)} and its parent folders;"
+            f"no such file: {value!r} (looked in {rel_dir(src, start)} {where};"
             " a leading / means the repository root)",
         )
     return None

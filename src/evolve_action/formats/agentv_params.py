@@ -83,8 +83,12 @@ def _judge_dir(src: Src, at: At, ev: dict[str, Any]) -> Path | None:
     if not isinstance(cwd, str):
         src.error((*at, "cwd"), "must be a folder path (a string)")
         return None
-    base = (src.root / cwd.lstrip("/") if cwd.startswith("/") else src.dir / cwd).resolve()
-    if not base.is_relative_to(src.root) or not base.is_dir():
+    try:
+        base = (src.root / cwd.lstrip("/") if cwd.startswith("/") else src.dir / cwd).resolve()
+        usable = base.is_relative_to(src.root) and base.is_dir()
+    except (OSError, RuntimeError, ValueError):
+        usable = False
+    if not usable:
         src.error((*at, "cwd"), f"{cwd!r} is not a folder inside the repository")
         return None
     return base
