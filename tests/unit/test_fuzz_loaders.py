@@ -467,3 +467,18 @@ def test_load_file__a_file_reference_too_long_for_the_os(
     fmt = {"SKILL.eval.json": Format.CLAUDITOR, "EVAL.yaml": Format.AGENTV}.get(name, Format.EVOLVE)
     result, rel = load_one(tmp_path, name, fmt, serialize(data, name))
     check(result, rel, name)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="agentv loader: RecursionError in formats/agentv_evaluators.py (_composite)",
+)
+def test_load_file__composite_evaluators_nested_deeply(tmp_path: Path) -> None:
+    evaluator: Any = {"type": "contains", "value": "x"}
+    for _ in range(300):  # JSON reaches this depth; YAML's reader stops earlier
+        evaluator = {"type": "composite", "evaluators": [evaluator]}
+    rows = json.loads(json.dumps(AGENTV["evalcases"]))
+    rows[1]["assert"] = [evaluator]
+    result, rel = load_one(tmp_path, "dataset.jsonl", Format.AGENTV, serialize(rows, ".jsonl"))
+    check(result, rel, "deep composite")
