@@ -445,7 +445,6 @@ def _long_names() -> list[Any]:
         pytest.param(
             "EVAL.yaml",
             edit(AGENTV, lambda d: d.__setitem__("evalcases", TOO_LONG + ".yaml")),
-            marks=owner("agentv", "formats/agentv_common.py:154 via agentv.py"),
             id="agentv-case-file",
         ),
         pytest.param(
@@ -454,7 +453,6 @@ def _long_names() -> list[Any]:
                 AGENTV,
                 lambda d: d["execution"]["evaluators"][0].__setitem__("prompt", TOO_LONG + ".md"),
             ),
-            marks=owner("agentv", "formats/agentv_common.py:154 via agentv_evaluators.py"),
             id="agentv-prompt-file",
         ),
     ]
