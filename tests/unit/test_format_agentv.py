@@ -893,3 +893,12 @@ def test_load__paths_too_long_for_the_os_are_problems(tmp_path: Path) -> None:
     found = errors(load(tmp_path, text))
     assert sum("cannot use the path" in m for m in found) == 3, found
     assert any("is not a folder inside the repository" in m for m in found)
+
+
+def test_load__composites_nested_too_deeply_are_an_error(tmp_path: Path) -> None:
+    evaluator = "{type: is_json}"
+    for _ in range(40):
+        evaluator = f"{{type: composite, evaluators: [{evaluator}]}}"
+    text = f"tests:\n  - id: a\n    input: q\n    assert: [{evaluator}]\n"
+    (found,) = errors(load(tmp_path, text))
+    assert "composites nest more than 16 levels deep" in found

@@ -56,6 +56,7 @@ SPEC_KINDS = (
     "field_accuracy",
     "execution_metrics",
 )
+MAX_COMPOSITE_DEPTH = 16  # deeper trees are a mistake, and would exhaust Python's stack
 AGGREGATORS = ("weighted_average", "minimum", "maximum", "safety_gate", "all_or_nothing")
 PROMPT_EXTENSIONS = (".md", ".txt", ".prompt", ".j2", ".jinja", ".hbs", ".mustache", ".tmpl")
 
@@ -241,6 +242,9 @@ def _looks_like_path(prompt: str) -> bool:
 
 
 def _composite(src: Src, at: At, ev: dict[str, Any], base: Evaluator) -> Evaluator | None:
+    if at.count("evaluators") >= MAX_COMPOSITE_DEPTH:
+        src.error(at, f"composites nest more than {MAX_COMPOSITE_DEPTH} levels deep; flatten them")
+        return None
     children = parse_list(src, (*at, "evaluators"), ev.get("evaluators"))
     if not children:
         if ev.get("evaluators") in (None, []):
