@@ -389,9 +389,17 @@ def test_load__score_ranges_make_range10_items(tmp_path: Path) -> None:
     accuracy, brevity = case.items
     assert isinstance(accuracy, JudgeItem) and isinstance(brevity, JudgeItem)
     assert accuracy.scale is Scale.RANGE10 and accuracy.required == 0.8
-    assert dict(accuracy.anchors) == {"0-2": "wrong", "3-6": "some", "7-9": "most", "10": "all"}
+    assert dict(accuracy.anchors) == {
+        "0": "wrong (scores 0-2)",
+        "3": "some (scores 3-6)",
+        "7": "most (scores 7-9)",
+        "10": "all",
+    }
     assert accuracy.params["score_ranges"][0] == [0, 2, "wrong"]
-    assert brevity.text == "Short" and dict(brevity.anchors) == {"0-4": "long", "5-10": "short"}
+    assert brevity.text == "Short" and dict(brevity.anchors) == {
+        "0": "long (scores 0-4)",
+        "5": "short (scores 5-10)",
+    }
 
 
 @pytest.mark.parametrize(

@@ -150,7 +150,9 @@ def test_corpus__spec_rubric_example_keeps_weights_bands_and_floors(
     bug = suite_level[0]
     assert isinstance(bug, JudgeItem) and bug.scale is Scale.RANGE10
     assert (bug.weight, bug.required) == (3.0, 1.0)
-    assert bug.anchors["0-2"] == "Misses critical bugs" and bug.anchors["10"].startswith("Complete")
+    assert bug.anchors["0"] == "Misses critical bugs (scores 0-2)" and bug.anchors["10"].startswith(
+        "Complete"
+    )
 
 
 def test_corpus__jsonl_dataset_shapes(corpus_dir: Path, tmp_path: Path) -> None:

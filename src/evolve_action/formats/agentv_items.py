@@ -106,7 +106,12 @@ def _add(src: Src, case_at: At, ev: Evaluator, parent: str, info: CaseInfo, buil
 
 
 def _rubric_item(rubric: Rubric, path: str) -> JudgeItem:
-    anchors = {(str(b.lo) if b.lo == b.hi else f"{b.lo}-{b.hi}"): b.text for b in rubric.bands}
+    # Keyed by the band's lower bound (numeric keys sort as scales do); the text says where
+    # the band ends.
+    anchors = {
+        str(b.lo): b.text if b.lo == b.hi else f"{b.text} (scores {b.lo}-{b.hi})"
+        for b in rubric.bands
+    }
     return JudgeItem(
         id=f"{path}/{rubric.id}",
         text=_rubric_text(rubric),
