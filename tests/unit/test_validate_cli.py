@@ -181,6 +181,15 @@ def test_validate__paths_globs_narrow_discovery(in_repo: Path, capsys: Any) -> N
     assert run(capsys, "--paths", "evals/s/**")[:2] == (0, "1 file, 1 case, 0 errors, 0 warnings\n")
     code, out, _ = run(capsys, "--paths", "evals/s/**,evals/t/*")
     assert (code, out.splitlines()[-1]) == (1, "2 files, 1 case, 1 error, 0 warnings")
+    code, out, _ = run(capsys, "--paths", "evals/s/**", "--paths", "evals/t/*")
+    assert (code, out.splitlines()[-1]) == (1, "2 files, 1 case, 1 error, 0 warnings")
+
+
+def test_validate__a_path_after_paths_is_still_a_path(in_repo: Path, capsys: Any) -> None:
+    repo(in_repo / "sub", {"evals/s/evals.json": GOOD, "evals/t/evals.json": BROKEN})
+    repo(in_repo, {"evals/x/evals.json": BROKEN})
+    code, out, _ = run(capsys, "--paths", "evals/s/**", "sub")
+    assert (code, out) == (0, "1 file, 1 case, 0 errors, 0 warnings\n")
 
 
 def test_validate__a_forced_layout_without_its_marker(in_repo: Path, capsys: Any) -> None:

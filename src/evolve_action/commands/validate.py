@@ -67,11 +67,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", dest="output")
     parser.add_argument(
         "--paths",
-        action="extend",
-        nargs="+",
+        action="append",  # one value per flag, so a PATH after it is not taken for a glob
         default=None,
         metavar="GLOB",
-        help="only eval files whose path matches one of these globs (** allowed)",
+        help="only eval files whose path matches a glob (** allowed); repeat the flag or"
+        " separate globs with commas",
     )
     parser.add_argument(
         "--layout",
