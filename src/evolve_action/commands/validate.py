@@ -70,8 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",  # one value per flag, so a PATH after it is not taken for a glob
         default=None,
         metavar="GLOB",
-        help="only eval files whose path matches a glob (** allowed); repeat the flag or"
-        " separate globs with commas",
+        help="only eval files whose path below the PATH directory matches a glob (** allowed);"
+        " repeat the flag or separate globs with commas",
     )
     parser.add_argument(
         "--layout",
