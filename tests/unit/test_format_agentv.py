@@ -910,3 +910,25 @@ def test_load__composites_nested_too_deeply_are_an_error(tmp_path: Path) -> None
     text = f"tests:\n  - id: a\n    input: q\n    assert: [{evaluator}]\n"
     (found,) = errors(load(tmp_path, text))
     assert "composites nest more than 16 levels deep" in found
+
+
+def test_load__generated_evaluator_names_avoid_written_ones(tmp_path: Path) -> None:
+    text = """
+    tests:
+      - id: a
+        input: q
+        assert:
+          - {type: contains, value: x}
+          - {name: contains, type: regex, value: y}
+          - {type: contains, value: z}
+          - One criterion
+          - {name: criteria, type: is_json}
+    """
+    (case,) = ok(load(tmp_path, text))
+    assert [i.id for i in case.items] == [
+        "contains-2",
+        "contains",
+        "contains-3",
+        "criteria-2/rubric-1",
+        "criteria",
+    ]

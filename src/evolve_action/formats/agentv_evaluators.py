@@ -82,21 +82,24 @@ def parse_list(src: Src, at: At, value: Any) -> tuple[Evaluator, ...]:
         return ()
     out: list[Evaluator] = []
     names: set[str] = set()
+    # Generated names (`contains`, `contains-2`) keep clear of the names authors wrote.
+    written = {e["name"] for e in value if isinstance(e, dict) and isinstance(e.get("name"), str)}
     strings = [(i, v) for i, v in enumerate(value) if isinstance(v, str)]
     for i, entry in enumerate(value):
         if isinstance(entry, str):
             if strings and i == strings[0][0]:
-                out.append(_criteria(src, at, strings, _free_name("criteria", names)))
+                name = _free_name("criteria", names, written)
+                out.append(_criteria(src, at, strings, name))
             continue
-        ev = _one(src, (*at, i), entry, names)
+        ev = _one(src, (*at, i), entry, names, written)
         if ev is not None:
             out.append(ev)
     return tuple(out)
 
 
-def _free_name(base: str, names: set[str]) -> str:
+def _free_name(base: str, names: set[str], written: set[str]) -> str:
     name, n = base, 1
-    while name in names:
+    while name in names or name in written:
         n += 1
         name = f"{base}-{n}"
     names.add(name)
@@ -114,7 +117,7 @@ def _criteria(src: Src, at: At, strings: list[tuple[int, str]], name: str) -> Ev
     return Evaluator(name, "rubric", src.origin((*at, strings[0][0])), rubrics=tuple(rubrics))
 
 
-def _one(src: Src, at: At, ev: Any, names: set[str]) -> Evaluator | None:
+def _one(src: Src, at: At, ev: Any, names: set[str], written: set[str]) -> Evaluator | None:
     if not isinstance(ev, dict):
         src.error(at, f"an evaluator is a mapping with name and type, not {kind_of(ev)}")
         return None
@@ -124,7 +127,7 @@ def _one(src: Src, at: At, ev: Any, names: set[str]) -> Evaluator | None:
         return None
     kind = raw_type.strip().lower().replace("-", "_")
     kind = ALIASES.get(kind, kind)
-    name = _name(src, at, ev, kind, names)
+    name = _name(src, at, ev, kind, names, written)
     if name is None:
         return None
     weight = 1.0
@@ -137,9 +140,11 @@ def _one(src: Src, at: At, ev: Any, names: set[str]) -> Evaluator | None:
     return _typed(src, at, ev, base, raw_type)
 
 
-def _name(src: Src, at: At, ev: dict[str, Any], kind: str, names: set[str]) -> str | None:
+def _name(
+    src: Src, at: At, ev: dict[str, Any], kind: str, names: set[str], written: set[str]
+) -> str | None:
     if "name" not in ev:
-        return _free_name(kind, names)
+        return _free_name(kind, names, written)
     name = ev["name"]
     if not isinstance(name, str) or not name.strip() or "/" in name:
         src.error((*at, "name"), "an evaluator name is a non-empty string without '/'")
