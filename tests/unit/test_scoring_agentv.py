@@ -6,6 +6,8 @@ from pathlib import Path
 from textwrap import dedent
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evolve_action.formats import load_file
 from evolve_action.formats.base import LoadContext
@@ -225,3 +227,30 @@ def test_judge_needed__only_with_judge_items(tmp_path: Path) -> None:
     assert policy.judge_needed(checks_only, checks_only.cases[0], []) is False
     judged = suite_of(tmp_path, "tests: [{id: c, input: q, criteria: x}]\n")
     assert policy.judge_needed(judged, judged.cases[0], []) is True
+
+
+_SCORES = st.one_of(st.none(), st.floats(0, 1))
+
+
+@pytest.mark.parametrize(
+    "aggregator",
+    [
+        "{type: weighted_average, weights: {safety: 0}}",
+        "{type: minimum}",
+        "{type: maximum}",
+        "{type: safety_gate, required: [safety]}",
+        "{type: all_or_nothing, threshold: 0.6}",
+    ],
+)
+def test_verdict__scores_stay_in_unit_range(tmp_path: Path, aggregator: str) -> None:
+    suite = suite_of(tmp_path, case_with(COMPOSITE.replace("{AGG}", aggregator)))
+
+    @settings(max_examples=60, deadline=None)
+    @given(safety=_SCORES, quality=_SCORES, other=_SCORES)
+    def check(safety: float | None, quality: float | None, other: float | None) -> None:
+        got = verdict(suite, {"gate/safety": safety, "gate/quality": quality, "other": other})
+        assert 0.0 <= got.score <= 1.0
+        if got.status is Status.PASS:
+            assert got.score + 1e-9 >= 0.8 or "skipped" in got.reason
+
+    check()
