@@ -932,3 +932,42 @@ def test_load__generated_evaluator_names_avoid_written_ones(tmp_path: Path) -> N
         "criteria-2/rubric-1",
         "criteria",
     ]
+
+
+def test_load__prompts_templates_wrap_text_inputs(tmp_path: Path) -> None:
+    text = """
+    prompts: ["Answer briefly: {{ input }} (for {{ who }})", "ignored"]
+    tests:
+      - {id: a, criteria: x, vars: {input: "What is 2+2?", who: kids}}
+      - {id: b, criteria: x, input: [{role: user, content: hi}]}
+    """
+    result = load(tmp_path, text)
+    a, b = ok(result)
+    assert a.prompt == "Answer briefly: What is 2+2? (for kids)"
+    assert b.prompt == "hi"
+    warnings = [p.render() for p in result.problems]
+    assert any("several prompts: only the first is used" in w for w in warnings)
+    assert any("tests[1].input" in w and "messages go as written" in w for w in warnings)
+    plain = load(tmp_path, text.replace('"Answer briefly: {{ input }} (for {{ who }})", ', ""))
+    assert ok(plain)[0].prompt == "ignored"
+    bad = load(tmp_path, "prompts: 5\ntests: [{id: a, criteria: x, input: q}]\n", name="b.yaml")
+    assert "prompts: must be a list of prompt templates" in errors(bad)[0]
+
+
+def test_load__ignored_settings_warn(tmp_path: Path) -> None:
+    text = """
+    tests:
+      - id: a
+        input: q
+        assert:
+          - {name: j, type: code_judge, script: [sh, -c, "echo"], target: {max_calls: 2}}
+          - {name: p, type: llm_judge, prompt: "Rate {{candidate_answer}} on {{tone}}"}
+    """
+    result = load(tmp_path, text)
+    ok(result)
+    warnings = [p.render() for p in result.problems]
+    assert any(
+        "assert[0].target: warning: ignored: judge scripts cannot call" in w for w in warnings
+    )
+    assert any("assert[1].prompt: warning: unknown template variables" in w for w in warnings)
+    assert any("{{tone}}" in w for w in warnings)

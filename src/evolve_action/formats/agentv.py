@@ -25,6 +25,7 @@ from evolve_action.formats.agentv_common import (
     resolve_file,
 )
 from evolve_action.formats.agentv_evaluators import Evaluator, parse_list
+from evolve_action.formats.agentv_template import prompt_template
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.model import Case, Format, LoadResult, Origin, Problem, Severity, Suite
 
@@ -180,7 +181,20 @@ def _defaults(src: Src, settings: dict[str, Any]) -> Defaults:
     if "timeout_seconds" in execution:
         where = ("execution", "timeout_seconds")
         timeout = number(src, where, execution["timeout_seconds"], lo=1, hi=3600, integer=True)
-    return Defaults(evaluators=evaluators, timeout_s=timeout)
+    return Defaults(evaluators=evaluators, timeout_s=timeout, prompt=_prompt(src, settings))
+
+
+def _prompt(src: Src, settings: dict[str, Any]) -> str | None:
+    """Later files wrap each test's input in `prompts:` (usually just `{{ input }}`)."""
+    if "prompts" not in settings:
+        return None
+    prompts = settings["prompts"]
+    if not isinstance(prompts, list) or not prompts or not all(isinstance(p, str) for p in prompts):
+        src.error(("prompts",), "must be a list of prompt templates, such as ['{{ input }}']")
+        return None
+    if len(prompts) > 1:
+        src.warn(("prompts",), "several prompts: only the first is used")
+    return prompt_template(prompts)
 
 
 def _suite_name(src: Src, settings: dict[str, Any], path: Path) -> str:

@@ -25,6 +25,7 @@ from evolve_action.formats.agentv_common import (
 )
 from evolve_action.formats.agentv_evaluators import Evaluator, parse_list
 from evolve_action.formats.agentv_rubrics import parse_rubrics
+from evolve_action.formats.agentv_template import render
 from evolve_action.model import Case, Check, Fixture, Message
 
 OUTCOME_KEYS = ("expected_outcome", "criteria", "outcome")
@@ -37,6 +38,7 @@ class Defaults:
 
     evaluators: tuple[Evaluator, ...] = ()
     timeout_s: float | None = None
+    prompt: str | None = None  # the file's `prompts:` template, when it is more than the input
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ def build_case(src: Src, at: At, row: Any, defaults: Defaults) -> Case | None:
     variables = _dict_of(row, "vars")
     outcome = _outcome(src, at, row)
     files: list[Fixture] = []
-    turns = _input(src, at, row, variables, files)
+    turns = _input(src, at, row, variables, files, defaults.prompt)
     reference, data, expected = _expected(src, at, row, variables)
     evaluators = _evaluators(src, at, row, defaults)
     authored = _authored(row) or bool(defaults.evaluators)
@@ -164,7 +166,12 @@ def _input_at(at: At, row: dict[str, Any], variables: dict[str, Any]) -> At:
 
 
 def _input(
-    src: Src, at: At, row: dict[str, Any], variables: dict[str, Any], files: list[Fixture]
+    src: Src,
+    at: At,
+    row: dict[str, Any],
+    variables: dict[str, Any],
+    files: list[Fixture],
+    template: str | None,
 ) -> list[Turn] | None:
     if "input_messages" in row:
         where, value = (*at, "input_messages"), row["input_messages"]
@@ -176,10 +183,15 @@ def _input(
         src.error(at, "a case needs `input:` (a string or a list of messages)")
         return None
     if isinstance(value, str) and value.strip():
+        if template is not None:
+            known = {k: v if isinstance(v, str) else json.dumps(v) for k, v in variables.items()}
+            value = render(template, {**known, "input": value}, answer=None)
         return [Turn("user", value, value.strip())]
     if not isinstance(value, list) or not value:
         src.error(where, "must be a non-empty string or list of {role, content} messages")
         return None
+    if template is not None:
+        src.warn(where, "the file's prompt template applies to text inputs; messages go as written")
     turns = [_turn(src, (*where, i), message, files) for i, message in enumerate(value)]
     return [t for t in turns if t is not None] if all(t is not None for t in turns) else None
 

@@ -26,6 +26,7 @@ from evolve_action.formats.agentv_common import (
     string_list,
 )
 from evolve_action.formats.agentv_rubrics import Rubric, parse_rubrics
+from evolve_action.formats.agentv_template import TEMPLATE_VARIABLES, VARIABLE
 from evolve_action.model import Origin
 
 TEXT_KINDS = frozenset(
@@ -221,6 +222,7 @@ def _llm_judge(src: Src, at: At, ev: dict[str, Any], base: Evaluator) -> Evaluat
         src.error((*at, "prompt"), "must be the judge prompt or the path of a prompt file")
         return None
     if not _looks_like_path(prompt):
+        _unknown_variables(src, (*at, "prompt"), prompt)
         return _replace(base, template=prompt)
     path = resolve_file(src, (*at, "prompt"), prompt.strip())
     if path is None:
@@ -236,7 +238,15 @@ def _llm_judge(src: Src, at: At, ev: dict[str, Any], base: Evaluator) -> Evaluat
             f"{prompt!r} never shows the answer: add {{{{candidate_answer}}}} to the template",
         )
         return None
+    _unknown_variables(src, (*at, "prompt"), template)
     return _replace(base, template=template, params={"prompt_file": root_rel(src, path)})
+
+
+def _unknown_variables(src: Src, at: At, template: str) -> None:
+    unknown = sorted(set(VARIABLE.findall(template)) - set(TEMPLATE_VARIABLES))
+    if unknown:
+        shown = ", ".join(f"{{{{{name}}}}}" for name in unknown)
+        src.warn(at, f"unknown template variables stay as written: {shown}")
 
 
 def _looks_like_path(prompt: str) -> bool:

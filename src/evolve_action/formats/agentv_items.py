@@ -9,18 +9,14 @@ needs to rebuild the tree from the flat item list.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from evolve_action.formats.agentv_common import At, Src, fmt_num
 from evolve_action.formats.agentv_evaluators import Evaluator
 from evolve_action.formats.agentv_rubrics import Rubric
+from evolve_action.formats.agentv_template import render
 from evolve_action.model import Check, Item, JudgeItem, Scale
-
-_VARIABLE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
-_ANSWER_VARIABLES = ("candidate_answer", "answer", "output_messages", "output")
-ANSWER_PLACEHOLDER = "[the agent's final answer, shown above]"
 
 
 @dataclass(frozen=True)
@@ -143,7 +139,7 @@ def _freeform(ev: Evaluator, path: str, info: CaseInfo) -> JudgeItem:
     if ev.template is None:
         words = f"The answer achieves the expected outcome: {info.outcome.strip()}"
     else:
-        words = render(ev.template, info).strip()
+        words = render(ev.template, _variables(info)).strip()
     return JudgeItem(
         id=path,
         text=words,
@@ -158,9 +154,8 @@ def _freeform(ev: Evaluator, path: str, info: CaseInfo) -> JudgeItem:
     )
 
 
-def render(template: str, info: CaseInfo) -> str:
-    """Fill what is known before the run; the answer is in the judge call itself."""
-    known = {
+def _variables(info: CaseInfo) -> dict[str, str]:
+    return {
         "question": info.question,
         "expected_outcome": info.outcome,
         "criteria": info.outcome,
@@ -169,14 +164,6 @@ def render(template: str, info: CaseInfo) -> str:
         "expected_messages": json.dumps(list(info.expected_messages), ensure_ascii=False),
         "input_messages": json.dumps(list(info.input_messages), ensure_ascii=False),
     }
-
-    def fill(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name in _ANSWER_VARIABLES:
-            return ANSWER_PLACEHOLDER
-        return known.get(name, match.group(0))
-
-    return _VARIABLE.sub(fill, template)
 
 
 def _check(src: Src, case_at: At, ev: Evaluator, path: str, info: CaseInfo) -> Check | None:

@@ -73,6 +73,8 @@ def code_judge(src: Src, at: At, ev: dict[str, Any]) -> dict[str, Any] | None:
     # Unknown keys are the script's own settings (AgentV passes them through as `config`).
     config.update({k: v for k, v in ev.items() if k not in _COMMON_KEYS | _CODE_KEYS})
     out["config"] = config
+    if "target" in ev:
+        src.warn((*at, "target"), "ignored: judge scripts cannot call the agent under test here")
     return out
 
 
