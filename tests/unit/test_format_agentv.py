@@ -971,3 +971,37 @@ def test_load__ignored_settings_warn(tmp_path: Path) -> None:
     )
     assert any("assert[1].prompt: warning: unknown template variables" in w for w in warnings)
     assert any("{{tone}}" in w for w in warnings)
+
+
+def _skill_repo(tmp_path: Path, *names: str) -> None:
+    for name in names:
+        (tmp_path / "skills" / name).mkdir(parents=True)
+        (tmp_path / "skills" / name / "SKILL.md").write_text(f"---\nname: {name}\n---\n")
+
+
+def test_load__the_skill_is_found_by_name_or_by_metadata(tmp_path: Path) -> None:
+    _skill_repo(tmp_path, "demo", "other")
+    plain = load(
+        tmp_path, ONE_CASE.format(key="tests", outcome="criteria"), name="evals/demo/EVAL.yaml"
+    )
+    assert plain.suite is not None
+    assert plain.suite.skill.dir == tmp_path / "skills" / "demo"
+    named = load(
+        tmp_path, "metadata: {skill: other}\n" + ONE_CASE.format(key="tests", outcome="criteria")
+    )
+    assert named.suite is not None and named.suite.skill.name == "other"
+    assert named.suite.skill.dir == tmp_path / "skills" / "other"
+    missing = load(
+        tmp_path, "metadata: {skill: nope}\n" + ONE_CASE.format(key="tests", outcome="criteria")
+    )
+    assert missing.suite is not None and missing.suite.skill == Skill("nope", None)
+
+
+def test_load__metadata_skill_path(tmp_path: Path) -> None:
+    _skill_repo(tmp_path, "x")
+    case = ONE_CASE.format(key="tests", outcome="criteria")
+    found = load(tmp_path, "metadata: {skill_path: ../skills/x}\n" + case)
+    assert found.suite is not None and found.suite.skill == Skill("x", (tmp_path / "skills/x"))
+    wrong = load(tmp_path, "metadata: {skill_path: ../nowhere, skill: x}\n" + case)
+    assert wrong.suite is not None and wrong.suite.skill.dir == tmp_path / "skills" / "x"
+    assert "metadata.skill_path: warning: no SKILL.md there" in wrong.problems[0].render()

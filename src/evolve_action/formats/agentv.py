@@ -9,6 +9,7 @@ evaluators' scores against a threshold (0.8), with `required` items as floors.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,16 @@ from evolve_action.formats.agentv_common import (
 from evolve_action.formats.agentv_evaluators import Evaluator, parse_list
 from evolve_action.formats.agentv_template import prompt_template
 from evolve_action.formats.base import LoadContext, Problems
-from evolve_action.model import Case, Format, LoadResult, Origin, Problem, Severity, Suite
+from evolve_action.model import (
+    Case,
+    Format,
+    LoadResult,
+    Origin,
+    Problem,
+    Severity,
+    Skill,
+    Suite,
+)
 
 CASE_KEYS = ("evalcases", "eval_cases", "cases", "tests")
 # Spec rule: lowercase letters, digits and single hyphens; starts with a letter; 2-64 long.
@@ -54,6 +64,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         seen[case.id] = case.origin
         cases.append(case)
     name = _suite_name(settings_src, settings, doc.path)
+    skill = _skill(settings_src, settings, ctx.skill)
     policy = _policy(settings_src, settings)
     problems = tuple(p for s in sources for p in s.problems.items)
     if any(p.severity is Severity.ERROR for p in problems):
@@ -62,7 +73,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         format=Format.AGENTV,
         path=doc.path,
         rel=doc.rel,
-        skill=ctx.skill,
+        skill=skill,
         cases=tuple(cases),
         name=name,
         policy=policy,
@@ -195,6 +206,39 @@ def _prompt(src: Src, settings: dict[str, Any]) -> str | None:
     if len(prompts) > 1:
         src.warn(("prompts",), "several prompts: only the first is used")
     return prompt_template(prompts)
+
+
+def _skill(src: Src, settings: dict[str, Any], found: Skill) -> Skill:
+    """The skill the file names (`metadata.skill`, `metadata.skill_path`, the spec's link
+    back), else the one discovery placed it with, found under `skills/` when discovery could
+    only guess its name (an `evals/<skill>/EVAL.yaml` layout)."""
+    meta = settings.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    named = meta.get("skill") if isinstance(meta.get("skill"), str) else None
+    if isinstance(meta.get("skill_path"), str):
+        folder = _skill_dir(src, meta["skill_path"])
+        if folder is not None:
+            return replace(found, name=named or folder.name, dir=folder)
+        src.warn(("metadata", "skill_path"), "no SKILL.md there; the skill is found by name")
+    if found.dir is not None and named in (None, found.name):
+        return found
+    wanted = named or found.name
+    bases = [b for b in (found.plugin_dir, src.root) if b is not None]
+    for base in bases:
+        for folder in (base / "skills" / wanted, base / ".claude" / "skills" / wanted):
+            if (folder / "SKILL.md").is_file():
+                return replace(found, name=wanted, dir=folder)
+    return found if named is None else replace(found, name=named, dir=None)
+
+
+def _skill_dir(src: Src, value: str) -> Path | None:
+    try:
+        folder = src.root / value.lstrip("/") if value.startswith("/") else src.dir / value
+        folder = folder.resolve()
+        usable = folder.is_relative_to(src.root) and (folder / "SKILL.md").is_file()
+    except (OSError, RuntimeError, ValueError):
+        return None
+    return folder if usable else None
 
 
 def _suite_name(src: Src, settings: dict[str, Any], path: Path) -> str:
