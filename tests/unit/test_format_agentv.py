@@ -1005,3 +1005,40 @@ def test_load__metadata_skill_path(tmp_path: Path) -> None:
     wrong = load(tmp_path, "metadata: {skill_path: ../nowhere, skill: x}\n" + case)
     assert wrong.suite is not None and wrong.suite.skill.dir == tmp_path / "skills" / "x"
     assert "metadata.skill_path: warning: no SKILL.md there" in wrong.problems[0].render()
+
+
+def test_load__check_texts_read_as_expectations(tmp_path: Path) -> None:
+    text = """
+    tests:
+      - id: a
+        input: q
+        assert:
+          - {type: contains, value: Ada}
+          - {type: not-icontains-any, value: [x, y]}
+          - {type: regex, value: '^a'}
+          - {type: not-regex, value: b}
+          - {type: is_json}
+          - {type: equals, value: '4'}
+          - {type: starts-with, value: Hi}
+          - {type: skill-used, value: s}
+          - {type: not-skill-used, value: s}
+          - {type: tool_trajectory, minimums: {Read: 2}}
+          - {type: execution_metrics, max_tokens: 100, target_exploration_ratio: 0.5}
+          - {type: field_accuracy, fields: [{path: a}]}
+        expected_output: {a: 1}
+    """
+    (case,) = ok(load(tmp_path, text))
+    assert [i.text.split(": ", 1)[1] for i in case.items] == [
+        "answer contains 'Ada'",
+        "answer does not contain any of 'x', 'y' (any case)",
+        "answer matches /^a/",
+        "answer does not match /b/",
+        "answer is valid JSON",
+        "answer equals '4'",
+        "answer starts with 'Hi'",
+        "the agent uses the skill 's'",
+        "the agent does not use the skill 's'",
+        "tool calls at least Read ×2",
+        "within limits (tokens ≤ 100, exploration ratio 0.5 ± 0.2)",
+        "answer JSON fields match the expected output (a)",
+    ]

@@ -219,19 +219,19 @@ def describe(ev: Evaluator) -> str:
 
 
 def _text_rule(kind: str, p: Any) -> str:
-    neg = "not " if p.get("negate") else ""
+    no = bool(p.get("negate"))
     if kind == "regex":
-        return f"does {neg}match /{p['pattern']}/"
+        return f"{'does not match' if no else 'matches'} /{p['pattern']}/"
     if kind == "is_json":
-        return f"is {neg}valid JSON"
+        return f"is {'not ' if no else ''}valid JSON"
     values = ", ".join(repr(v) for v in p["values"])
     case = " (any case)" if p["ignore_case"] else ""
     if kind == "equals":
-        return f"does {neg}equal {values}{case}"
+        return f"{'does not equal' if no else 'equals'} {values}{case}"
     if kind == "starts_with":
-        return f"does {neg}start with {values}{case}"
-    quantifier = "any of" if p["mode"] == "any" and len(p["values"]) > 1 else ""
-    return f"does {neg}contain {quantifier} {values}{case}".replace("  ", " ")
+        return f"{'does not start' if no else 'starts'} with {values}{case}"
+    quantifier = "any of " if p["mode"] == "any" and len(p["values"]) > 1 else ""
+    return f"{'does not contain' if no else 'contains'} {quantifier}{values}{case}"
 
 
 def _short(words: str, limit: int = 100) -> str:
