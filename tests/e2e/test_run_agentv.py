@@ -1,0 +1,129 @@
+"""`evolve-action run` on an agentv EVAL.yaml: load, run, checks, judge, verdict, results."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from evolve_action.cli import main
+from evolve_action.results import load_results
+from tests.fakes.llm_server import FakeLLM, call, text
+from tests.fakes.scripts import agent_and_judge, tool_names
+
+SKILL = """---
+name: greeter
+description: Writes a greeting file when asked to greet someone.
+---
+Write `hello.txt` containing `Hello, <name>!`.
+"""
+
+EVAL = """\
+name: greeter-agentv
+tests:
+  - id: greet-ada
+    criteria: Greets Ada by name
+    input:
+      - role: user
+        content:
+          - {type: file, value: guests.txt}
+          - {type: text, value: Greet the first guest.}
+    rubrics: [The greeting names Ada]
+    assert:
+      - {type: skill-used, value: greeter}
+      - {type: icontains, value: ada}
+      - name: script
+        type: code_judge
+        script: [python3, judges/names_ada.py]
+      - name: calls
+        type: tool_trajectory
+        mode: in_order
+        expected: [{tool: Skill}, {tool: Write, args: {file_path: hello.txt}}]
+  - id: greet-bob
+    criteria: Greets Bob
+    input: Greet Bob.
+    assert:
+      - {type: contains, value: Bob, required: true}
+"""
+
+JUDGE = """\
+import json, sys
+d = json.load(sys.stdin)
+ok = "Ada" in d["candidate_answer"] and d["candidateAnswer"] == d["candidate_answer"]
+print(json.dumps({"score": 1.0 if ok else 0.0, "hits": ["names Ada"] if ok else []}))
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "skills/greeter").mkdir(parents=True)
+    (root / "skills/greeter/SKILL.md").write_text(SKILL)
+    (root / "evals/greeter/judges").mkdir(parents=True)
+    (root / "evals/greeter/EVAL.yaml").write_text(EVAL)
+    (root / "evals/greeter/guests.txt").write_text("Ada\nBob\n")
+    (root / "evals/greeter/judges/names_ada.py").write_text(JUDGE)
+    return root
+
+
+@pytest.fixture
+def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
+    turns = (
+        call("Skill", skill="greeter"),
+        call("Write", file_path="hello.txt", content="Hello, Ada!\n"),
+        text("I greeted Ada in hello.txt."),
+    )
+    with FakeLLM(agent_and_judge(turns)) as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+        yield server
+        assert not server.script_errors, server.script_errors
+
+
+def test_run__an_agentv_suite_is_loaded_run_and_graded(
+    repo: Path, llm: FakeLLM, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_dir = repo.parent / "out"
+    code = main(
+        [
+            "run",
+            "--base",
+            "none",
+            "--root",
+            str(repo),
+            "--models",
+            "anthropic",
+            "--judge-model",
+            "anthropic",
+            "--runs",
+            "1",
+            "--results-dir",
+            str(out_dir),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert "PASS  evals/greeter/EVAL.yaml greet-ada" in out, out
+    assert "FAIL  evals/greeter/EVAL.yaml greet-bob" in out
+    assert "answer contains 'Bob'" in out
+    assert code == 1
+    loaded = load_results(out_dir / "results.json")
+    assert len(loaded.runs) == 2
+    ada = next(r for r in loaded.runs if r.case_id == "greet-ada")
+    assert [(i.item_id, i.score) for i in ada.items] == [
+        ("rubric/rubric-1", 1.0),
+        ("skill_used", 1.0),
+        ("icontains", 1.0),
+        ("script", 1.0),
+        ("calls", 1.0),
+    ]
+    assert ada.score == 1.0
+    agent_calls = [r for r in llm.requests if "submit_grading" not in tool_names(r)]
+    first = json.dumps(agent_calls[0].body)
+    assert "[file: evals/greeter/guests.txt]" in first and "Greet the first guest." in first
+    judge_calls = [r for r in llm.requests if "submit_grading" in tool_names(r)]
+    assert len(judge_calls) == 1  # greet-bob has nothing for the judge
+    assert "The greeting names Ada" in json.dumps(judge_calls[0].body)
+    bodies = json.dumps([r.body for r in llm.requests])
+    assert str(repo) not in bodies and "/tmp/" not in bodies
