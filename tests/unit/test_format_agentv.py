@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 from pathlib import Path
 from textwrap import dedent
@@ -11,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evolve_action.documents import Document
+from evolve_action.fingerprints import case_digest
 from evolve_action.formats import agentv, load_file
 from evolve_action.formats.base import LoadContext
 from evolve_action.model import Case, Check, Format, JudgeItem, LoadResult, Scale, Skill
@@ -518,7 +520,13 @@ def test_load__spec_evaluators_flatten_into_groups(tmp_path: Path) -> None:
     assert isinstance(fmt, Check) and fmt.kind == "agentv.code_judge"
     assert fmt.params["argv"] == ["python3", "judges/check.py", "--strict"]
     assert fmt.params["cwd"] == "evals"
-    assert fmt.params["stage"] == [{"source": "judges/check.py", "dest": "evals/judges/check.py"}]
+    assert fmt.params["stage"] == [
+        {
+            "source": "judges/check.py",
+            "dest": "evals/judges/check.py",
+            "sha256": hashlib.sha256(b"print(1)\n").hexdigest(),
+        }
+    ]
     assert fmt.params["config"] == {"threshold": 3}
     assert case.extra["grader_files"] == ["evals/judges/check.py"]
     assert isinstance(workflow, Check) and workflow.params["expected"][1]["max_duration_ms"] == 500
@@ -1042,3 +1050,17 @@ def test_load__check_texts_read_as_expectations(tmp_path: Path) -> None:
         "within limits (tokens ≤ 100, exploration ratio 0.5 ± 0.2)",
         "answer JSON fields match the expected output (a)",
     ]
+
+
+def test_load__editing_a_judge_script_changes_the_case_fingerprint(tmp_path: Path) -> None:
+    text = (
+        "tests:\n  - id: a\n    input: q\n    assert:\n"
+        "      - {type: code_judge, script: [python3, j.py]}\n"
+    )
+    first = load(tmp_path, text, files={"evals/j.py": "print(1)\n"})
+    again = load(tmp_path, text, files={"evals/j.py": "print(1)\n"})
+    edited = load(tmp_path, text, files={"evals/j.py": "print(2)\n"})
+    suites = [r.suite for r in (first, again, edited) if r.suite is not None]
+    digests = [case_digest(suite, suite.cases[0]) for suite in suites]
+    assert len(digests) == 3
+    assert digests[0] == digests[1] != digests[2]

@@ -8,6 +8,7 @@ the check can copy them into the workspace; later-spec shorthands (`latency`, `c
 
 from __future__ import annotations
 
+import hashlib
 import shlex
 from pathlib import Path
 from typing import Any
@@ -113,8 +114,18 @@ def _staged(src: Src, at: At, tokens: list[str], base: Path) -> list[dict[str, s
             continue
         path = resolve_file(src, at, token, base=base, parents=False)
         if path is not None:
-            stage.append({"source": from_main_dir(src, path), "dest": root_rel(src, path)})
+            entry = {"source": from_main_dir(src, path), "dest": root_rel(src, path)}
+            # The bytes enter the case (and so its fingerprint): an edited judge re-runs.
+            entry["sha256"] = _sha256(path)
+            stage.append(entry)
     return stage
+
+
+def _sha256(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"
 
 
 def tool_trajectory(src: Src, at: At, ev: dict[str, Any]) -> dict[str, Any] | None:
