@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evolve_action.documents import Document
+from evolve_action.documents import Document, DocumentError, read
 from evolve_action.fingerprints import case_digest
 from evolve_action.formats import agentv, load_file
 from evolve_action.formats.base import LoadContext
@@ -1064,3 +1064,13 @@ def test_load__editing_a_judge_script_changes_the_case_fingerprint(tmp_path: Pat
     digests = [case_digest(suite, suite.cases[0]) for suite in suites]
     assert len(digests) == 3
     assert digests[0] == digests[1] != digests[2]
+
+
+def test_read__scalar_keys_turn_numeric_keys_into_strings(tmp_path: Path) -> None:
+    path = tmp_path / "r.yaml"
+    path.write_text("bands:\n  0: low\n  10: high\n  true: odd\n")
+    assert read(path, "r.yaml", scalar_keys=True).data == {
+        "bands": {"0": "low", "10": "high", "true": "odd"}
+    }
+    with pytest.raises(DocumentError):
+        read(path, "r.yaml")
