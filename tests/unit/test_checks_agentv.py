@@ -161,8 +161,26 @@ async def test_code_judge__copies_the_script_after_the_agent_ran(tmp_path: Path)
         answer("x"),
         files={"evals/judges/judge.py": JUDGE, "evals/judges/helper.txt": "staged\n"},
     )
-    staged = tmp_path / "ws" / ".agentv" / "judge" / "evals" / "judges" / "judge.py"
+    (run,) = (tmp_path / "ws" / ".agentv-judge").iterdir()
+    staged = run / "evals" / "judges" / "judge.py"
     assert staged.read_text() == dedent(JUDGE)
+
+
+async def test_code_judge__never_writes_through_a_planted_symlink(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / ".agentv-judge").symlink_to(outside)
+    (result,) = await grade(
+        tmp_path,
+        "- {name: judge, type: code_judge,"
+        " script: [python3, judges/judge.py, judges/helper.txt]}\n",
+        answer("The answer is 4."),
+        files={"evals/judges/judge.py": JUDGE, "evals/judges/helper.txt": "staged\n"},
+    )
+    assert list(outside.iterdir()) == []
+    assert (tmp_path / "ws" / ".agentv-judge").is_dir()
+    assert "score" in result.evidence
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from evolve_action.checks import CheckContext, register
@@ -20,7 +22,7 @@ from evolve_action.formats.base import RegexError, compile_re2
 from evolve_action.model import Check
 from evolve_action.outcomes import CommandResult, ItemResult
 
-JUDGE_DIR = ".agentv/judge"  # where judge scripts are copied, inside the workspace
+JUDGE_DIR = ".agentv-judge"  # where judge scripts are copied, inside the workspace
 STDERR_TAIL = 2000
 
 
@@ -28,8 +30,8 @@ STDERR_TAIL = 2000
 async def code_judge(check: Check, ctx: CheckContext) -> ItemResult:
     """Run the judge script with the case and answer as JSON on stdin; it prints a score."""
     p = check.params
-    base = ctx.workspace / JUDGE_DIR
     try:
+        base = _fresh_dir(ctx.workspace)
         # Copied after the agent finished, so the agent cannot have edited its own judge.
         for entry in p.get("stage", []):
             source = (ctx.suite.path.parent / entry["source"]).resolve()
@@ -44,6 +46,18 @@ async def code_judge(check: Check, ctx: CheckContext) -> ItemResult:
     stdin = json.dumps(payload(ctx, p.get("config") or None), ensure_ascii=False)
     result = await ctx.run_command(command, cwd=cwd, timeout_s=ctx.timeout_s, stdin=stdin)
     return _judged(check, ctx, result)
+
+
+def _fresh_dir(workspace: Path) -> Path:
+    """A new folder of unguessable name under `JUDGE_DIR`. The agent may have planted
+    symlinks in the workspace; nothing is written through a path it could have made."""
+    holder = workspace / JUDGE_DIR
+    if holder.is_symlink() or (holder.exists() and not holder.is_dir()):
+        holder.unlink()
+    holder.mkdir(parents=True, exist_ok=True)
+    if not holder.resolve().is_relative_to(workspace.resolve()):
+        raise OSError(f"{JUDGE_DIR} leads out of the workspace")
+    return Path(tempfile.mkdtemp(prefix="judge-", dir=holder))
 
 
 def payload(ctx: CheckContext, config: Any) -> dict[str, Any]:
