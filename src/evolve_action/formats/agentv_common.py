@@ -169,12 +169,15 @@ def resolve_file(
             return None
     if escaped:
         src.error(at, f"{value!r} points outside the repository; keep referenced files inside it")
+    elif value.startswith("/"):
+        src.error(at, f"no such file: {value!r} (a leading / means the repository root)")
     else:
-        where = "and its parent folders" if parents else "only"
+        looked = rel_dir(src, start)
+        if parents and start != src.root:
+            looked += " and its parent folders"
         src.error(
             at,
-            f"no such file: {value!r} (looked in {rel_dir(src, start)} {where};"
-            " a leading / means the repository root)",
+            f"no such file: {value!r} (looked in {looked}; a leading / means the repository root)",
         )
     return None
 
