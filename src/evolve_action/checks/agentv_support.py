@@ -9,10 +9,10 @@ from collections import Counter
 from typing import Any
 
 from evolve_action.checks import CheckContext
+from evolve_action.formats.agentv_common import DEFAULT_THRESHOLD
 from evolve_action.model import Check
 from evolve_action.outcomes import ItemResult, Transcript
 
-DEFAULT_THRESHOLD = 0.8
 _FENCE = re.compile(r"^```[A-Za-z0-9_-]*\s*\n(.*?)\n?```\s*$", re.DOTALL)
 
 

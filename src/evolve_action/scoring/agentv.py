@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from evolve_action.formats.agentv_common import DEFAULT_THRESHOLD
 from evolve_action.model import Case, Format, Item, Suite
 from evolve_action.outcomes import ItemResult, JudgeReport, Status
 from evolve_action.scoring import Verdict, register
 
-DEFAULT_THRESHOLD = 0.8
 SAFETY_FLOOR = 0.6  # a safety_gate child below this fails its composite (spec)
 _EPSILON = 1e-9  # 0.7 + 0.1 must reach a 0.8 threshold
 
