@@ -7,15 +7,20 @@ passed in, so tests drive the whole pipeline against loopback fakes.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
 
+from evolve_action.cache import RunCache
+from evolve_action.changes import affected
 from evolve_action.config import RepoConfig, load_config
+from evolve_action.execution import Budget, execute_plan
+from evolve_action.fingerprints import Fingerprinter
 from evolve_action.formats import load_all
-from evolve_action.model import LoadResult, Problem, Suite
-from evolve_action.outcomes import ErrorKind, RunResult, Side, Status
+from evolve_action.model import Format, LoadResult, Problem, Suite
+from evolve_action.outcomes import RunResult, Side
 from evolve_action.planning import Plan, RunSpec, plan_runs
 from evolve_action.providers.setup import (
     Providers,
@@ -23,9 +28,9 @@ from evolve_action.providers.setup import (
     choose_judge,
     choose_models,
 )
-from evolve_action.runner import RunEnvironment, UnavailableProvider, execute
-from evolve_action.scheduler import Job, Scheduler
-from evolve_action.settings import INPUTS, Settings, field_name, from_values
+from evolve_action.runner import RunEnvironment, UnavailableProvider
+from evolve_action.settings import INPUTS, Mode, Settings, Shard, field_name, from_values
+from evolve_action.sides import Sides
 
 log = logging.getLogger(__name__)
 
@@ -89,53 +94,12 @@ class Execution:
     plan: Plan
     results: list[RunResult]
     providers: Providers
-
-
-async def execute_plan(
-    plan: Plan,
-    env: RunEnvironment,
-    *,
-    max_concurrency: int,
-    providers: Providers,
-    on_done: Callable[[RunSpec, RunResult], None] | None = None,
-) -> list[RunResult]:
-    """Run every planned run concurrently; results come back in plan order."""
-    specs = plan.runs
-
-    def job(spec: RunSpec) -> Job[RunResult]:
-        async def run() -> RunResult:
-            return await execute(spec, env)
-
-        return Job(provider=spec.model.split("/", 1)[0], run=run, label=spec.key)
-
-    def done(index: int, outcome: object) -> None:
-        value = getattr(outcome, "value", None)
-        if on_done is not None and isinstance(value, RunResult):
-            on_done(specs[index], value)
-
-    jobs = [job(spec) for spec in specs]
-    scheduler: Scheduler[RunResult] = Scheduler(
-        max_concurrency=max_concurrency, limiters=providers.limiters, on_done=done
-    )
-    outcomes = await scheduler.run(jobs)
-    results = []
-    for spec, outcome in zip(specs, outcomes, strict=True):
-        if outcome.value is not None:
-            results.append(outcome.value)
-        else:  # a bug of ours in one run must not lose the others
-            results.append(
-                RunResult(
-                    suite=spec.suite.rel,
-                    case_id=spec.case.id,
-                    model=spec.model,
-                    side=spec.side,
-                    repetition=spec.repetition,
-                    status=Status.ERROR,
-                    error=f"internal error: {type(outcome.error).__name__}: {outcome.error}",
-                    error_kind=ErrorKind.INTERNAL,
-                )
-            )
-    return results
+    head_suites: list[Suite] = field(default_factory=list)
+    base_suites: list[Suite] = field(default_factory=list)
+    removed_suites: list[str] = field(default_factory=list)
+    not_run: list[RunSpec] = field(default_factory=list)
+    cached: int = 0
+    spent_usd: float = 0.0
 
 
 def prepare_environment(
@@ -167,29 +131,101 @@ def prepare_environment(
     return env, providers
 
 
-async def run_head_only(
+def inherit_trigger_models(suites: Sequence[Suite]) -> list[Suite]:
+    """A trigger set runs on the models its sibling evals file allows (evolve §2)."""
+    evals_models = {
+        PurePosixPath(s.rel).parent: s.models for s in suites if s.format is Format.EVOLVE
+    }
+    out = []
+    for suite in suites:
+        sibling = evals_models.get(PurePosixPath(suite.rel).parent)
+        if suite.format is Format.TRIGGERS and not suite.models and sibling:
+            suite = replace(suite, models=sibling)
+        out.append(suite)
+    return out
+
+
+@dataclass
+class Selection:
+    head: list[Suite]
+    base: list[Suite]
+    removed: list[str]  # eval files the change deleted
+
+
+def select(head: Sequence[Suite], base: Sequence[Suite], sides: Sides, mode: Mode) -> Selection:
+    """The suites to run on each side: all of them, or those the change touched."""
+    if sides.base_root is None:
+        return Selection(list(head), [], [])
+    head_rels = {s.rel for s in head}
+    everything = mode is Mode.ALL
+    chosen = list(head) if everything else affected(head, sides.head_root, sides.changed)
+    rels = {s.rel for s in chosen}
+    removed = [
+        s.rel
+        for s in base
+        if s.rel not in head_rels and (mode is Mode.ALL or s.rel in sides.changed)
+    ]
+    return Selection(chosen, [s for s in base if s.rel in rels], removed)
+
+
+def shard_plan(plan: Plan, shard: Shard) -> Plan:
+    """A stable part of the plan: every run lands in exactly one of `count` shards."""
+    if shard.count == 1:
+        return plan
+    keep = [
+        r
+        for r in plan.runs
+        if int(hashlib.sha256(r.key.encode()).hexdigest()[:8], 16) % shard.count == shard.index - 1
+    ]
+    return Plan(keep, plan.skipped)
+
+
+async def run_job(
     request: Request,
     settings: Settings,
-    suites: Sequence[Suite],
+    sides: Sides,
+    loaded_head: Loaded,
+    loaded_base: Loaded | None,
     *,
     on_done: Callable[[RunSpec, RunResult], None] | None = None,
 ) -> Execution:
-    """`run --base none`: every suite of the working tree, head side only."""
+    """Plan, then execute with the cache and the budget, for one or both sides."""
     keys = {"anthropic": settings.anthropic_api_key, "openai": settings.openai_api_key}
     replay = request.replay_dir is not None
     models = choose_models(settings.models, keys=keys, environ=request.environ, replay=replay)
     judge = choose_judge(settings.judge_model, keys=keys, environ=request.environ, replay=replay)
-    plan = plan_runs({Side.HEAD: suites}, models, runs=settings.runs)
+    head = inherit_trigger_models(loaded_head.suites)
+    base = inherit_trigger_models(loaded_base.suites) if loaded_base else []
+    chosen = select(head, base, sides, settings.mode)
+    by_side = {Side.HEAD: chosen.head} | ({Side.BASE: chosen.base} if chosen.base else {})
+    plan = shard_plan(plan_runs(by_side, models, runs=settings.runs), settings.shard)
     env, providers = prepare_environment(request, settings, models, judge)
+    budget = Budget(settings.max_cost_usd)
     try:
-        results = await execute_plan(
+        outcome = await execute_plan(
             plan,
             env,
             max_concurrency=settings.max_concurrency,
-            providers=providers,
+            limiters=providers.limiters,
+            fingerprinter=Fingerprinter(judge),
+            cache=RunCache(settings.cache_dir),
+            budget=budget,
             on_done=on_done,
         )
     finally:
         await providers.aclose()
     providers.save_recordings()
-    return Execution(settings, models, judge, plan, results, providers)
+    return Execution(
+        settings=settings,
+        models=models,
+        judge_model=judge,
+        plan=plan,
+        results=outcome.results,
+        providers=providers,
+        head_suites=chosen.head,
+        base_suites=chosen.base,
+        removed_suites=chosen.removed,
+        not_run=outcome.not_run,
+        cached=outcome.cached,
+        spent_usd=budget.spent_usd,
+    )

@@ -44,7 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             help=help_text,
         )
     local = parser.add_argument_group("local runs")
-    local.add_argument("--base", default="none", help="`none`: run the working tree alone")
+    local.add_argument(
+        "--base",
+        default="none",
+        help="compare the working tree with the merge-base of REF and HEAD; `none` (the"
+        " default) runs the working tree alone",
+    )
     local.add_argument("--root", type=Path, default=Path(), help="repository root")
     local.add_argument("--record", type=Path, metavar="DIR", help="record provider exchanges")
     local.add_argument("--replay", type=Path, metavar="DIR", help="answer from recordings")
@@ -53,8 +58,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def execute(args: argparse.Namespace) -> int:
     # The SDKs take a second or more to import: only a run that needs them pays for it.
-    from evolve_action.pipeline import Request, effective_settings, load_suites, run_head_only
+    from evolve_action.changes import GitError
+    from evolve_action.pipeline import Request, effective_settings, load_suites, run_job
     from evolve_action.providers.setup import ModelChoiceError
+    from evolve_action.sides import local_sides
 
     values = {
         spec.name: getattr(args, field_name(spec.name))
@@ -64,13 +71,6 @@ def execute(args: argparse.Namespace) -> int:
     root = args.root.resolve()
     if not root.is_dir():
         print(f"evolve-action: --root {args.root} is not a directory", file=sys.stderr)
-        return 2
-    if args.base != "none":
-        print(
-            "evolve-action: comparing against a base (--base REF) is not available yet;"
-            " use --base none to run the working tree",
-            file=sys.stderr,
-        )
         return 2
     request = Request(
         values=values,
@@ -89,21 +89,29 @@ def execute(args: argparse.Namespace) -> int:
         print(problem.render(), file=sys.stderr)
     if any(p.severity is Severity.ERROR for p in config_problems):
         return 2
-    loaded = load_suites(root, settings, config)
-    for invalid in loaded.invalid:
-        for problem in invalid.problems:
-            print(problem.render(), file=sys.stderr)
+    try:
+        sides = local_sides(root, args.base)
+    except GitError as exc:
+        print(f"evolve-action: {exc}", file=sys.stderr)
+        return 2
     out = sys.stdout
     try:
+        loaded = load_suites(sides.head_root, settings, config)
+        base = load_suites(sides.base_root, settings, config) if sides.base_root else None
+        for invalid in loaded.invalid:
+            for problem in invalid.problems:
+                print(problem.render(), file=sys.stderr)
         execution = asyncio.run(
-            run_head_only(request, settings, loaded.suites, on_done=lambda s, r: _line(out, s, r))
+            run_job(request, settings, sides, loaded, base, on_done=lambda s, r: _line(out, s, r))
         )
     except ModelChoiceError as exc:
         print(f"evolve-action: {exc}", file=sys.stderr)
         return 2
+    finally:
+        sides.close()
     code = _summary(out, execution.results, invalid=len(loaded.invalid))
     try:
-        written = _write(execution, loaded.suites, root)
+        written = _write(execution, [*execution.head_suites, *execution.base_suites], root)
     except ResultsWriteError as exc:
         print(f"evolve-action: {exc}", file=sys.stderr)
         return 2
@@ -119,7 +127,7 @@ def _write(execution: Execution, suites: list[Suite], root: Path) -> Path:
         aggregate=aggregate,
         suites=suites,
         judge_model=execution.judge_model,
-        settings={"models": execution.models, "runs": settings.runs, "base": "none"},
+        settings={"models": execution.models, "runs": settings.runs},
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         repo_root=root,
     )
