@@ -78,6 +78,9 @@ def from_environ(environ: Mapping[str, str]) -> Event:
     pr = payload.get("pull_request")
     if name in ("pull_request", "pull_request_target") and isinstance(pr, dict):
         return _pull_request(event, pr)
+    run = payload.get("workflow_run")
+    if name == "workflow_run" and isinstance(run, dict):
+        return _workflow_run(event, run)
     if name == "push":
         before = str(payload.get("before") or "")
         return replace(event, base_sha="" if set(before) <= {"0"} else before)
@@ -101,6 +104,21 @@ def _pull_request(event: Event, pr: dict[str, Any]) -> Event:
         head_repo=head_repo,
         # A deleted fork has no head repo: treat it as a fork, the safe side.
         fork=head_repo != base_repo or not head_repo,
+    )
+
+
+def _workflow_run(event: Event, run: dict[str, Any]) -> Event:
+    """The run that produced the artifact. Its `head_sha` is trusted (GitHub sets it); the
+    PR number is only known for same-repository PRs (`pull_requests` is empty for forks)."""
+    head_repo = str((run.get("head_repository") or {}).get("full_name") or "")
+    prs = [p for p in run.get("pull_requests") or [] if isinstance(p, dict)]
+    number = prs[0].get("number") if prs else None
+    return replace(
+        event,
+        head_sha=str(run.get("head_sha") or ""),
+        head_repo=head_repo,
+        fork=bool(head_repo) and head_repo != event.repo,
+        pr_number=number if isinstance(number, int) else None,
     )
 
 

@@ -89,3 +89,24 @@ def test_summary_cut_at_one_mib_with_a_note() -> None:
     text = fit_summary("é" * SUMMARY_LIMIT)
     assert len(text.encode()) <= SUMMARY_LIMIT
     assert text.endswith("results.json has everything._\n")
+
+
+def test_workflow_run_event__trusted_head_sha_and_fork_detection(tmp_path: Path) -> None:
+    payload = {
+        "workflow_run": {
+            "head_sha": "f" * 40,
+            "head_repository": {"full_name": "someone/skills"},
+            "pull_requests": [],
+        }
+    }
+    event = from_environ(environ(tmp_path, "workflow_run", payload))
+    assert event.head_sha == "f" * 40 and event.fork and event.pr_number is None
+    same = {
+        "workflow_run": {
+            "head_sha": "e" * 40,
+            "head_repository": {"full_name": "acme/skills"},
+            "pull_requests": [{"number": 9}],
+        }
+    }
+    event = from_environ(environ(tmp_path, "workflow_run", same))
+    assert event.pr_number == 9 and not event.fork
