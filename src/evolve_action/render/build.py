@@ -1,0 +1,222 @@
+"""From statistics to the comment's data: `build_view(ReportInput) -> CommentView`.
+
+Every sentence a reader sees is decided here, from data, where it is tested; the template
+only lays it out. Text that came from a model, an eval file or a user passes through
+`render.escape` on its way in (`cell` for table cells, `inline` for prose, `code` for ids).
+The per-case parts (regressions, short phrases, failure rows, suggestions, problems) live in
+`render.build_cases`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from evolve_action.events import Event
+from evolve_action.gate import Gate, evaluate, pct, plural
+from evolve_action.github_api import marker
+from evolve_action.model import LoadResult, Suite
+from evolve_action.outcomes import RunResult
+from evolve_action.planning import RunSpec, Skip
+from evolve_action.render import build_cases as cases
+from evolve_action.render.build_cases import p_is
+from evolve_action.render.escape import cell, code, inline
+from evolve_action.render.view import CommentView, SuiteRow
+from evolve_action.results_json import run_cost
+from evolve_action.settings import Mode, Settings
+from evolve_action.significance import Label
+from evolve_action.stats import Aggregate, GroupStats
+
+IN_PROGRESS_NOTICE = "⏳ The evals are running; this comment is updated when they finish."
+
+
+@dataclass(frozen=True)
+class ReportInput:
+    """Everything one report is made of; the same for the comment, check, summary and outputs."""
+
+    aggregate: Aggregate
+    runs: Sequence[RunResult]  # both sides
+    event: Event
+    settings: Settings
+    head_sha: str  # the PR head (never the merge commit); "" for an uncommitted tree
+    base_sha: str | None  # None: `--base none`, no base side at all
+    head_suites: Sequence[Suite] = ()
+    base_suites: Sequence[Suite] = ()
+    invalid: Sequence[LoadResult] = ()  # eval files that failed to load (problems inside)
+    skipped: Sequence[Skip] = ()  # left out on purpose (models list, skip_providers)
+    not_started: Sequence[RunSpec] = ()  # planned, never started: the cost budget ran out
+    notices: Sequence[str] = ()  # e.g. "incomplete: stopped by SIGTERM" (escaped here)
+    in_progress: bool = False
+    duration_s: float = 0.0
+    cached_runs: int | None = None  # None: count the runs marked `cached`
+    version: str = ""
+    gate: Gate | None = None  # None: `gate.evaluate` with the settings
+
+    @property
+    def has_base(self) -> bool:
+        return self.base_sha is not None
+
+    def decided_gate(self) -> Gate:
+        if self.gate is not None:
+            return self.gate
+        invalid = sum(1 for r in self.invalid if not r.ok)
+        return evaluate(
+            self.aggregate, self.settings, invalid_files=invalid, has_base=self.has_base
+        )
+
+
+def build_view(report: ReportInput) -> CommentView:
+    gate = report.decided_gate()
+    agg = report.aggregate
+    index = cases.CaseIndex.of(report)
+    notices = [IN_PROGRESS_NOTICE] if report.in_progress else []
+    notices += [inline(n) for n in report.notices]
+    failures = cases.failure_rows(report, index)
+    base_rate = agg.overall.base_rate if report.has_base else None
+    return CommentView(
+        marker=marker(report.settings.comment_key),
+        icon="⏳" if report.in_progress else gate.icon,
+        headline="evals running" if report.in_progress else gate.reason,
+        scope=scope(report, index),
+        overall_base=_rate(base_rate) if report.has_base else "—",
+        overall_head=_rate(agg.overall.head_rate),
+        overall_delta=_overall_delta(agg.overall, report.has_base),
+        suites=tuple(_suite_row(report, index, g) for g in agg.suites),
+        regressions=cases.regression_rows(report, index) if report.has_base else (),
+        improved=cases.phrases(report, index, Label.IMPROVED) if report.has_base else (),
+        new=cases.phrases(report, index, Label.NEW) if report.has_base else (),
+        removed=cases.phrases(report, index, Label.REMOVED) if report.has_base else (),
+        unchanged_failures=cases.unchanged_failures(report, index) if report.has_base else (),
+        failures=failures,
+        failures_total=len(failures),
+        suggestions=cases.suggestions(report),
+        errors=cases.errors(report),
+        invalid_files=cases.invalid_files(report.invalid),
+        not_run=cases.not_run(report),
+        notices=tuple(notices),
+        footer=footer(report),
+    )
+
+
+# --- numbers in words ------------------------------------------------------------------------
+
+
+def points(delta: float) -> str:
+    """A difference of rates in percentage points: "+8.3 pts", "−10 pts", "±0 pts"."""
+    value = round(delta * 100, 1)
+    if value == 0:
+        return "±0 pts"
+    text = f"{abs(value):.1f}".removesuffix(".0")
+    return f"{'+' if value > 0 else '−'}{text} pts"
+
+
+def money(usd: float | None) -> str:
+    if usd is None:
+        return "cost unknown"
+    return "<$0.01" if 0 < usd < 0.005 else f"${usd:.2f}"
+
+
+def tokens(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M".replace(".0M", "M")
+    return f"{round(n / 1000)}k" if n >= 1000 else str(n)
+
+
+def duration(seconds: float) -> str:
+    s = round(seconds)
+    if s >= 3600:
+        return f"{s // 3600}h {s % 3600 // 60}m"
+    return f"{s // 60}m {s % 60}s" if s >= 60 else f"{s}s"
+
+
+def _rate(rate: float | None) -> str:
+    return "—" if rate is None else pct(rate)
+
+
+def _overall_delta(g: GroupStats, has_base: bool) -> str:
+    if not has_base or g.delta is None:
+        return "—"
+    if g.test is None:
+        return points(g.delta)
+    if g.label in (Label.REGRESSED, Label.IMPROVED):
+        return f"{points(g.delta)} · significant ({p_is(g.test.p_directional)})"
+    return f"{points(g.delta)} · not significant"
+
+
+# --- the scope line, the per-model rows, the footer ------------------------------------------
+
+
+def scope(report: ReportInput, index: cases.CaseIndex) -> str:
+    agg = report.aggregate
+    names = [code(index.suite_label(rel), 60) for rel in dict.fromkeys(c.suite for c in agg.cases)]
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    if not names:
+        lead = "No eval was affected." if not report.in_progress else "Preparing the runs."
+    elif report.settings.mode is Mode.ALL:
+        lead = f"Every eval ({shown})."
+    elif report.event.is_pr:
+        lead = f"{shown} changed in this PR."
+    else:
+        lead = f"Evals of {shown}."
+    if not agg.cases:
+        return lead
+    per_side: dict[tuple[str, str, str, str], int] = {}
+    for r in report.runs:
+        key = (r.suite, r.case_id, r.model, r.side.value)
+        per_side[key] = per_side.get(key, 0) + 1
+    low, high = min(per_side.values(), default=1), max(per_side.values(), default=1)
+    runs = plural(high, "run") if low == high else f"{low}–{high} runs"
+    size = (
+        f"{plural(len({(c.suite, c.case_id) for c in agg.cases}), 'case')} × "
+        f"{plural(len({c.model for c in agg.cases}), 'model')} × {runs}"
+    )
+    head = f"head {code(report.head_sha[:7])}" if report.head_sha else "the working tree"
+    if report.base_sha is None:
+        return f"{lead} {size} on {head} only (no base to compare with)."
+    return f"{lead} {size} on base {code(report.base_sha[:7])} and {head}."
+
+
+def _suite_row(report: ReportInput, index: cases.CaseIndex, g: GroupStats) -> SuiteRow:
+    rel, model = g.suite or "", g.model or ""
+    members = [c for c in report.aggregate.cases if (c.suite, c.model) == (rel, model)]
+    costs = [
+        c
+        for r in report.runs
+        if (r.suite, r.model) == (rel, model) and (c := run_cost(r)) is not None
+    ]
+    if report.has_base:
+        verdict = cases.group_verdict(g)
+        delta = points(g.delta) if g.delta is not None else "—"
+    else:
+        graded = [c for c in members if c.head is not None and c.head.graded]
+        passing = sum(1 for c in graded if c.head is not None and not c.head.failed)
+        verdict = f"{passing} of {plural(len(graded), 'case')} pass"
+        delta = "—"
+    return SuiteRow(
+        skill=cell(index.suite_label(rel), 80),
+        model=cell(model, 80),
+        base=_rate(g.base_rate) if report.has_base else "—",
+        head=_rate(g.head_rate),
+        delta=delta,
+        verdict=verdict,
+        runs=sum(sum(side.values()) for side in g.runs.values()),
+        cost=money(math.fsum(costs)) if costs else "—",
+    )
+
+
+def footer(report: ReportInput) -> str:
+    runs = report.runs
+    costs = [c for r in runs if (c := run_cost(r)) is not None]
+    used = sum(r.transcript.usage.total_tokens + r.judge.usage.total_tokens for r in runs)
+    cached = report.cached_runs
+    if cached is None:
+        cached = sum(1 for r in runs if r.cached)
+    parts = [f"💸 {money(math.fsum(costs)) if costs else money(None)}", f"{tokens(used)} tokens"]
+    parts.append(f"⏱ {duration(report.duration_s)}")
+    if cached:
+        parts.append(f"{plural(cached, 'cached run')} reused")
+    if report.event.run_url:
+        parts.append(f"[workflow run]({report.event.run_url})")
+    parts.append(f"evolve-action {report.version}".strip())
+    return " · ".join(parts)
