@@ -1,0 +1,218 @@
+"""The action's public contract stays in one piece (issue 6).
+
+`settings.INPUTS` is the single table of inputs; action.yml, the README's tables and the flags
+of `evolve-action run` must say the same. The Dockerfile must install from the hashed lock
+and start the CLI directly. Every workflow we ship or recommend must pass actionlint and
+zizmor (run when installed; ci.yml always installs them).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from evolve_action import __version__, cli
+from evolve_action.settings import INPUTS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# DESIGN §9: what the job writes to $GITHUB_OUTPUT.
+OUTPUTS = {
+    "pass-rate",
+    "base-pass-rate",
+    "delta",
+    "regressions",
+    "conclusion",
+    "results-dir",
+    "comment-url",
+    "cost-usd",
+}
+WORKFLOWS = sorted(
+    [*ROOT.glob(".github/workflows/*.yml"), *ROOT.glob("examples/workflows/*.yml")]
+)
+PINNED = re.compile(r"^\s*-?\s*uses:\s*[\w.-]+/[\w./-]+@[0-9a-f]{40} # v\d+(\.\d+)*\s*$")
+
+
+def _action() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    return data
+
+
+def _readme_table(heading: str) -> dict[str, str]:
+    """Rows of the first table under `## heading`: first cell's name → second cell."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    rows: dict[str, str] = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        name = re.fullmatch(r"`([a-z0-9-]+)`", cells[0])
+        if line.startswith("|") and name:
+            rows[name.group(1)] = cells[1].strip("`") if len(cells) > 2 else ""
+    return rows
+
+
+def _dockerfile() -> list[tuple[str, str]]:
+    """(instruction, arguments) pairs with continuation lines joined and comments dropped."""
+    text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("#")]
+    joined = re.sub(r"\\\n", " ", "\n".join(lines))
+    out = []
+    for line in joined.splitlines():
+        if line.strip():
+            instruction, _, args = line.strip().partition(" ")
+            out.append((instruction.upper(), " ".join(args.split())))
+    return out
+
+
+def test_action_inputs_are_settings_inputs_with_equal_defaults_and_descriptions() -> None:
+    inputs = _action()["inputs"]
+    assert list(inputs) == [spec.name for spec in INPUTS]
+    for spec in INPUTS:
+        assert inputs[spec.name]["default"] == spec.default, spec.name
+        assert inputs[spec.name]["description"] == spec.description, spec.name
+    assert inputs["github-token"]["default"] == "${{ github.token }}"
+
+
+def test_action_outputs_are_the_documented_set_and_described() -> None:
+    outputs = _action()["outputs"]
+    assert set(outputs) == OUTPUTS
+    assert all(o["description"].strip() for o in outputs.values())
+
+
+def test_action_runs_the_dockerfile_with_the_run_subcommand() -> None:
+    action = _action()
+    assert action["runs"] == {"using": "docker", "image": "Dockerfile", "args": ["run"]}
+    assert "run" in cli.COMMANDS
+    assert action["branding"]["icon"] and action["branding"]["color"]
+
+
+def test_readme_tables_list_exactly_the_action_inputs_and_outputs() -> None:
+    inputs = _readme_table("Inputs")
+    assert list(inputs) == [spec.name for spec in INPUTS]
+    assert inputs == {spec.name: spec.default for spec in INPUTS}
+    assert set(_readme_table("Outputs")) == OUTPUTS
+
+
+def test_every_input_is_a_flag_of_run() -> None:
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    run = sub.choices["run"]  # type: ignore[index]
+    flags = {opt for action in run._actions for opt in action.option_strings}
+    missing = [spec.name for spec in INPUTS if f"--{spec.name}" not in flags]
+    assert missing == []
+
+
+def test_dockerfile_installs_the_hashed_lock_before_the_source() -> None:
+    steps = _dockerfile()
+    texts = [f"{i} {a}" for i, a in steps]
+    lock_copy = texts.index("COPY requirements/runtime.lock requirements/runtime.lock")
+    lock_install = next(
+        n for n, t in enumerate(texts) if "--require-hashes -r requirements/runtime.lock" in t
+    )
+    src_copy = next(n for n, t in enumerate(texts) if t.startswith("COPY src"))
+    pkg_install = next(n for n, t in enumerate(texts) if "pip install --no-deps ." in t)
+    assert lock_copy < lock_install < src_copy < pkg_install
+    assert steps[0][0] == "FROM" and re.fullmatch(r"python:3\.1[1-9]-slim\S*", steps[0][1])
+
+
+def test_dockerfile_prepares_git_bubblewrap_and_python_for_the_runner() -> None:
+    text = " ".join(a for _, a in _dockerfile())
+    for needed in ("git", "bubblewrap", "git config --system --add safe.directory '*'"):
+        assert needed in text
+    env = " ".join(a for i, a in _dockerfile() if i == "ENV")
+    for var in ("PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1", "PIP_NO_CACHE_DIR=1"):
+        assert var in env
+    # GitHub runs container actions as root; another user could not write to the workspace.
+    assert "USER" not in {i for i, _ in _dockerfile()}
+
+
+def test_dockerfile_entrypoint_execs_the_console_script() -> None:
+    entry = [a for i, a in _dockerfile() if i == "ENTRYPOINT"]
+    assert len(entry) == 1
+    argv = json.loads(entry[0])  # exec form: no shell holds the secrets, Python is PID 1
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert argv == ["evolve-action"]
+    assert pyproject["project"]["scripts"]["evolve-action"] == "evolve_action.cli:main"
+
+
+def test_dockerignore_keeps_exactly_what_the_dockerfile_copies() -> None:
+    kept = {
+        ln[1:].rstrip("/")
+        for ln in (ROOT / ".dockerignore").read_text(encoding="utf-8").splitlines()
+        if ln.startswith("!")
+    }
+    copied = {
+        src.rstrip("/")
+        for i, a in _dockerfile()
+        if i == "COPY"
+        for src in a.split()[:-1]
+        if not src.startswith("--")
+    }
+    assert copied == kept
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [sys.executable, "-m", "evolve_action", "--version"],
+        [str(Path(sys.executable).parent / "evolve-action"), "--version"],
+    ],
+    ids=["python -m evolve_action", "entrypoint"],
+)
+def test_the_cli_starts(argv: list[str]) -> None:
+    if not Path(argv[0]).exists():
+        pytest.skip(f"{argv[0]} is not installed in this environment")
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"evolve-action {__version__}"
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_workflow_actions_are_pinned_by_sha_and_permissions_start_empty(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if re.match(r"^\s*-?\s*uses:", line) and "bitwise-media-group/evolve" not in line:
+            assert PINNED.match(line), f"{path.name}: not pinned by SHA: {line.strip()}"
+    workflow = yaml.safe_load(text)
+    assert workflow["permissions"] == {}
+    assert all("permissions" in job for job in workflow["jobs"].values())
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
+    if found is None:
+        pytest.skip(f"{name} is not installed (ci.yml installs it)")
+    return found
+
+
+def test_workflows_pass_actionlint() -> None:
+    done = subprocess.run(
+        [_tool("actionlint"), *map(str, WORKFLOWS)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_workflows_and_action_pass_zizmor() -> None:
+    done = subprocess.run(
+        [_tool("zizmor"), "--offline", "--no-progress", *map(str, WORKFLOWS), "action.yml"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
