@@ -1,0 +1,280 @@
+"""Publishing a report: the sticky comment, the check run (or a commit status), step outputs,
+the job summary and log annotations.
+
+The results exist before anything here runs, so no GitHub failure may lose them or change
+the exit code: every write is tried on its own, a failure after retries is logged as an
+error and listed in the job summary, and the exit code stays the gate's. The job summary
+and the outputs are written last and always, with the full comment (no rows cut) and every
+GitHub problem met on the way.
+
+The check run goes on the PR's head commit, never on `GITHUB_SHA` (for a PR the synthetic
+merge commit, which a branch rule never looks at). When check runs are not writable (403 or
+404, e.g. a token without `checks: write`) a commit status carries the conclusion instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from github import GithubException
+from github.CheckRun import CheckRun
+
+from evolve_action import check_output
+from evolve_action.actions_io import set_outputs, write_summary
+from evolve_action.events import Event
+from evolve_action.github_api import GitHubWriteError, Publisher
+from evolve_action.model import LoadResult
+from evolve_action.render.build import ReportInput, build_view
+from evolve_action.render.build_cases import invalid_files
+from evolve_action.render.comment import TemplateProblem, environment, fit_comment, render
+from evolve_action.settings import CommentMode, Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RunnerFiles:
+    """The runner's file commands (`$GITHUB_OUTPUT`, `$GITHUB_STEP_SUMMARY`); None outside."""
+
+    output: str | None = None
+    summary: str | None = None
+
+
+@dataclass
+class Published:
+    conclusion: str
+    exit_code: int
+    comment_url: str = ""
+    check: str = ""  # "check run", "commit status" or "" (nothing writable)
+    problems: list[str] = field(default_factory=list)
+    check_run: CheckRun | None = None  # the in-progress run, completed by `publish`
+
+
+def _status_code(exc: BaseException) -> int | None:
+    cause = exc.__cause__ if isinstance(exc, GitHubWriteError) else exc
+    return cause.status if isinstance(cause, GithubException) else None
+
+
+def _attempt(what: str, problems: list[str], call: Any) -> Any:
+    """Run one GitHub write; a failure becomes a listed problem, never a crash."""
+    try:
+        return call()
+    except GitHubWriteError as exc:
+        problems.append(str(exc))
+    except Exception as exc:  # a dropped connection must not lose the results either
+        problems.append(f"{what} failed: {type(exc).__name__}: {exc}")
+    log.error("%s", problems[-1])
+    return None
+
+
+def head_sha(event: Event, report_head: str) -> str:
+    """Where checks go: the PR head commit; outside a PR, the commit that was evaluated."""
+    return event.head_sha if event.is_pr else (report_head or event.sha)
+
+
+def publish_in_progress(report: ReportInput, *, publisher: Publisher | None) -> Published:
+    """Open the check run and (sticky mode only) say in the comment that evals are running."""
+    result = Published("", 0)
+    if publisher is None:
+        return result
+    settings, event = report.settings, report.event
+    sha = head_sha(event, report.head_sha)
+    if sha:
+        # A 403/404 here is not an error: `publish` falls back to a commit status.
+        result.check_run = _start(publisher, settings, event, sha, result.problems)
+        result.check = "check run" if result.check_run is not None else ""
+    number = event.pr_number
+    if number is not None and settings.comment is CommentMode.STICKY:
+        body = fit_comment(build_view(report))
+        url = _attempt(
+            "posting the PR comment",
+            result.problems,
+            lambda: publisher.post_comment(number, body, key=settings.comment_key),
+        )
+        result.comment_url = url or ""
+    return result
+
+
+def _start(
+    publisher: Publisher, settings: Settings, event: Event, sha: str, problems: list[str]
+) -> CheckRun | None:
+    try:
+        return publisher.start_check(settings.check_name, sha, details_url=event.run_url or None)
+    except Exception as exc:
+        if _status_code(exc) not in (403, 404):
+            problems.append(str(exc))
+            log.error("%s", exc)
+        return None
+
+
+def publish(
+    report: ReportInput,
+    *,
+    publisher: Publisher | None,
+    files: RunnerFiles,
+    started: Published | None = None,
+    stream: TextIO = sys.stdout,
+) -> Published:
+    gate = report.decided_gate()
+    view = build_view(report)
+    problems: list[str] = []
+    try:
+        env = environment(report.settings.template)
+    except TemplateProblem as exc:  # the user's template is broken: say so, use ours
+        problems.append(str(exc))
+        env = environment()
+    result = Published(gate.conclusion, gate.exit_code, problems=problems)
+    notes = check_output.notes(report)
+    event, settings = report.event, report.settings
+    if publisher is not None:
+        number = event.pr_number
+        if number is not None and settings.comment is not CommentMode.OFF:
+            body = fit_comment(view, env=env)
+            sticky = settings.comment is CommentMode.STICKY
+            url = _attempt(
+                "posting the PR comment",
+                problems,
+                lambda: publisher.post_comment(
+                    number, body, key=settings.comment_key, sticky=sticky
+                ),
+            )
+            result.comment_url = url or ""
+        sha = head_sha(event, report.head_sha)
+        if sha:
+            summary_md = check_output.summary(view, env)
+            state, description = check_output.status(gate, view.headline)
+            result.check = _conclude(
+                publisher,
+                settings,
+                event,
+                sha,
+                started.check_run if started else None,
+                problems,
+                conclusion=gate.conclusion,
+                title=check_output.title(view),
+                summary=summary_md,
+                annotations=[n.as_check() for n in notes[: check_output.MAX_CHECK_ANNOTATIONS]],
+                status=(state, description),
+            )
+    for line in check_output.log_commands(notes, problems):
+        print(line, file=stream)
+    set_outputs(files.output, check_output.outputs(report, gate, result.comment_url))
+    write_summary(files.summary, _summary(render(view, env=env), problems))
+    return result
+
+
+def _conclude(
+    publisher: Publisher,
+    settings: Settings,
+    event: Event,
+    sha: str,
+    check: CheckRun | None,
+    problems: list[str],
+    *,
+    conclusion: str,
+    title: str,
+    summary: str,
+    annotations: list[dict[str, Any]],
+    status: tuple[str, str],
+    forbidden_is_expected: bool = False,
+) -> str:
+    """Complete the check run, or fall back to a commit status when checks are not writable."""
+    try:
+        check = check or publisher.start_check(
+            settings.check_name, sha, details_url=event.run_url or None
+        )
+        publisher.finish_check(
+            check, conclusion=conclusion, title=title, summary=summary, annotations=annotations
+        )
+        return "check run"
+    except Exception as exc:
+        if _status_code(exc) not in (403, 404):
+            problems.append(str(exc))
+            log.error("%s", exc)
+            return ""
+    log.warning("check runs are not writable with this token; setting a commit status instead")
+    try:
+        publisher.set_status(
+            sha,
+            state=status[0],
+            context=settings.check_name,
+            description=status[1],
+            target_url=event.run_url or None,
+        )
+        return "commit status"
+    except Exception as exc:
+        # A fork PR's read-only token can write nothing; the job summary is all there is.
+        if not (forbidden_is_expected and _status_code(exc) in (403, 404)):
+            problems.append(str(exc))
+            log.error("%s", exc)
+        return ""
+
+
+def _summary(markdown: str, problems: Sequence[str]) -> str:
+    if not problems:
+        return markdown
+    listed = "\n".join(f"- {p}" for p in problems)
+    return f"{markdown}\n\n**⚠️ evolve could not write to GitHub**\n\n{listed}\n"
+
+
+VALIDATION_TITLE = "Eval files validated; evals not run (fork PR without secrets)"
+HOW_TO_RUN = """\
+This pull request comes from a fork, so the workflow has no API keys and a read-only token:
+evolve validated the eval files and did not run them. To run the evals, a maintainer can:
+
+- review the change, then push the branch to this repository (or re-run the workflow from a
+  branch here), so the run gets the repository's secrets; or
+- use the two-stage pattern: a `pull_request` job that has what it needs uploads the
+  results directory as an artifact, and a `workflow_run` job runs `evolve-action report`
+  to post them, treating the artifact as data.
+"""
+
+
+def publish_validation_only(
+    *,
+    event: Event,
+    settings: Settings,
+    checked: int,
+    invalid: Sequence[LoadResult],
+    publisher: Publisher | None,
+    files: RunnerFiles,
+    stream: TextIO = sys.stdout,
+) -> Published:
+    """A fork PR without secrets: a neutral check (or just the summary) and the lint results.
+
+    Invalid files still make the exit code 1, as `evolve-action validate` would.
+    """
+    bad = [r for r in invalid if not r.ok]
+    valid = f"{checked - len(bad)} of {checked} eval files are valid."
+    lines = [f"### ⚠️ evolve: {VALIDATION_TITLE}", "", valid, "", HOW_TO_RUN]
+    if bad:
+        lines += ["**Invalid eval files**", ""]
+        lines += [f"- {p.where}: {p.message}" for p in invalid_files(bad)]
+    text = "\n".join(lines) + "\n"
+    result = Published("neutral", 1 if bad else 0, problems=[])
+    notes = check_output.invalid_notes(bad)
+    sha = head_sha(event, "")
+    if publisher is not None and sha:
+        result.check = _conclude(
+            publisher,
+            settings,
+            event,
+            sha,
+            None,
+            result.problems,
+            conclusion="neutral",
+            title=VALIDATION_TITLE,
+            summary=text,
+            annotations=[n.as_check() for n in notes[: check_output.MAX_CHECK_ANNOTATIONS]],
+            status=("success", f"neutral: {VALIDATION_TITLE}"),
+            forbidden_is_expected=True,
+        )
+    for line in check_output.log_commands(notes, result.problems):
+        print(line, file=stream)
+    set_outputs(files.output, {"conclusion": "neutral", "results-dir": str(settings.results_dir)})
+    write_summary(files.summary, _summary(text, result.problems))
+    return result
