@@ -467,11 +467,6 @@ def test_load_file__a_file_reference_too_long_for_the_os(
     check(result, rel, name)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="agentv loader: RecursionError in formats/agentv_evaluators.py (_composite)",
-)
 def test_load_file__composite_evaluators_nested_deeply(tmp_path: Path) -> None:
     evaluator: Any = {"type": "contains", "value": "x"}
     for _ in range(300):  # JSON reaches this depth; YAML's reader stops earlier
