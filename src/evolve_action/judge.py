@@ -4,8 +4,11 @@ The session is a short tool-use loop. When there is something to inspect (files 
 changed, staged fixtures, output files) the judge may Read/Glob/Grep the workspace for a few
 turns; the answer tool `submit_grading` is forced on the last allowed turn, which gives
 structured output on both providers through `ChatRequest.force_tool`. When there is nothing
-to inspect no workspace tool is offered and the answer is forced on the first call, so a
-single-turn case costs exactly two provider calls: the agent's and the judge's.
+to inspect no workspace tool is offered and the answer is asked for on the first call, so a
+single-turn case costs exactly two provider calls: the agent's and the judge's. That one call
+asks for structured output the way DESIGN §7 says: a forced `submit_grading` call on
+Anthropic, the same shape as a JSON schema for the answer text on OpenAI (and compatible
+servers), with no tool at all.
 
 Failures are loud, as in evolve: a missing verdict fails its own item; a session that fails
 as a whole (provider error after retries, timeout, no parseable answer) fails every judge
@@ -23,6 +26,7 @@ from evolve_action.judge_parse import Grading, failed, find_grading, verdicts
 from evolve_action.judge_prompt import (
     SUBMIT_TOOL,
     SYSTEM,
+    SYSTEM_JSON,
     build_prompt,
     has_something_to_inspect,
     submit_tool,
@@ -38,10 +42,13 @@ from evolve_action.providers.base import (
     TextPart,
     ToolBox,
     ToolResultPart,
+    ToolSpec,
     split_model,
 )
 
 JUDGE_MAX_TOKENS = 8192
+# Providers whose one-call grading is a JSON schema on the answer rather than a forced tool.
+SCHEMA_ANSWER_PROVIDERS = frozenset({"openai"})
 NUDGE = f"Now call {SUBMIT_TOOL} with your grading of every item."
 
 
@@ -74,8 +81,9 @@ async def judge_run(
         return [], report
     report.called = True
     inspect = tools is not None and has_something_to_inspect(case, transcript)
-    session = _Session(provider, model, items, tools if inspect else None, report)
-    prompt = build_prompt(case, items, transcript, inspect=inspect)
+    as_json = not inspect and provider.id in SCHEMA_ANSWER_PROVIDERS
+    session = _Session(provider, model, items, tools if inspect else None, report, as_json)
+    prompt = build_prompt(case, items, transcript, inspect=inspect, as_json=as_json)
     started = time.monotonic()
     why = ""
     grading: Grading | None = None
@@ -109,6 +117,7 @@ class _Session:
         items: list[JudgeItem],
         tools: ToolBox | None,
         report: JudgeReport,
+        as_json: bool = False,
     ) -> None:
         self.provider = provider
         self.bare_model = split_model(model)[1]
@@ -116,16 +125,22 @@ class _Session:
         self.tools = tools
         self.report = report
         submit = submit_tool(items)
-        self.specs = (*tools.specs(), submit) if tools is not None else (submit,)
+        # as_json: no tool at all; the answer text follows the submit tool's schema.
+        self.schema = submit.input_schema if as_json else None
+        if as_json:
+            self.specs: tuple[ToolSpec, ...] = ()
+        else:
+            self.specs = (*tools.specs(), submit) if tools is not None else (submit,)
 
     async def _call(self, messages: list[ChatMessage], force: bool) -> ChatResponse:
         request = ChatRequest(
             model=self.bare_model,
-            system=SYSTEM,
+            system=SYSTEM if self.schema is None else SYSTEM_JSON,
             messages=tuple(messages),
             tools=self.specs,
             max_tokens=JUDGE_MAX_TOKENS,
-            force_tool=SUBMIT_TOOL if force else None,
+            force_tool=SUBMIT_TOOL if force and self.schema is None else None,
+            response_schema=self.schema,
         )
         response = await self.provider.complete(request)
         usage = response.usage

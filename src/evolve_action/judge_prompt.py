@@ -38,6 +38,13 @@ that cannot be verified from what you can see. Say nothing when the eval is soun
 
 Answer by calling the submit_grading tool exactly once."""
 
+# The same instructions when the grading comes back as the answer's JSON text (a provider
+# that takes a JSON schema for its answer, with nothing to inspect: no tool at all).
+SYSTEM_JSON = SYSTEM.replace(
+    "Answer by calling the submit_grading tool exactly once.",
+    "Answer with the grading as one JSON object, and nothing else.",
+)
+
 _SCALE_TAGS = {
     Scale.BINARY: "pass/fail",
     Scale.LIKERT5: "score 1-5",
@@ -99,7 +106,12 @@ def _ids(numbers: Sequence[int]) -> str:
 
 
 def build_prompt(
-    case: Case, items: Sequence[JudgeItem], transcript: Transcript, *, inspect: bool
+    case: Case,
+    items: Sequence[JudgeItem],
+    transcript: Transcript,
+    *,
+    inspect: bool,
+    as_json: bool = False,
 ) -> str:
     """The single user message of the judge session."""
     n = len(items)
@@ -131,15 +143,15 @@ def build_prompt(
             "The agent's workspace is your current directory: refer to files by relative path."
             " You may inspect it with the Read, Glob and Grep tools before answering."
         )
-    lines.extend(["", *_answer_instructions(items)])
+    lines.extend(["", *_answer_instructions(items, as_json=as_json)])
     return "\n".join(lines)
 
 
-def _answer_instructions(items: Sequence[JudgeItem]) -> list[str]:
+def _answer_instructions(items: Sequence[JudgeItem], *, as_json: bool = False) -> list[str]:
     binary = [n for n, it in enumerate(items, 1) if not is_scored(it) and not is_extract(it)]
     scored = [n for n, it in enumerate(items, 1) if is_scored(it)]
     extract = [n for n, it in enumerate(items, 1) if is_extract(it)]
-    lines = [f"Call {SUBMIT_TOOL} with:"]
+    lines = ["Answer with one JSON object with:" if as_json else f"Call {SUBMIT_TOOL} with:"]
     if binary:
         lines.append(
             f"- expectations: one {{id, passed, evidence}} for each pass/fail item"

@@ -3,6 +3,7 @@ one request per run for five items, the answer tool forced on the wire, verdicts
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -102,7 +103,11 @@ async def _judge(provider: Provider, name: str, **kw: Any) -> Any:
 
 @pytest.mark.parametrize("name", ["anthropic", "openai"])
 async def test_one_judge_request_for_five_items(fake_llm: FakeLLM, build: Build, name: str) -> None:
-    fake_llm.enqueue(Reply(calls=(Call("submit_grading", ANSWER),)))
+    # DESIGN §7: a forced tool call on Anthropic, a JSON schema on OpenAI (the answer's text).
+    if name == "anthropic":
+        fake_llm.enqueue(Reply(calls=(Call("submit_grading", ANSWER),)))
+    else:
+        fake_llm.enqueue(Reply(text=json.dumps(ANSWER)))
     results, report = await _judge(build(name), name)
 
     [sent] = fake_llm.requests
@@ -112,8 +117,11 @@ async def test_one_judge_request_for_five_items(fake_llm: FakeLLM, build: Build,
         assert body["tool_choice"] == {"type": "tool", "name": "submit_grading"}
         assert [t["name"] for t in body["tools"]] == ["submit_grading"]
     else:
-        assert body["tool_choice"] == {"type": "function", "function": {"name": "submit_grading"}}
-        assert [t["function"]["name"] for t in body["tools"]] == ["submit_grading"]
+        assert "tools" not in body and "tool_choice" not in body
+        assert body["response_format"]["type"] == "json_schema"
+        schema = body["response_format"]["json_schema"]["schema"]
+        assert schema["required"] == ["expectations", "rubric_scores", "claims", "eval_feedback"]
+        assert sorted(schema["properties"]["rubric_scores"]["properties"]) == ["3", "4", "5"]
     prompt = str(sent.messages[-1]["content"])
     assert all(f"{n}. [" in prompt for n in range(1, 6)) and "A friendly greeting" in prompt
 

@@ -483,3 +483,58 @@ def test_any_json_answer_never_raises(value: Any) -> None:
         results = verdicts(items, grading)
         assert len(results) == 2
         assert all(r.score is not None and 0.0 <= r.score <= 1.0 for r in results)
+
+
+# --- OpenAI: the one-call grading is a JSON schema on the answer (DESIGN §7) ---------------
+
+
+async def test_openai_with_nothing_to_inspect_asks_for_json_without_tools() -> None:
+    provider = ScriptedProvider([text(json.dumps(FULL_ANSWER))], id="openai")
+    results, report = await judge(provider, FIVE, tools=FakeToolBox({}))
+    [request] = provider.requests
+    assert request.tools == () and request.force_tool is None
+    assert request.response_schema is not None
+    assert request.response_schema["required"] == [
+        "expectations",
+        "rubric_scores",
+        "claims",
+        "eval_feedback",
+    ]
+    assert "submit_grading" not in request.system and "one JSON object" in request.system
+    assert "Answer with one JSON object with:" in provider.prompt
+    assert "submit_grading" not in provider.prompt
+    assert report.error == "" and report.usage.calls == 1
+    assert [r.passed for r in results] == [True, True, True, False, True]
+
+
+async def test_openai_json_answer_accepts_a_bare_verdict_for_one_item() -> None:
+    # The shape other runners' judges answer with (and the peers kit's fake server).
+    verdict = {"reason": "mentions it", "pass": True, "score": 1.0, "assertions": []}
+    provider = ScriptedProvider([text(json.dumps(verdict))], id="openai")
+    [result], report = await judge(provider, FIVE[:1])
+    assert result.passed is True and report.error == ""
+
+
+async def test_openai_json_answer_that_grades_nothing_fails_loudly() -> None:
+    provider = ScriptedProvider([text('{"query": "kw1x"}')], id="openai")
+    results, report = await judge(provider, FIVE[:2])
+    assert report.error == "no JSON verdicts in response"
+    assert all(r.passed is False for r in results)
+
+
+async def test_openai_with_files_to_inspect_keeps_the_tool_loop() -> None:
+    box = FakeToolBox({"out.txt": "hi"})
+    answer = submit({"expectations": [{"id": 1, "passed": True}]})
+    provider = ScriptedProvider([answer], id="openai")
+    transcript = Transcript(final_text="done", changed_files=["out.txt"])
+    await judge(provider, FIVE[:1], tools=box, transcript=transcript, max_turns=1)
+    [request] = provider.requests
+    assert request.response_schema is None and request.force_tool == "submit_grading"
+    assert "submit_grading" in [t.name for t in request.tools]
+
+
+async def test_anthropic_with_nothing_to_inspect_keeps_the_forced_tool() -> None:
+    provider = ScriptedProvider([submit({"expectations": []})], id="anthropic")
+    await judge(provider, FIVE[:1])
+    [request] = provider.requests
+    assert request.response_schema is None and request.force_tool == "submit_grading"
