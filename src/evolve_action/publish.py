@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from github import GithubException
 from github.CheckRun import CheckRun
@@ -34,6 +34,8 @@ from evolve_action.render.comment import TemplateProblem, environment, fit_comme
 from evolve_action.settings import CommentMode, Settings
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +61,7 @@ def _status_code(exc: BaseException) -> int | None:
     return cause.status if isinstance(cause, GithubException) else None
 
 
-def _attempt(what: str, problems: list[str], call: Any) -> Any:
+def _attempt(what: str, problems: list[str], call: Callable[[], T]) -> T | None:
     """Run one GitHub write; a failure becomes a listed problem, never a crash."""
     try:
         return call()

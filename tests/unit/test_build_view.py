@@ -72,6 +72,8 @@ def test_example_comment__every_part_from_data() -> None:
         "50%",
         "−25 pts",
         "**regressed** (p = 0.01) · ▼ 1 regressed · 1 new · 1 removed",
+        "32",  # 4 runs × (4 cases on base + 4 on head)
+        "$0.32",
     ]
     regressed = rows(text, "| [`status-file`]")[:2]
     assert [r[1].strip() for r in regressed] == [M1, M2]
@@ -149,7 +151,14 @@ def test_base_none__head_rates_only_no_significance_claims() -> None:
     assert "### ✅ evolve: 1 of 2 evals pass" in text
     assert "2 cases × 1 model × 4 runs on head `5d6e7f8` only (no base to compare with)." in text
     assert "| **all affected evals** | — | 62.5% | — |" in text
-    assert rows(text, "| greeter |")[0][2:] == [" — ", " 62.5% ", " — ", " 1 of 2 cases pass "]
+    assert rows(text, "| greeter |")[0][2:] == [
+        " — ",
+        " 62.5% ",
+        " — ",
+        " 1 of 2 cases pass ",
+        " 8 ",
+        " $0.08 ",
+    ]
     for claim in ("significant", "Regressed", "New:", "Improved", "regressed"):
         assert claim not in text
     assert "Failed assertions (3)" in text
@@ -231,3 +240,11 @@ def test_money_tokens_duration() -> None:
     assert (money(0.412), money(0.001), money(None)) == ("$0.41", "<$0.01", "cost unknown")
     assert (tokens(950), tokens(58_300), tokens(1_200_000)) == ("950", "58k", "1.2M")
     assert (duration(45), duration(192), duration(3720)) == ("45s", "3m 12s", "1h 2m")
+
+
+def test_long_lists_of_phrases_are_capped_with_a_count() -> None:
+    suite = make_suite("big", [(f"c{i}", i + 1) for i in range(25)])
+    rs = [r for i in range(25) for r in outcome(suite, f"c{i}", M1, base=(0, 2), head=(0, 2))]
+    view = build_view(make_report([suite], rs))
+    assert len(view.unchanged_failures) == 21
+    assert view.unchanged_failures[-1] == "and 5 more in results.json"

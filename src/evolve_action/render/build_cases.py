@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from evolve_action.render.build import ReportInput
 
 MAX_SKIPS = 10  # skip reasons repeat; a few examples say enough
+MAX_PHRASES = 20  # per list (improved, new, ...): past this a list reads as noise
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def p_text(p: float) -> str:
 
 
 def p_is(p: float) -> str:
-    """"p = 0.03", "p < 0.001"."""
+    """The p-value as a claim: `p = 0.03`, `p < 0.001`."""
     text = p_text(p)
     return f"p {text[0]} {text[1:]}" if text.startswith("<") else f"p = {text}"
 
@@ -178,9 +179,16 @@ def _phrase(index: CaseIndex, group: list[CaseStats], label: Label) -> str:
     return f"{name} ({detail})"
 
 
+def _capped(index: CaseIndex, chosen: Iterable[CaseStats], label: Label) -> tuple[str, ...]:
+    groups = list(_by_case(chosen).values())
+    out = [_phrase(index, g, label) for g in groups[:MAX_PHRASES]]
+    if len(groups) > MAX_PHRASES:
+        out.append(f"and {len(groups) - MAX_PHRASES} more in results.json")
+    return tuple(out)
+
+
 def phrases(report: ReportInput, index: CaseIndex, label: Label) -> tuple[str, ...]:
-    chosen = (c for c in report.aggregate.cases if c.label is label)
-    return tuple(_phrase(index, g, label) for g in _by_case(chosen).values())
+    return _capped(index, (c for c in report.aggregate.cases if c.label is label), label)
 
 
 def unchanged_failures(report: ReportInput, index: CaseIndex) -> tuple[str, ...]:
@@ -189,7 +197,7 @@ def unchanged_failures(report: ReportInput, index: CaseIndex) -> tuple[str, ...]
         for c in report.aggregate.cases
         if c.label is Label.UNCHANGED and c.base and c.head and c.base.failed and c.head.failed
     )
-    return tuple(_phrase(index, g, Label.UNCHANGED) for g in _by_case(chosen).values())
+    return _capped(index, chosen, Label.UNCHANGED)
 
 
 def failure_rows(report: ReportInput, index: CaseIndex) -> tuple[FailureRow, ...]:
