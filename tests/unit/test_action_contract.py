@@ -36,9 +36,7 @@ OUTPUTS = {
     "comment-url",
     "cost-usd",
 }
-WORKFLOWS = sorted(
-    [*ROOT.glob(".github/workflows/*.yml"), *ROOT.glob("examples/workflows/*.yml")]
-)
+WORKFLOWS = sorted([*ROOT.glob(".github/workflows/*.yml"), *ROOT.glob("examples/workflows/*.yml")])
 PINNED = re.compile(r"^\s*-?\s*uses:\s*[\w.-]+/[\w./-]+@[0-9a-f]{40} # v\d+(\.\d+)*\s*$")
 
 
