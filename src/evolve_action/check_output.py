@@ -110,9 +110,9 @@ def title(view: CommentView) -> str:
     return view.headline[:255]
 
 
-def summary(view: CommentView, env: Any = None) -> str:
+def summary(view: CommentView) -> str:
     """The comment, ranked and cut like it, within the check's 65,535 characters."""
-    return fit_comment(replace(view, marker=""), limit=SUMMARY_MAX, env=env)
+    return fit_comment(replace(view, marker=""), limit=SUMMARY_MAX)
 
 
 def status(gate: Gate, headline: str) -> tuple[str, str]:

@@ -31,11 +31,13 @@ from evolve_action.model import LoadResult
 from evolve_action.render.build import ReportInput, build_view
 from evolve_action.render.build_cases import invalid_files
 from evolve_action.render.comment import TemplateProblem, environment, fit_comment, render
+from evolve_action.render.view import CommentView
 from evolve_action.settings import CommentMode, Settings
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+USER_TEMPLATE = "user.md.j2"  # the name `render.comment.environment` gives a user template
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,18 +126,13 @@ def publish(
     gate = report.decided_gate()
     view = build_view(report)
     problems: list[str] = []
-    try:
-        env = environment(report.settings.template)
-    except TemplateProblem as exc:  # the user's template is broken: say so, use ours
-        problems.append(str(exc))
-        env = environment()
     result = Published(gate.conclusion, gate.exit_code, problems=problems)
     notes = check_output.notes(report)
     event, settings = report.event, report.settings
     if publisher is not None:
         number = event.pr_number
         if number is not None and settings.comment is not CommentMode.OFF:
-            body = fit_comment(view, env=env)
+            body = comment_body(view, settings, problems)
             sticky = settings.comment is CommentMode.STICKY
             url = _attempt(
                 "posting the PR comment",
@@ -147,7 +144,7 @@ def publish(
             result.comment_url = url or ""
         sha = head_sha(event, report.head_sha)
         if sha:
-            summary_md = check_output.summary(view, env)
+            summary_md = check_output.summary(view)
             state, description = check_output.status(gate, view.headline)
             result.check = _conclude(
                 publisher,
@@ -165,8 +162,23 @@ def publish(
     for line in check_output.log_commands(notes, problems):
         print(line, file=stream)
     set_outputs(files.output, check_output.outputs(report, gate, result.comment_url))
-    write_summary(files.summary, _summary(render(view, env=env), problems))
+    write_summary(files.summary, _summary(render(view), problems))
     return result
+
+
+def comment_body(view: CommentView, settings: Settings, problems: list[str]) -> str:
+    """The comment through the user's template when one is set; ours when it breaks.
+
+    The check summary and the job summary always use our template: they are the record.
+    """
+    if settings.template is not None:
+        try:
+            env = environment(settings.template)
+            return fit_comment(view, env=env, name=USER_TEMPLATE)
+        except TemplateProblem as exc:
+            problems.append(f"{exc}; the comment used the default template")
+            log.error("%s", problems[-1])
+    return fit_comment(view)
 
 
 def _conclude(

@@ -291,3 +291,21 @@ def test_500_cases_x_2_models_fit_and_keep_headline_and_regressions(
     summary = (tmp_path / "summary.md").read_text()
     assert "Failed assertions (" in summary and len(summary.encode()) <= 1024 * 1024
     assert result.exit_code == 1
+
+
+def test_user_template_shapes_the_comment_and_a_broken_one_falls_back(
+    gh: GitHubFake, tmp_path: Path
+) -> None:
+    template = tmp_path / "mine.md.j2"
+    template.write_text('{% extends "comment.md.j2" %}{% block overall %}CUSTOM{% endblock %}')
+    settings = Settings(template=template)
+    pub = publisher(gh)
+    result, _ = run_publish(tmp_path, make_report([SUITE], passing_runs(), settings=settings), pub)
+    assert "CUSTOM" in gh.comments[(REPO, 7)][0]["body"] and result.problems == []
+    assert "CUSTOM" not in gh.check_runs[0]["output"]["summary"]
+    template.write_text("{{ v.no_such_field }}")
+    result, _ = run_publish(
+        tmp_path, make_report([SUITE], regressed_runs(), settings=settings), pub
+    )
+    assert len(result.problems) == 1 and "no_such_field" in result.problems[0]
+    assert "### ❌ evolve: 1 eval regressed" in gh.comments[(REPO, 7)][0]["body"]
