@@ -93,11 +93,26 @@ def test_action_runs_the_dockerfile_with_the_run_subcommand() -> None:
     assert action["branding"]["icon"] and action["branding"]["color"]
 
 
+def _rendered_tables() -> str:
+    """The README's two tables as action.yml implies them (paste this when the test fails)."""
+    action = _action()
+    lines = ["| input | default | description |", "|---|---|---|"]
+    for name, spec in action["inputs"].items():
+        default = f"`{spec['default']}`" if spec["default"] else ""
+        lines.append(f"| `{name}` | {default} | {spec['description']} |")
+    lines += ["", "| output | description |", "|---|---|"]
+    lines += [f"| `{n}` | {o['description']} |" for n, o in action["outputs"].items()]
+    return "\n".join(lines)
+
+
 def test_readme_tables_list_exactly_the_action_inputs_and_outputs() -> None:
     inputs = _readme_table("Inputs")
     assert list(inputs) == [spec.name for spec in INPUTS]
     assert inputs == {spec.name: spec.default for spec in INPUTS}
     assert set(_readme_table("Outputs")) == OUTPUTS
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for table in _rendered_tables().split("\n\n"):
+        assert table in readme, f"README table out of date; expected:\n{_rendered_tables()}"
 
 
 def test_every_input_is_a_flag_of_run() -> None:
