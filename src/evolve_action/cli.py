@@ -17,6 +17,7 @@ from evolve_action import __version__
 COMMANDS = {
     "validate": "lint eval files of every supported format",
     "run": "run the evals (locally: --base none runs the working tree alone)",
+    "report": "merge results (shards, or an artifact from another job) and report them",
 }
 
 

@@ -8,6 +8,7 @@ A bug of ours in one run becomes an `internal` error for that run; the others go
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -42,6 +43,7 @@ class Outcome:
     results: list[RunResult] = field(default_factory=list)
     not_run: list[RunSpec] = field(default_factory=list)
     cached: int = 0
+    interrupted: bool = False
 
 
 def _internal_error(spec: RunSpec, error: BaseException | None) -> RunResult:
@@ -121,12 +123,21 @@ async def execute_plan(
     scheduler: Scheduler[RunResult | None] = Scheduler(
         max_concurrency=max_concurrency, limiters=limiters, on_done=done
     )
-    finished = await scheduler.run([job(i) for i in pending])
-    for index, result in zip(pending, finished, strict=True):
-        if result.error is not None:
-            slots[index] = _internal_error(specs[index], result.error)
-        elif result.value is None:
+    try:
+        finished = dict(enumerate(await scheduler.run([job(i) for i in pending])))
+    except asyncio.CancelledError:
+        # SIGTERM: keep what finished; everything else is reported as not run.
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        outcome.interrupted = True
+        finished = dict(scheduler.finished())
+    for position, index in enumerate(pending):
+        result = finished.get(position)
+        if result is None or (result.value is None and result.error is None):
             outcome.not_run.append(specs[index])
+        elif result.error is not None:
+            slots[index] = _internal_error(specs[index], result.error)
         else:
             slots[index] = result.value
     outcome.results = [r for r in slots if r is not None]

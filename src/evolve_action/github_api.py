@@ -117,6 +117,14 @@ class Publisher:
                 self._login = ""  # a workflow token: /user is forbidden
         return {BOT_LOGIN, self._login} - {""}
 
+    def pull_head_sha(self, number: int) -> str:
+        """The current head commit of a pull request ("" when it cannot be read)."""
+        try:
+            return str(self.repo.get_pull(number).head.sha)
+        except GithubException as exc:
+            log.warning("cannot read pull request #%s: %s", number, _message(exc))
+            return ""
+
     # --- the sticky comment ----------------------------------------------------------------
 
     def find_sticky(self, issue: Issue, key: str) -> IssueComment | None:

@@ -100,6 +100,7 @@ class Execution:
     not_run: list[RunSpec] = field(default_factory=list)
     cached: int = 0
     spent_usd: float = 0.0
+    interrupted: bool = False
 
 
 def prepare_environment(
@@ -228,4 +229,5 @@ async def run_job(
         not_run=outcome.not_run,
         cached=outcome.cached,
         spent_usd=budget.spent_usd,
+        interrupted=outcome.interrupted,
     )

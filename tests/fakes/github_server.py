@@ -35,6 +35,7 @@ class GitHubFake:
     statuses: list[dict[str, Any]] = field(default_factory=list)
     requests: list[tuple[str, str, Any]] = field(default_factory=list)
     faults: list[tuple[str, str, list[int]]] = field(default_factory=list)
+    pulls: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1000)
@@ -66,6 +67,14 @@ class GitHubFake:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     # --- helpers for tests -----------------------------------------------------------------
+
+    def add_pull(self, repo: str, number: int, head_sha: str) -> None:
+        self.pulls[(repo, number)] = {
+            "number": number,
+            "url": f"{self.url}/repos/{repo}/pulls/{number}",
+            "head": {"sha": head_sha, "ref": "feature"},
+            "base": {"sha": "0" * 40, "ref": "main"},
+        }
 
     def fail_next(self, method: str, path_prefix: str, statuses: list[int]) -> None:
         self.faults.append((method, path_prefix, list(statuses)))
@@ -117,6 +126,9 @@ class GitHubFake:
     def _repo(
         self, method: str, repo: str, rest: list[str], query: dict[str, list[str]], body: Any
     ) -> tuple[int, Any, dict[str, str]]:
+        if rest[:1] == ["pulls"] and len(rest) == 2 and method == "GET":
+            pull = self.pulls.get((repo, int(rest[1])))
+            return (200, pull, {}) if pull else (404, {"message": "Not Found"}, {})
         if rest[:1] == ["issues"] and len(rest) == 3 and rest[2] == "comments":
             number = int(rest[1])
             if method == "GET":

@@ -1,0 +1,135 @@
+"""The two ways `run` ends: printed locally, or published to GitHub inside Actions.
+
+Inside Actions the event decides (`events.decide`): compare base and head; validate only (a
+fork PR without secrets: neutral check explaining how a maintainer can run the evals);
+refuse (`pull_request_target` without `allow-untrusted-code`); or report from an artifact
+(`workflow_run`, handled by `commands.report`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from typing import TextIO
+
+from evolve_action import job
+from evolve_action.annotations import annotate
+from evolve_action.changes import GitError
+from evolve_action.commands.run import print_run, print_summary
+from evolve_action.config import RepoConfig
+from evolve_action.events import Action, Event, EventError, decide, from_environ
+from evolve_action.formats import load_all
+from evolve_action.github_api import Publisher, make_client
+from evolve_action.pipeline import Request
+from evolve_action.providers.setup import ModelChoiceError
+from evolve_action.publish import RunnerFiles, publish_validation_only
+from evolve_action.render.build import build_view
+from evolve_action.render.comment import render
+from evolve_action.results import ResultsWriteError
+from evolve_action.settings import Settings
+from evolve_action.sides import Sides, event_sides, local_sides
+
+REFUSAL = (
+    "pull_request_target runs with secrets and a write token; evolve-action will not run the"
+    " pull request's code there. Use the `pull_request` trigger (and the two-stage"
+    " workflow_run pattern for forks), or set `allow-untrusted-code: true` only for"
+    " contributors you trust."
+)
+
+
+def _finish(setup: job.JobSetup, sides: Sides, out: TextIO) -> tuple[int, job.Finished] | int:
+    try:
+        finished, published = job.run(setup, sides)
+    except ModelChoiceError as exc:
+        print(f"evolve-action: {exc}", file=sys.stderr)
+        return 2
+    except ResultsWriteError as exc:
+        print(f"evolve-action: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        sides.close()
+    code = published.exit_code if published else finished.report.decided_gate().exit_code
+    return code, finished
+
+
+def run_locally(
+    request: Request, settings: Settings, config: RepoConfig, base: str, out: TextIO
+) -> int:
+    try:
+        sides = local_sides(request.root, base)
+    except GitError as exc:
+        print(f"evolve-action: {exc}", file=sys.stderr)
+        return 2
+    setup = job.JobSetup(
+        request, settings, config, Event(name="local"), stream=out,
+        on_done=lambda spec, result: print_run(out, spec, result),
+    )  # fmt: skip
+    done = _finish(setup, sides, out)
+    if isinstance(done, int):
+        return done
+    code, finished = done
+    for invalid in finished.invalid:
+        for problem in invalid.problems:
+            print(problem.render(), file=sys.stderr)
+    failures = print_summary(out, finished.execution.results, invalid=len(finished.invalid))
+    if finished.report.has_base:
+        print("", file=out)
+        print(render(build_view(finished.report)), file=out)
+    print(f"results: {finished.results_path}", file=out)
+    # Without a base there is no gate to speak of: any failed or errored run fails.
+    return code if finished.report.has_base else failures
+
+
+def _has_secrets(settings: Settings, environ: Mapping[str, str]) -> bool:
+    keys = (settings.anthropic_api_key, settings.openai_api_key)
+    env = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+    return any(keys) or any(environ.get(name) for name in env)
+
+
+def run_in_actions(
+    request: Request, settings: Settings, config: RepoConfig, environ: Mapping[str, str]
+) -> int:
+    try:
+        event = from_environ(environ)
+    except EventError as exc:
+        print(annotate("error", str(exc), title="evolve: bad event"))
+        return 2
+    publisher = None
+    if settings.github_token and event.repo:
+        publisher = Publisher(make_client(settings.github_token, api_url=event.api_url), event.repo)
+    files = RunnerFiles(environ.get("GITHUB_OUTPUT"), environ.get("GITHUB_STEP_SUMMARY"))
+    action = decide(
+        event,
+        has_secrets=_has_secrets(settings, environ),
+        allow_untrusted_code=settings.allow_untrusted_code,
+    )
+    if action is Action.REPORT:
+        from evolve_action.commands.report import report_in_actions
+
+        return report_in_actions(settings, event, publisher, files, sys.stdout)
+    if action is Action.REFUSE:
+        print(annotate("error", REFUSAL, title="evolve: refusing pull_request_target"))
+        return 2
+    if action is Action.VALIDATE_ONLY:
+        results = load_all(request.root, paths=settings.paths, layout=config.layout or "auto")
+        published = publish_validation_only(
+            event=event,
+            settings=settings,
+            checked=len(results),
+            invalid=[r for r in results if not r.ok],
+            publisher=publisher,
+            files=files,
+        )
+        return published.exit_code
+    try:
+        sides = event_sides(request.root, event)
+    except GitError as exc:
+        print(annotate("error", str(exc), title="evolve: cannot find base and head"))
+        return 2
+    out = sys.stdout
+    setup = job.JobSetup(
+        request, settings, config, event, publisher=publisher, files=files, stream=out,
+        on_done=lambda spec, result: print_run(out, spec, result),
+    )  # fmt: skip
+    done = _finish(setup, sides, out)
+    return done if isinstance(done, int) else done[0]

@@ -1,0 +1,169 @@
+"""One job from start to finish: trees, loading, the in-progress report, runs, results, report.
+
+`run_local` and `run_in_actions` share everything but where the report goes: a terminal, or
+GitHub (comment, check run, outputs, summary). A SIGTERM (a cancelled workflow) stops new
+runs; what finished is written and reported as incomplete, so paid-for work is never lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+
+from evolve_action import __version__, stats
+from evolve_action.config import RepoConfig
+from evolve_action.events import Event
+from evolve_action.github_api import Publisher
+from evolve_action.model import LoadResult, Suite
+from evolve_action.outcomes import RunResult
+from evolve_action.pipeline import Execution, Loaded, Request, load_suites, run_job
+from evolve_action.planning import RunSpec
+from evolve_action.publish import Published, RunnerFiles, publish, publish_in_progress
+from evolve_action.render.build import ReportInput
+from evolve_action.results import ResultsData, write_results
+from evolve_action.settings import Settings
+from evolve_action.sides import Sides
+
+
+@dataclass
+class JobSetup:
+    request: Request
+    settings: Settings
+    config: RepoConfig
+    event: Event
+    publisher: Publisher | None = None
+    files: RunnerFiles = field(default_factory=RunnerFiles)
+    stream: TextIO = sys.stdout
+    on_done: Callable[[RunSpec, RunResult], None] | None = None
+
+
+@dataclass
+class Finished:
+    execution: Execution
+    report: ReportInput
+    results_path: Path
+    invalid: list[LoadResult]
+
+
+def _report(
+    setup: JobSetup,
+    sides: Sides,
+    execution: Execution | None,
+    invalid: list[LoadResult],
+    *,
+    started: float,
+    notices: tuple[str, ...] = (),
+    in_progress: bool = False,
+) -> ReportInput:
+    settings = setup.settings
+    runs = execution.results if execution else []
+    suites: list[Suite] = [*execution.head_suites, *execution.base_suites] if execution else []
+    return ReportInput(
+        aggregate=stats.aggregate(runs, suites, alpha=settings.alpha),
+        runs=runs,
+        event=setup.event,
+        settings=settings,
+        head_sha=sides.head_sha,
+        base_sha=sides.base_sha if sides.base_root is not None else None,
+        head_suites=execution.head_suites if execution else [],
+        base_suites=execution.base_suites if execution else [],
+        invalid=invalid,
+        skipped=execution.plan.skipped if execution else [],
+        not_started=execution.not_run if execution else [],
+        notices=notices,
+        in_progress=in_progress,
+        duration_s=time.monotonic() - started,
+        cached_runs=execution.cached if execution else None,
+        version=__version__,
+    )
+
+
+def _write(setup: JobSetup, execution: Execution, sides: Sides) -> Path:
+    settings = setup.settings
+    suites = [*execution.head_suites, *execution.base_suites]
+    data = ResultsData(
+        runs=execution.results,
+        aggregate=stats.aggregate(execution.results, suites, alpha=settings.alpha),
+        suites=suites,
+        judge_model=execution.judge_model,
+        settings={
+            "models": execution.models,
+            "runs": settings.runs,
+            "head_sha": sides.head_sha,
+            "base_sha": sides.base_sha if sides.base_root is not None else None,
+            "pr_number": setup.event.pr_number,
+            "event": setup.event.name,
+            "incomplete": bool(execution.not_run),
+        },
+        generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        repo_root=sides.head_root,
+    )
+    return write_results(settings.results_dir, data)[-1]
+
+
+async def _execute(
+    setup: JobSetup, sides: Sides, head: Loaded, base: Loaded | None
+) -> tuple[Execution, tuple[str, ...]]:
+    """Run the job; SIGTERM cancels it, and the runs that finished are still returned."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    stopped: list[str] = []
+
+    def stop() -> None:
+        stopped.append("stopped by SIGTERM")
+        if task is not None:
+            task.cancel()
+
+    # Signal handlers only work in the main thread's loop; elsewhere SIGTERM keeps its default.
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        loop.add_signal_handler(signal.SIGTERM, stop)
+    try:
+        execution = await run_job(
+            setup.request, setup.settings, sides, head, base, on_done=setup.on_done
+        )
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.remove_signal_handler(signal.SIGTERM)
+    notices: tuple[str, ...] = ()
+    if stopped or execution.interrupted:
+        missing = len(execution.not_run)
+        notices = (f"Incomplete: the job was stopped (SIGTERM); {missing} runs did not finish.",)
+    elif execution.not_run:
+        notices = (f"Incomplete: {len(execution.not_run)} runs not started (cost budget).",)
+    return execution, notices
+
+
+def run(setup: JobSetup, sides: Sides) -> tuple[Finished, Published | None]:
+    """The whole job on prepared sides; publishes when a publisher is given."""
+    started = time.monotonic()
+    settings, config = setup.settings, setup.config
+    head = load_suites(sides.head_root, settings, config)
+    base = load_suites(sides.base_root, settings, config) if sides.base_root else None
+    invalid = list(head.invalid)
+    early = None
+    if setup.publisher is not None:
+        early = publish_in_progress(
+            _report(setup, sides, None, invalid, started=started, in_progress=True),
+            publisher=setup.publisher,
+        )
+    execution, notices = asyncio.run(_execute(setup, sides, head, base))
+    results_path = _write(setup, execution, sides)
+    report = _report(setup, sides, execution, invalid, started=started, notices=notices)
+    published = None
+    if setup.publisher is not None or setup.files.output or setup.files.summary:
+        published = publish(
+            report,
+            publisher=setup.publisher,
+            files=setup.files,
+            started=early,
+            stream=setup.stream,
+        )
+    return Finished(execution, report, results_path, invalid), published
