@@ -127,6 +127,9 @@ def run_in_actions(
         print(annotate("error", str(exc), title="evolve: cannot find base and head"))
         return 2
     out = sys.stdout
+    if settings.shard.count > 1:
+        # One shard of several: only the final `report` job may comment and set the check.
+        publisher = None
     setup = job.JobSetup(
         request, settings, config, event, publisher=publisher, files=files, stream=out,
         on_done=lambda spec, result: print_run(out, spec, result),

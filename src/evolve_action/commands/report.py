@@ -146,10 +146,9 @@ def execute(args: argparse.Namespace) -> int:
         if getattr(args, field_name(spec.name)) is not None
     }
     if environ.get("GITHUB_ACTIONS") == "true":
-        for spec in INPUTS:
-            key = f"INPUT_{spec.name.upper()}"
-            if key in environ and spec.name not in values:
-                values[spec.name] = environ[key]
+        from evolve_action.commands.run import inputs_from_environ
+
+        values = inputs_from_environ(environ) | values
     try:
         settings = from_values(values)
     except SettingsError as exc:

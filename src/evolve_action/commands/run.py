@@ -57,7 +57,7 @@ def execute(args: argparse.Namespace) -> int:
     in_actions = environ.get("GITHUB_ACTIONS") == "true"
     values: dict[str, str] = {}
     if in_actions:
-        values.update(_inputs_from_environ(environ))
+        values.update(inputs_from_environ(environ))
     values.update(
         {
             spec.name: getattr(args, field_name(spec.name))
@@ -97,7 +97,7 @@ def execute(args: argparse.Namespace) -> int:
     return actions_flow.run_locally(request, settings, config, args.base, sys.stdout)
 
 
-def _inputs_from_environ(environ: dict[str, str]) -> dict[str, str]:
+def inputs_from_environ(environ: dict[str, str]) -> dict[str, str]:
     out = {}
     for spec in INPUTS:
         for key in (f"INPUT_{spec.name.upper()}", f"INPUT_{field_name(spec.name).upper()}"):
