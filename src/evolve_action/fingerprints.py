@@ -81,6 +81,8 @@ def case_digest(suite: Suite, case: Case) -> str:
             "policy": _plain(suite.policy),
             "case": _plain(case),
             "fixtures": fixtures,
+            # Only when set, so every other suite keeps the fingerprints it had.
+            **({} if suite.agent else {"agent": False}),
         }
     )
 

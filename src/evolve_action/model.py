@@ -207,6 +207,10 @@ class Suite:
     models: tuple[str, ...] = ()  # restriction tokens; empty means every configured model
     runs: int | None = None  # the file's own default (runs_per_eval, variance.n_runs)
     judge_model: str | None = None  # a file may ask for a judge; the input still wins
+    # False: the file evaluates a model, not a skill (an AgentV file that names no skill, as
+    # with AgentV's plain LLM targets): no skill is installed and the model gets no tools, so
+    # a single-turn case is one chat call.
+    agent: bool = True
     # Verdict policy parameters of this format (DESIGN §5).
     policy: Mapping[str, Any] = field(default_factory=_empty)
     warnings: tuple[Problem, ...] = field(default=())

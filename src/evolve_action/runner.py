@@ -80,7 +80,13 @@ async def execute(spec: RunSpec, env: RunEnvironment) -> RunResult:
         kind = failure.kind if failure else ErrorKind.AUTH
         return _error(spec, kind, message, Transcript())
     try:
-        workspace = prepare(spec.suite, spec.case, base_dir=env.work_dir, keep=env.keep_workspaces)
+        workspace = prepare(
+            spec.suite,
+            spec.case,
+            base_dir=env.work_dir,
+            keep=env.keep_workspaces,
+            with_skill=spec.suite.agent,
+        )
     except (WorkspaceError, OSError) as exc:
         return _error(spec, ErrorKind.WORKSPACE, f"workspace: {exc}", Transcript())
     with workspace:
@@ -97,14 +103,13 @@ async def _run_in(
     timeout_s = min(limit.timeout_s, TRIGGER_TIMEOUT_S) if trigger else limit.timeout_s
     confinement = Confinement(root, network=env.network)
     deadline = time.monotonic() + timeout_s
-    tools = WorkspaceTools(
-        root,
-        confinement,
-        workspace.skills,
-        TRIGGER_TOOLS if trigger else AGENT_TOOLS,
-        deadline=deadline,
-    )
-    system = system_prompt(workspace.skills, inline_body=case.system)
+    # A suite that evaluates a model rather than a skill offers no tools: one chat turn.
+    offer = (TRIGGER_TOOLS if trigger else AGENT_TOOLS) if suite.agent else ()
+    tools = WorkspaceTools(root, confinement, workspace.skills, offer, deadline=deadline)
+    if suite.agent:
+        system = system_prompt(workspace.skills, inline_body=case.system)
+    else:
+        system = case.system or ""
     try:
         transcript = await run_agent(
             provider=provider,

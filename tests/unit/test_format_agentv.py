@@ -1074,3 +1074,64 @@ def test_read__scalar_keys_turn_numeric_keys_into_strings(tmp_path: Path) -> Non
     }
     with pytest.raises(DocumentError):
         read(path, "r.yaml")
+
+
+# --- AgentV 4's `assertions` list; files that evaluate a model rather than a skill --------
+
+
+def test_assertions_is_agentv_4s_name_for_the_evaluator_list(tmp_path: Path) -> None:
+    result = load(
+        tmp_path,
+        """\
+        assertions:
+          - {type: contains, value: suite}
+        tests:
+          - id: own
+            criteria: The reply mentions kw1x
+            input: 'Keyword: kw1x'
+            assertions:
+              - {type: regex, value: '\\bkw1x\\b'}
+              - {type: llm-grader, name: judge}
+          - id: inherits
+            criteria: Anything
+            input: hi
+        """,
+        name="bench.eval.yaml",
+    )
+    own, inherits = ok(result)
+    assert [i.kind for i in own.checks] == ["agentv.regex"]
+    assert len(own.judge_items) == 1 and "kw1x" in own.judge_items[0].text
+    assert [i.kind for i in inherits.checks] == ["agentv.contains"]
+
+
+def test_a_file_that_names_no_skill_evaluates_the_model(tmp_path: Path) -> None:
+    text = """\
+        tests:
+          - {id: a, criteria: says hi, input: hi}
+        """
+    result = load(tmp_path, text, name="bench.eval.yaml")
+    assert result.suite is not None and result.suite.agent is False
+
+
+def test_a_file_that_names_a_skill_is_an_agent_eval_even_when_the_skill_is_missing(
+    tmp_path: Path,
+) -> None:
+    text = """\
+        metadata: {skill: nowhere}
+        tests:
+          - {id: a, criteria: says hi, input: hi}
+        """
+    result = load(tmp_path, text, name="bench.eval.yaml")
+    assert result.suite is not None and result.suite.agent is True
+    assert result.suite.skill.dir is None  # the run reports the missing skill
+
+
+def test_a_file_beside_its_skill_is_an_agent_eval(tmp_path: Path) -> None:
+    (tmp_path / "skills/demo").mkdir(parents=True)
+    (tmp_path / "skills/demo/SKILL.md").write_text("---\nname: demo\ndescription: d\n---\n")
+    text = """\
+        tests:
+          - {id: a, criteria: says hi, input: hi}
+        """
+    result = load(tmp_path, text, name="bench.eval.yaml")
+    assert result.suite is not None and result.suite.agent is True

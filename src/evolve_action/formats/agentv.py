@@ -65,6 +65,10 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         cases.append(case)
     name = _suite_name(settings_src, settings, doc.path)
     skill = _skill(settings_src, settings, ctx.skill)
+    meta = settings.get("metadata")
+    names_skill = isinstance(meta, dict) and any(
+        isinstance(meta.get(k), str) for k in ("skill", "skill_path")
+    )
     policy = _policy(settings_src, settings)
     problems = tuple(p for s in sources for p in s.problems.items)
     if any(p.severity is Severity.ERROR for p in problems):
@@ -77,6 +81,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         cases=tuple(cases),
         name=name,
         policy=policy,
+        agent=skill.dir is not None or names_skill,
         warnings=tuple(p for p in problems if p.severity is Severity.WARNING),
     )
     return LoadResult(doc.rel, Format.AGENTV, suite, problems)
@@ -182,7 +187,9 @@ def _defaults(src: Src, settings: dict[str, Any]) -> Defaults:
         src.error(("execution",), "must be a mapping (target, timeout_seconds, evaluators)")
         execution = {}
     evaluators: tuple[Evaluator, ...] = ()
-    if "evaluators" in execution:
+    if "assertions" in settings:  # AgentV 4's name for the list wins, as there
+        evaluators = parse_list(src, ("assertions",), settings["assertions"])
+    elif "evaluators" in execution:
         evaluators = parse_list(src, ("execution", "evaluators"), execution["evaluators"])
     elif "assert" in settings:
         evaluators = parse_list(src, ("assert",), settings["assert"])

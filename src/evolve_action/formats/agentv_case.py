@@ -194,16 +194,20 @@ def _json_object(words: str) -> Any:
 def _authored(row: dict[str, Any]) -> bool:
     """Whether the case wrote evaluators of its own (even ones that failed to load)."""
     execution = row.get("execution")
-    lists = [row.get("evaluators"), row.get("assert"), row.get("rubrics")]
+    lists = [row.get("assertions"), row.get("evaluators"), row.get("assert"), row.get("rubrics")]
     if isinstance(execution, dict):
         lists.append(execution.get("evaluators"))
     return any(isinstance(v, list) and v for v in lists)
 
 
 def _evaluators(src: Src, at: At, row: dict[str, Any], defaults: Defaults) -> tuple[Evaluator, ...]:
-    """The case's own list replaces the suite's; inline rubrics come first (AgentV)."""
+    """The case's own list replaces the suite's; inline rubrics come first (AgentV).
+
+    `assertions` is AgentV 4's name for the list and wins over the older names, as there."""
     execution = row.get("execution")
-    if isinstance(execution, dict) and "evaluators" in execution:
+    if "assertions" in row:
+        own = parse_list(src, (*at, "assertions"), row["assertions"])
+    elif isinstance(execution, dict) and "evaluators" in execution:
         own = parse_list(src, (*at, "execution", "evaluators"), execution["evaluators"])
     elif "evaluators" in row:
         own = parse_list(src, (*at, "evaluators"), row["evaluators"])
