@@ -7,9 +7,7 @@ same request always produces the same bytes (record/replay and prompt caching bo
 from __future__ import annotations
 
 import json
-from typing import Any
-
-from anthropic.types import Message
+from typing import TYPE_CHECKING, Any
 
 from evolve_action.outcomes import Usage
 from evolve_action.providers import catalog
@@ -22,6 +20,9 @@ from evolve_action.providers.base import (
     ToolUsePart,
 )
 from evolve_action.providers.faults import MalformedResponse
+
+if TYPE_CHECKING:  # the SDK loads only with the provider that uses it
+    from anthropic.types import Message
 
 # One breakpoint after the stable prefix (tools, then system) and one moving with the
 # conversation's tail: each turn then reads the previous turn's cache (ecosystem §4.4).

@@ -12,13 +12,15 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-import anthropic
-import openai
+if TYPE_CHECKING:
+    import anthropic
+    import openai
 
 from evolve_action.outcomes import ErrorKind
 from evolve_action.providers.base import ChatRequest, ChatResponse, Provider, ProviderError
@@ -29,10 +31,18 @@ T = TypeVar("T")
 Sleep = Callable[[float], Awaitable[None]]
 Clock = Callable[[], float]
 
-_STATUS_ERRORS = (anthropic.APIStatusError, openai.APIStatusError)
-_TIMEOUTS = (anthropic.APITimeoutError, openai.APITimeoutError)
-_CONNECTION = (anthropic.APIConnectionError, openai.APIConnectionError)
-_MALFORMED = (anthropic.APIResponseValidationError, openai.APIResponseValidationError)
+_SDKS = ("anthropic", "openai")
+
+
+def _sdk_errors(name: str) -> tuple[type[BaseException], ...]:
+    """The SDKs' exception class `name`, from the SDKs already imported.
+
+    The SDKs are imported only by the provider that is used (about 1 s of start-up each), and
+    an exception from an SDK means that SDK is loaded: the others need no import to rule out.
+    """
+    return tuple(getattr(sys.modules[m], name) for m in _SDKS if m in sys.modules)
+
+
 _PERMANENT_QUOTA_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
 
 
@@ -122,19 +132,22 @@ def classify(exc: BaseException, *, provider: str) -> CallError:
         return exc
     if isinstance(exc, ProviderError):  # already decided upstream (a replay miss, a missing key)
         return CallError(exc.kind, exc.message, provider=exc.provider or provider)
-    if isinstance(exc, _STATUS_ERRORS):
-        code, message = _api_message(exc)
+    if isinstance(exc, _sdk_errors("APIStatusError")):
+        status = cast("anthropic.APIStatusError | openai.APIStatusError", exc)
+        code, message = _api_message(status)
         return classify_status(
-            exc.status_code, code, message, exc.response.headers, provider=provider
+            status.status_code, code, message, status.response.headers, provider=provider
         )
-    if isinstance(exc, _TIMEOUTS):
+    if isinstance(exc, _sdk_errors("APITimeoutError")):
         message = "no answer within the request timeout"
         return CallError(ErrorKind.TIMEOUT, message, provider=provider, retryable=True)
-    if isinstance(exc, _CONNECTION):
+    if isinstance(exc, _sdk_errors("APIConnectionError")):
+        why = cast("anthropic.APIConnectionError | openai.APIConnectionError", exc).message
         return CallError(
-            ErrorKind.SERVER, f"connection failed: {exc.message}", provider=provider, retryable=True
+            ErrorKind.SERVER, f"connection failed: {why}", provider=provider, retryable=True
         )
-    if isinstance(exc, (*_MALFORMED, json.JSONDecodeError, MalformedResponse)):
+    malformed = _sdk_errors("APIResponseValidationError")
+    if isinstance(exc, (*malformed, json.JSONDecodeError, MalformedResponse)):
         return CallError(
             ErrorKind.SERVER, f"malformed response: {exc}", provider=provider, retryable=True
         )

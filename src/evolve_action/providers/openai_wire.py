@@ -7,9 +7,7 @@ implement (ecosystem §4.2). Tool call `arguments` stay the exact string the mod
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-from openai.types.chat import ChatCompletion
+from typing import TYPE_CHECKING, Any
 
 from evolve_action.outcomes import Usage
 from evolve_action.providers import catalog
@@ -22,6 +20,9 @@ from evolve_action.providers.base import (
     ToolUsePart,
 )
 from evolve_action.providers.faults import MalformedResponse
+
+if TYPE_CHECKING:  # the SDK loads only with the provider that uses it
+    from openai.types.chat import ChatCompletion
 
 _FINISH_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from evolve_action.outcomes import ErrorKind
 from evolve_action.providers import catalog
-from evolve_action.providers.anthropic import AnthropicProvider
 from evolve_action.providers.base import Provider, ProviderError, split_model
 from evolve_action.providers.faults import RetryingProvider, RetryPolicy
 from evolve_action.providers.limiter import AdaptiveLimiter
-from evolve_action.providers.openai import OpenAIProvider
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,13 +29,26 @@ class ProviderKind:
     key_optional_with_base_url: bool = False
 
 
+# The adapters (and their SDKs, about 1 s of imports each) load only for a provider in use.
+def _anthropic(**options: Any) -> Provider:
+    from evolve_action.providers.anthropic import AnthropicProvider
+
+    return AnthropicProvider(**options)
+
+
+def _openai(**options: Any) -> Provider:
+    from evolve_action.providers.openai import OpenAIProvider
+
+    return OpenAIProvider(**options)
+
+
 PROVIDERS: dict[str, ProviderKind] = {
     "anthropic": ProviderKind(
         "anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "anthropic-api-key",
-        AnthropicProvider,
+        _anthropic,
     ),
     "openai": ProviderKind(
-        "openai", "OPENAI_API_KEY", "OPENAI_BASE_URL", "openai-api-key", OpenAIProvider,
+        "openai", "OPENAI_API_KEY", "OPENAI_BASE_URL", "openai-api-key", _openai,
         key_optional_with_base_url=True,
     ),
 }  # fmt: skip
