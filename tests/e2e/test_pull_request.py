@@ -1,0 +1,216 @@
+"""The PR bot end to end, run as the container runs it: `INPUT_*` and `GITHUB_*` variables, an
+event file, a real git repository with a base and a head commit, and loopback fakes of both
+LLM providers and of GitHub. The second run must edit the same comment and make no provider
+call at all (an unchanged base and head come from the cache).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.github_server import GitHubFake
+from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
+from tests.fakes.scripts import grading, tool_names
+
+REPO = "acme/skills"
+GIT_ENV = {
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    "PATH": "/usr/bin:/bin",
+}
+SKILL = "---\nname: {name}\ndescription: {name} writes a message file.\n---\n{body}\n"
+
+
+def git(repo: Path, *args: str) -> str:
+    out = subprocess.run(["git", *args], cwd=repo, env=GIT_ENV, check=True, capture_output=True)
+    return out.stdout.decode().strip()
+
+
+def put(repo: Path, rel: str, content: str) -> None:
+    path = repo / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content)
+
+
+def regex_case(case_id: str, pattern: str, *, expectation: str | None = None) -> dict[str, object]:
+    case: dict[str, object] = {
+        "id": case_id,
+        "prompt": f"Write the message for Ada ({case_id}).",
+        "assertions": [{"type": "regex", "path": "message.txt", "pattern": pattern}],
+    }
+    if expectation:
+        case["expectations"] = [expectation]
+    return case
+
+
+def evals(*cases: dict[str, object]) -> str:
+    return json.dumps({"evals": list(cases)}, indent=2)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> tuple[Path, str, str]:
+    root = tmp_path / "repo"
+    put(root, ".claude-plugin/plugin.json", '{"name": "demo"}')
+    put(root, "skills/greeter/SKILL.md", SKILL.format(name="greeter", body="Write `Hello, Ada!`."))
+    put(root, "skills/farewell/SKILL.md", SKILL.format(name="farewell", body="Write `Bye`."))
+    put(root, "evals/greeter/evals.json", evals(
+        regex_case("greet", "^Hello, Ada!$", expectation="The message greets Ada by name."),
+        regex_case("old", "Ada"),
+    ))  # fmt: skip
+    put(root, "evals/farewell/evals.json", evals(regex_case("bye", "^Goodbye, Ada!$")))
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    base = git(root, "rev-parse", "HEAD")
+    git(root, "checkout", "-q", "-b", "feature")
+    put(root, "skills/greeter/SKILL.md", SKILL.format(name="greeter", body="SHOUT `HELLO ADA`."))
+    put(
+        root,
+        "skills/farewell/SKILL.md",
+        SKILL.format(name="farewell", body="Write `Goodbye, Ada!`."),
+    )
+    put(root, "evals/greeter/evals.json", evals(
+        regex_case("greet", "^Hello, Ada!$", expectation="The message greets Ada by name."),
+        regex_case("new", "ADA"),
+    ))  # fmt: skip
+    git(root, "commit", "-q", "-am", "head")
+    return root, base, git(root, "rev-parse", "HEAD")
+
+
+def agent(request: Request) -> Answer:
+    """Loads the one installed skill and does what it says."""
+    if "submit_grading" in tool_names(request):
+        return grading(request)
+    system = json.dumps(request.body.get("system", "")) + json.dumps(request.messages[:1])
+    skill = "farewell" if "- farewell:" in system else "greeter"
+    if request.turn == 0:
+        return call("Skill", skill=skill)
+    if request.turn == 1:
+        body = " ".join(request.tool_results)
+        match = re.search(r"(?:Write|SHOUT) `([^`]+)`", body)
+        return call(
+            "Write", file_path="message.txt", content=(match.group(1) if match else "?") + "\n"
+        )
+    return text("Done.")
+
+
+@pytest.fixture
+def fakes() -> Iterator[tuple[FakeLLM, GitHubFake]]:
+    with FakeLLM(agent) as llm, GitHubFake() as gh:
+        yield llm, gh
+        assert not llm.script_errors, llm.script_errors
+
+
+def container_env(
+    root: Path, tmp: Path, llm: FakeLLM, gh: GitHubFake, base: str, head: str
+) -> dict[str, str]:
+    event = tmp / "event.json"
+    event.write_text(json.dumps({
+        "action": "synchronize",
+        "number": 7,
+        "pull_request": {
+            "number": 7,
+            "base": {"sha": base, "ref": "main", "repo": {"full_name": REPO}},
+            "head": {"sha": head, "ref": "feature", "repo": {"full_name": REPO}},
+        },
+    }))  # fmt: skip
+    files = {name: tmp / name for name in ("output", "summary")}
+    for path in files.values():
+        path.touch()
+    return {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp),
+        "GITHUB_ACTIONS": "true",
+        "CI": "true",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_REPOSITORY": REPO,
+        "GITHUB_WORKSPACE": str(root),
+        "GITHUB_SHA": head,
+        "GITHUB_RUN_ID": "4242",
+        "GITHUB_SERVER_URL": "https://github.example",
+        "GITHUB_API_URL": gh.url,
+        "GITHUB_OUTPUT": str(files["output"]),
+        "GITHUB_STEP_SUMMARY": str(files["summary"]),
+        "INPUT_GITHUB-TOKEN": "ghs_fake",
+        "INPUT_MODELS": "anthropic, openai",
+        "INPUT_JUDGE-MODEL": "anthropic",
+        "INPUT_RUNS": "4",
+        "INPUT_CACHE-DIR": str(tmp / "cache"),
+        "INPUT_RESULTS-DIR": str(tmp / "results"),
+        "INPUT_FAIL-ON-REGRESSION": "true",
+        "ANTHROPIC_API_KEY": "sk-ant-test",
+        "ANTHROPIC_BASE_URL": llm.anthropic_base_url,
+        "OPENAI_API_KEY": "sk-test",
+        "OPENAI_BASE_URL": llm.openai_base_url,
+    }
+
+
+def run_container(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "evolve_action", "run"],
+        env=env, cwd=cwd, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+
+
+def outputs(path: Path) -> dict[str, str]:
+    pattern = re.compile(r"^([\w-]+)<<(EOF_\w+)\n(.*?)\n\2$", re.M | re.S)
+    return {m.group(1): m.group(3) for m in pattern.finditer(path.read_text())}
+
+
+def test_pull_request__comment_check_outputs_summary_then_cached_rerun(
+    repo: tuple[Path, str, str], fakes: tuple[FakeLLM, GitHubFake], tmp_path: Path
+) -> None:
+    root, base, head = repo
+    llm, gh = fakes
+    env = container_env(root, tmp_path, llm, gh, base, head)
+
+    first = run_container(env, root)
+    assert first.returncode == 1, first.stdout + first.stderr  # greeter regressed: gate fails
+
+    comments = gh.comments[(REPO, 7)]
+    assert len(comments) == 1
+    body = comments[0]["body"]
+    assert body.startswith("<!-- evolve:sticky key=default -->")
+    assert "regressed" in body.split("\n", 3)[1]  # the headline says it in words
+    assert f"https://github.example/{REPO}/blob/{head}/evals/greeter/evals.json#L" in body
+    assert "`greet`" in body and "4/4" in body and "0/4" in body
+    assert "Improved" in body and "`bye`" in body
+    assert "New" in body and "`new`" in body
+    assert "Removed" in body and "`old`" in body
+    assert "No item checks that the greeting names the guest." in body  # judge suggestion
+
+    (check,) = gh.check_runs
+    assert check["head_sha"] == head and check["name"] == "evolve"
+    assert check["status"] == "completed" and check["conclusion"] == "failure"
+    paths = {a["path"] for a in check["annotations"]}
+    assert "evals/greeter/evals.json" in paths
+
+    out = outputs(tmp_path / "output")
+    assert out["conclusion"] == "failure"
+    assert int(out["regressions"]) >= 1
+    assert out["comment-url"].endswith(f"#issuecomment-{comments[0]['id']}")
+    assert (out["base-pass-rate"], out["pass-rate"]) == ("0.6667", "0.6667")  # 2 of 3 cases each
+    summary = (tmp_path / "summary").read_text()
+    assert "evolve" in summary and "`greet`" in summary
+    assert (tmp_path / "results/results.json").is_file()
+
+    calls_before = len(llm.requests)
+    second = run_container(env, root)
+    assert second.returncode == 1, second.stdout + second.stderr
+    assert len(llm.requests) == calls_before  # base and head unchanged: everything cached
+    assert len(gh.comments[(REPO, 7)]) == 1  # the same comment, edited in place
+    assert len(gh.check_runs) == 2  # one check run per job
+    assert gh.check_runs[-1]["conclusion"] == "failure"
