@@ -77,6 +77,9 @@ def _retrying(
     raise AssertionError("unreachable")
 
 
+retrying = _retrying  # for other writers (reviews.py): the same retry policy
+
+
 def _secondary_limit(exc: GithubException) -> bool:
     return exc.status == 403 and "secondary rate limit" in _message(exc).lower()
 

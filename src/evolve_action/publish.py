@@ -32,6 +32,7 @@ from evolve_action.render.build import ReportInput, build_view
 from evolve_action.render.build_cases import invalid_files
 from evolve_action.render.comment import TemplateProblem, environment, fit_comment, render
 from evolve_action.render.view import CommentView
+from evolve_action.reviews import publish_review
 from evolve_action.settings import CommentMode, Settings
 
 log = logging.getLogger(__name__)
@@ -143,6 +144,12 @@ def publish(
             )
             result.comment_url = url or ""
         sha = head_sha(event, report.head_sha)
+        if number is not None and sha and settings.review_comments:
+            _attempt(
+                "posting the review comments",
+                problems,
+                lambda: publish_review(publisher, number, sha, report, key=settings.comment_key),
+            )
         if sha:
             summary_md = check_output.summary(view)
             state, description = check_output.status(gate, view.headline)

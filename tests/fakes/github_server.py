@@ -7,6 +7,10 @@
         gh.check_runs                # every check run, with all PATCHed fields and annotations
         gh.requests                  # (method, path, json body) of every request, in order
         gh.fail_next("PATCH", "/repos/o/r/issues/comments/", [502, 502])  # fault injection
+        gh.read_only = True          # 403 to every write, as a fork PR's token gets
+        gh.pull_files[("o/r", 7)]    # the PR files API's answer ({filename, status, patch})
+        gh.reviews[("o/r", 7)]       # pull-request reviews; their inline comments in
+        gh.review_comments           # (every one, with `pull_request_review_id`)
 
 Comments are paginated with `Link` headers like GitHub's (`per_page` honoured). `GET /user`
 answers 403, as it does for a workflow token, unless `user_login` is set.
@@ -36,6 +40,10 @@ class GitHubFake:
     requests: list[tuple[str, str, Any]] = field(default_factory=list)
     faults: list[tuple[str, str, list[int]]] = field(default_factory=list)
     pulls: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+    read_only: bool = False
+    pull_files: dict[tuple[str, int], list[dict[str, Any]]] = field(default_factory=dict)
+    reviews: dict[tuple[str, int], list[dict[str, Any]]] = field(default_factory=dict)
+    review_comments: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1000)
@@ -113,6 +121,8 @@ class GitHubFake:
             fault = self._fault(method, path)
             if fault is not None:
                 return fault, {"message": f"injected {fault}"}, {}
+            if self.read_only and method != "GET":
+                return 403, {"message": "Resource not accessible by integration"}, {}
             parts = path.strip("/").split("/")
             if path == "/user":
                 if self.user_login is None:
@@ -126,6 +136,10 @@ class GitHubFake:
     def _repo(
         self, method: str, repo: str, rest: list[str], query: dict[str, list[str]], body: Any
     ) -> tuple[int, Any, dict[str, str]]:
+        if rest[:1] == ["pulls"] and len(rest) >= 3 and rest[1].isdigit():
+            return self._pull(method, repo, int(rest[1]), rest[2:], body)
+        if rest[:2] == ["pulls", "comments"] and len(rest) == 3:
+            return self._review_comment(method, int(rest[2]), body)
         if rest[:1] == ["pulls"] and len(rest) == 2 and method == "GET":
             pull = self.pulls.get((repo, int(rest[1])))
             return (200, pull, {}) if pull else (404, {"message": "Not Found"}, {})
@@ -161,6 +175,70 @@ class GitHubFake:
             self.statuses.append(status)
             return 201, status, {}
         return 404, {"message": f"Not Found: {method} {'/'.join(rest)}"}, {}
+
+    def _pull(
+        self, method: str, repo: str, number: int, rest: list[str], body: Any
+    ) -> tuple[int, Any, dict[str, str]]:
+        """Files and reviews of a pull request (one page each: tests keep them short)."""
+        pull_url = f"{self.url}/repos/{repo}/pulls/{number}"
+        reviews = self.reviews.setdefault((repo, number), [])
+        if rest == ["files"] and method == "GET":
+            return 200, self.pull_files.get((repo, number), []), {}
+        if rest == ["reviews"] and method == "GET":
+            return 200, reviews, {}
+        if rest == ["reviews"] and method == "POST":
+            rid = next(self._ids)
+            review = {
+                "id": rid,
+                "body": body.get("body") or "",
+                "user": self.comment_author,
+                "state": "COMMENTED" if body.get("event") == "COMMENT" else "PENDING",
+                "commit_id": body.get("commit_id") or "",
+                "pull_request_url": pull_url,
+                "html_url": f"https://github.example/{repo}/pull/{number}#pullrequestreview-{rid}",
+            }
+            reviews.append(review)
+            for comment in body.get("comments") or []:
+                cid = next(self._ids)
+                self.review_comments.append(
+                    dict(
+                        comment,
+                        id=cid,
+                        pull_request_review_id=rid,
+                        commit_id=review["commit_id"],
+                        original_line=comment.get("line"),
+                        user=self.comment_author,
+                        pull_request_url=pull_url,
+                        url=f"{self.url}/repos/{repo}/pulls/comments/{cid}",
+                    )
+                )
+            return 200, review, {}
+        if rest[:1] == ["reviews"] and len(rest) >= 2:
+            review = next((r for r in reviews if r["id"] == int(rest[1])), None)
+            if review is None:
+                return 404, {"message": "Not Found"}, {}
+            if len(rest) == 2 and method == "GET":
+                return 200, review, {}
+            if len(rest) == 2 and method == "PUT":
+                review["body"] = body["body"]
+                return 200, review, {}
+            if rest[2:] == ["comments"] and method == "GET":
+                mine = [
+                    c for c in self.review_comments if c["pull_request_review_id"] == review["id"]
+                ]
+                return 200, mine, {}
+        return 404, {"message": f"Not Found: {method} pulls/{number}/{'/'.join(rest)}"}, {}
+
+    def _review_comment(self, method: str, cid: int, body: Any) -> tuple[int, Any, dict[str, str]]:
+        for comment in self.review_comments:
+            if comment["id"] == cid:
+                if method == "DELETE":
+                    self.review_comments.remove(comment)
+                    return 204, None, {}
+                if method == "PATCH":
+                    comment["body"] = body["body"]
+                    return 200, comment, {}
+        return 404, {"message": "Not Found"}, {}
 
     def _page(
         self, repo: str, number: int, query: dict[str, list[str]]
@@ -199,7 +277,7 @@ class _Handler(BaseHTTPRequestHandler):
         status, payload, headers = self.owner.handle(
             method, split.path, parse_qs(split.query), body
         )
-        data = json.dumps(payload).encode()
+        data = b"" if status == 204 else json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
@@ -216,3 +294,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_PATCH(self) -> None:
         self._serve("PATCH")
+
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
