@@ -18,6 +18,7 @@ COMMANDS = {
     "validate": "lint eval files of every supported format",
     "run": "run the evals (locally: --base none runs the working tree alone)",
     "report": "merge results (shards, or an artifact from another job) and report them",
+    "demo": "run the whole pipeline offline on the bundled example pull request",
 }
 
 

@@ -149,7 +149,8 @@ def _overall_delta(g: GroupStats, has_base: bool) -> str:
 
 def scope(report: ReportInput, index: cases.CaseIndex) -> str:
     agg = report.aggregate
-    names = [code(index.suite_label(rel), 60) for rel in dict.fromkeys(c.suite for c in agg.cases)]
+    labels = dict.fromkeys(index.skill_label(c.suite) for c in agg.cases)
+    names = [code(label, 60) for label in labels]
     shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
     if not names:
         lead = "No eval was affected." if not report.in_progress else "Preparing the runs."

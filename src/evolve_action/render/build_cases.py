@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from evolve_action.gate import plural
-from evolve_action.model import Case, LoadResult, Origin, Suite
+from evolve_action.model import Case, Format, LoadResult, Origin, Suite
 from evolve_action.outcomes import ErrorKind, RunResult, Side, Status
 from evolve_action.render.escape import cell, code, inline
 from evolve_action.render.view import CaseRow, FailureRow, Problem, Suggestion
@@ -49,6 +49,13 @@ class CaseIndex:
         return cls(found, suites, models)
 
     def suite_label(self, rel: str) -> str:
+        """The skill (or file) a suite is about; a trigger set says so beside its evals."""
+        suite = self.suites.get(rel)
+        if suite is None:
+            return rel
+        return f"{suite.label} (triggers)" if suite.format is Format.TRIGGERS else suite.label
+
+    def skill_label(self, rel: str) -> str:
         suite = self.suites.get(rel)
         return suite.label if suite is not None else rel
 
@@ -127,9 +134,13 @@ def why(report: ReportInput, c: CaseStats) -> str:
 
 
 def regression_rows(report: ReportInput, index: CaseIndex) -> tuple[CaseRow, ...]:
+    """Cases that regressed on their own, and the cases that dropped inside a suite whose
+    pooled test says it regressed (one case alone rarely has the runs to be significant)."""
+    pooled = {(g.suite, g.model) for g in report.aggregate.suites if g.label is Label.REGRESSED}
     rows = []
     for c in report.aggregate.cases:
-        if c.label is not Label.REGRESSED:
+        dropped = c.delta is not None and c.delta < 0 and (c.suite, c.model) in pooled
+        if c.label is not Label.REGRESSED and not dropped:
             continue
         p = c.test.p_value if c.test is not None else None
         rows.append(
@@ -188,7 +199,17 @@ def _capped(index: CaseIndex, chosen: Iterable[CaseStats], label: Label) -> tupl
 
 
 def phrases(report: ReportInput, index: CaseIndex, label: Label) -> tuple[str, ...]:
-    return _capped(index, (c for c in report.aggregate.cases if c.label is label), label)
+    """Cases with this label; for "improved", also the cases that rose inside a suite whose
+    pooled test says it improved, as the regressions table does for drops."""
+    pooled = {(g.suite, g.model) for g in report.aggregate.suites if g.label is Label.IMPROVED}
+
+    def chosen(c: CaseStats) -> bool:
+        if c.label is label:
+            return True
+        rose = c.delta is not None and c.delta > 0 and (c.suite, c.model) in pooled
+        return label is Label.IMPROVED and rose
+
+    return _capped(index, (c for c in report.aggregate.cases if chosen(c)), label)
 
 
 def unchanged_failures(report: ReportInput, index: CaseIndex) -> tuple[str, ...]:

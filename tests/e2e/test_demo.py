@@ -1,0 +1,27 @@
+"""The README's first command: the offline demo replays the whole pipeline with no key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evolve_action.cli import main
+
+
+def test_demo__offline_comment_shows_regression_improvement_failures_suggestions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    assert main(["demo", "--keep", str(tmp_path / "demo")]) == 0
+    out = capsys.readouterr().out
+    assert "0 errors" in out  # every exchange was found in the cassettes
+    comment = out[out.index("<!-- evolve:sticky") :]
+    assert "### ❌ evolve: 1 skill regressed" in comment
+    assert "**▼ Regressed**" in comment and "`Greet one person by name`" in comment
+    assert "**▲ Improved:**" in comment and "`Record an addition under Unreleased`" in comment
+    assert "**New:**" in comment and "`Greet two people`" in comment
+    assert "Failed assertions" in comment and "greetings/ana.txt matches /^Hello, Ana!$/" in comment
+    assert "Suggestions from the judge" in comment and "imperative" in comment
+    assert (tmp_path / "demo/results/results.json").is_file()
