@@ -22,14 +22,13 @@ from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
 
-from tests.fakes.llm_server import FakeLLM, Reply, Request, text
-
 from evolve_action.agent import run_agent
 from evolve_action.providers.base import ChatMessage, TextPart, ToolResultPart, ToolSpec
 from evolve_action.providers.faults import RetryPolicy
 from evolve_action.providers.limiter import AdaptiveLimiter
 from evolve_action.providers.registry import build_provider
 from evolve_action.scheduler import Job, run_jobs
+from tests.fakes.llm_server import FakeLLM, Reply, Request, text
 
 
 def _answer(request: Request) -> Reply:
