@@ -4,6 +4,11 @@ Models default to the default model of every provider that has a key; the judge 
 Anthropic's default model when an Anthropic key is set, else OpenAI's. A provider that cannot
 be built (no key) is not an exception: its runs end as `error` with the reason, per model.
 Record and replay wrap every provider here, so the rest of the pipeline cannot tell.
+
+Two environment variables tune the transport for tests and slow self-hosted servers:
+`EVOLVE_REQUEST_TIMEOUT_S` bounds each HTTP request (default 600) and
+`EVOLVE_RETRY_BASE_DELAY_S` is the first retry backoff when the server gives no
+`Retry-After` (default 0.5). Invalid or non-positive values are ignored.
 """
 
 from __future__ import annotations
@@ -11,9 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from evolve_action.providers import catalog
 from evolve_action.providers.base import Provider, ProviderError, split_model
+from evolve_action.providers.faults import RetryPolicy
 from evolve_action.providers.limiter import AdaptiveLimiter
 from evolve_action.providers.registry import PROVIDERS, build_provider, credentials, resolve_model
 from evolve_action.providers.replay import (
@@ -129,6 +136,7 @@ def build_providers(
                 environ=environ,
                 api_key=keys.get(provider_id) or None,
                 limiter=limiter,
+                **_transport_options(environ),
             )
         except ProviderError as exc:
             out.errors[provider_id] = exc
@@ -139,3 +147,23 @@ def build_providers(
             provider = RecordingProvider(provider, cassette)
         out.built[provider_id] = provider
     return out
+
+
+def _positive(environ: Mapping[str, str], name: str) -> float | None:
+    try:
+        value = float(environ.get(name, ""))
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def _transport_options(environ: Mapping[str, str]) -> dict[str, Any]:
+    """`timeout_s` and `policy` for `build_provider` from the tuning variables, if set."""
+    options: dict[str, Any] = {}
+    timeout = _positive(environ, "EVOLVE_REQUEST_TIMEOUT_S")
+    if timeout is not None:
+        options["timeout_s"] = timeout
+    delay = _positive(environ, "EVOLVE_RETRY_BASE_DELAY_S")
+    if delay is not None:
+        options["policy"] = RetryPolicy(base_delay_s=delay, max_delay_s=max(delay, 20.0))
+    return options
