@@ -12,8 +12,9 @@ servers), with no tool at all.
 
 Failures are loud, as in evolve: a missing verdict fails its own item; a session that fails
 as a whole (provider error after retries, timeout, no parseable answer) fails every judge
-item with `judge error: <why>`. Nothing here marks a run as errored — the agent's work was
-gradable; only the grading instrument failed, and the comment shows why.
+item with `judge error: <why>`. Nothing here marks a run as errored; when the judge's
+provider failed (`JudgeReport.error_kind` is set) the runner makes the run an `error`, since a
+provider outage must never read as a failed eval (DESIGN §5).
 """
 
 from __future__ import annotations
@@ -94,6 +95,7 @@ async def judge_run(
         why = f"timed out after {timeout_s:g}s"
     except ProviderError as exc:
         why = str(exc)
+        report.error_kind = exc.kind
     except _NoAnswer as exc:
         why = str(exc)
     finally:

@@ -118,6 +118,8 @@ class JudgeReport:
     model: str = ""
     called: bool = False
     error: str = ""
+    # Set when the judge's provider failed (after retries): the run could not be graded.
+    error_kind: ErrorKind | None = None
     claims: list[dict[str, Any]] = field(default_factory=list)
     feedback: Feedback = field(default_factory=Feedback)
     extractions: dict[str, Any] = field(default_factory=dict)

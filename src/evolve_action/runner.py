@@ -80,17 +80,22 @@ async def execute(spec: RunSpec, env: RunEnvironment) -> RunResult:
         kind = failure.kind if failure else ErrorKind.AUTH
         return _error(spec, kind, message, Transcript())
     try:
-        workspace = prepare(
+        # Off the event loop: git and file copies would stall every other run in flight.
+        workspace = await asyncio.to_thread(
+            prepare,
             spec.suite,
             spec.case,
             base_dir=env.work_dir,
             keep=env.keep_workspaces,
             with_skill=spec.suite.agent,
+            tracked=spec.suite.agent,
         )
     except (WorkspaceError, OSError) as exc:
         return _error(spec, ErrorKind.WORKSPACE, f"workspace: {exc}", Transcript())
-    with workspace:
+    try:
         return await _run_in(spec, env, provider, workspace.root, workspace)
+    finally:
+        await asyncio.shield(asyncio.to_thread(workspace.cleanup))
 
 
 async def _run_in(
@@ -154,6 +159,11 @@ async def _run_in(
             timeout_s=limit.timeout_s,
         )
     graded = await grade_run(ctx, judge)
+    if graded.judge.error_kind is not None:
+        # The judge's provider failed after retries: the run was not graded, not failed.
+        result = _error(spec, graded.judge.error_kind, f"judge: {graded.judge.error}", transcript)
+        result.judge = graded.judge
+        return result
     return RunResult(
         suite=suite.rel,
         case_id=case.id,
