@@ -1,0 +1,259 @@
+"""Shared set-up for the reliability tests: a small skill repository, the container's
+environment, the CLI as a subprocess, and a GitHub fake with richer fault injection.
+
+Everything here is deterministic: faults are scheduled by request number, never by time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.github_server import GitHubFake, _Handler
+from tests.fakes.llm_server import Answer, Request, call, text
+from tests.fakes.scripts import grading, tool_names
+
+REPO = "acme/skills"
+PR = 7
+GIT_ENV = {
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    "PATH": "/usr/bin:/bin",
+}
+SKILL = "---\nname: greeter\ndescription: greeter writes a message file.\n---\nWrite `{msg}`.\n"
+# A generous limit that only matters when something hangs.
+CLI_TIMEOUT_S = 120
+
+
+def git(repo: Path, *args: str) -> str:
+    out = subprocess.run(["git", *args], cwd=repo, env=GIT_ENV, check=True, capture_output=True)
+    return out.stdout.decode().strip()
+
+
+def put(repo: Path, rel: str, content: str) -> None:
+    path = repo / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content)
+
+
+def case(case_id: str, pattern: str) -> dict[str, object]:
+    """A case whose regex decides pass/fail and whose one expectation the judge grades."""
+    return {
+        "id": case_id,
+        "prompt": f"Write the message for Ada ({case_id}).",
+        "expectations": ["The message file exists."],
+        "assertions": [{"type": "regex", "path": "message.txt", "pattern": pattern}],
+    }
+
+
+def evals(*cases: dict[str, object]) -> str:
+    return json.dumps({"evals": list(cases)}, indent=2)
+
+
+# One case passes on both sides, one fails on both: the expected verdicts never depend on
+# which provider answered or how often it had to be asked.
+CASES = (case("hello", "^Hello, Ada!$"), case("shout", "^HELLO ADA$"))
+
+
+def make_repo(root: Path, *, cases: tuple[dict[str, object], ...] = CASES) -> tuple[str, str]:
+    """A git repository with a base and a head commit; returns (base sha, head sha)."""
+    put(root, ".claude-plugin/plugin.json", '{"name": "demo"}')
+    put(root, "skills/greeter/SKILL.md", SKILL.format(msg="Hello, Ada!"))
+    put(root, "evals/greeter/evals.json", evals(*cases))
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    base = git(root, "rev-parse", "HEAD")
+    git(root, "checkout", "-q", "-b", "feature")
+    put(root, "skills/greeter/SKILL.md", SKILL.format(msg="Hello, Ada!") + "\nBe brief.\n")
+    git(root, "commit", "-q", "-am", "head")
+    return base, git(root, "rev-parse", "HEAD")
+
+
+def agent(request: Request) -> Answer:
+    """The agent loads the skill and writes what it says; the judge passes every item."""
+    if "submit_grading" in tool_names(request):
+        return grading(request)
+    if request.turn == 0:
+        return call("Skill", skill="greeter")
+    if request.turn == 1:
+        body = " ".join(request.tool_results)
+        match = re.search(r"Write `([^`]+)`", body)
+        return call(
+            "Write", file_path="message.txt", content=(match.group(1) if match else "?") + "\n"
+        )
+    return text("Done.")
+
+
+def base_env(tmp: Path, llm_urls: tuple[str, str]) -> dict[str, str]:
+    """What every CLI run needs: PATH, HOME, fake keys, the fake's URLs, fast retries."""
+    anthropic_url, openai_url = llm_urls
+    return {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp),
+        "ANTHROPIC_API_KEY": "sk-ant-test",
+        "ANTHROPIC_BASE_URL": anthropic_url,
+        "OPENAI_API_KEY": "sk-test",
+        "OPENAI_BASE_URL": openai_url,
+        "EVOLVE_RETRY_BASE_DELAY_S": "0.01",
+        "EVOLVE_REQUEST_TIMEOUT_S": "5",
+    }
+
+
+def actions_env(
+    root: Path, tmp: Path, llm_urls: tuple[str, str], gh_url: str, base: str, head: str
+) -> dict[str, str]:
+    """The container's environment for a `pull_request` event on PR 7 (see tests/e2e)."""
+    event = tmp / "event.json"
+    event.write_text(json.dumps({
+        "action": "synchronize",
+        "number": PR,
+        "pull_request": {
+            "number": PR,
+            "base": {"sha": base, "ref": "main", "repo": {"full_name": REPO}},
+            "head": {"sha": head, "ref": "feature", "repo": {"full_name": REPO}},
+        },
+    }))  # fmt: skip
+    for name in ("output", "summary"):
+        (tmp / name).touch()
+    return {
+        **base_env(tmp, llm_urls),
+        "GITHUB_ACTIONS": "true",
+        "CI": "true",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_REPOSITORY": REPO,
+        "GITHUB_WORKSPACE": str(root),
+        "GITHUB_SHA": head,
+        "GITHUB_RUN_ID": "4242",
+        "GITHUB_SERVER_URL": "https://github.example",
+        "GITHUB_API_URL": gh_url,
+        "GITHUB_OUTPUT": str(tmp / "output"),
+        "GITHUB_STEP_SUMMARY": str(tmp / "summary"),
+        "INPUT_GITHUB-TOKEN": "ghs_fake",
+        "INPUT_MODELS": "anthropic, openai",
+        "INPUT_JUDGE-MODEL": "anthropic",
+        "INPUT_RUNS": "2",
+        "INPUT_MODE": "all",
+        "INPUT_CACHE-DIR": str(tmp / "cache"),
+        "INPUT_RESULTS-DIR": str(tmp / "results"),
+        "INPUT_FAIL-ON-REGRESSION": "true",
+    }
+
+
+def run_cli(
+    args: list[str], env: dict[str, str], cwd: Path, *, timeout: float = CLI_TIMEOUT_S
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "evolve_action", *args],
+        env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False,
+    )  # fmt: skip
+
+
+def outputs(path: Path) -> dict[str, str]:
+    pattern = re.compile(r"^([\w-]+)<<(EOF_\w+)\n(.*?)\n\2$", re.M | re.S)
+    return {m.group(1): m.group(3) for m in pattern.finditer(path.read_text())}
+
+
+def results_runs(results_dir: Path) -> list[dict[str, Any]]:
+    data = json.loads((results_dir / "results.json").read_text())
+    return list(data["runs"])
+
+
+def run_key(run: dict[str, Any]) -> tuple[str, str, str, str, int]:
+    return (run["suite"], run["case_id"], run["model"], run["side"], run["repetition"])
+
+
+# --- GitHub fake with the faults real GitHub gives -------------------------------------------
+
+
+@dataclass
+class Reply:
+    """An injected GitHub answer: a status, the body's message and extra headers."""
+
+    status: int
+    message: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+SECONDARY_LIMIT = Reply(
+    403,
+    "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+    {"retry-after": "1"},
+)
+BAD_GATEWAY = Reply(502, "Server Error")
+
+
+class FaultyGitHub(GitHubFake):
+    """`GitHubFake` plus faults with messages and headers, comment deletion, and a barrier
+    that holds the first `hold` comment listings until all of them have arrived (so racing
+    publishers all see the same, empty, list: the race happens every time, not by luck).
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.replies: list[tuple[str, str, list[Reply]]] = []
+        self.barrier: threading.Barrier | None = None
+        self._held = 0
+
+    def fail_with(self, method: str, path_prefix: str, replies: list[Reply]) -> None:
+        self.replies.append((method, path_prefix, list(replies)))
+
+    def hold_listings(self, count: int) -> None:
+        self.barrier = threading.Barrier(count, timeout=30)
+
+    def __enter__(self) -> FaultyGitHub:
+        fake = self
+
+        class Handler(_Handler):
+            owner = fake
+
+            def do_DELETE(self) -> None:
+                self._serve("DELETE")
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
+        return self
+
+    def handle(
+        self, method: str, path: str, query: dict[str, list[str]], body: Any
+    ) -> tuple[int, Any, dict[str, str]]:
+        if method == "GET" and path.endswith(f"/issues/{PR}/comments") and self.barrier:
+            with self._lock:
+                self._held += 1
+                wait = self._held <= self.barrier.parties
+            if wait:
+                self.barrier.wait()
+        with self._lock:
+            for entry in self.replies:
+                if entry[0] == method and path.startswith(entry[1]) and entry[2]:
+                    reply = entry[2].pop(0)
+                    self.requests.append((method, path, body))
+                    return reply.status, {"message": reply.message}, reply.headers
+            if method == "DELETE":
+                self.requests.append((method, path, body))
+                return self._delete(path)
+        return super().handle(method, path, query, body)
+
+    def _delete(self, path: str) -> tuple[int, Any, dict[str, str]]:
+        cid = int(path.rstrip("/").rsplit("/", 1)[-1])
+        for comments in self.comments.values():
+            for index, comment in enumerate(comments):
+                if comment["id"] == cid:
+                    del comments[index]
+                    return 200, {}, {}  # GitHub says 204; an empty body keeps the fake simple
+        return 404, {"message": "Not Found"}, {}
