@@ -71,11 +71,14 @@ class Workspace:
     skills: tuple[SkillInfo, ...]
     run_dir: Path
     keep: bool = False
+    tracked: bool = True  # False: no git baseline (no tools can change it); nothing changed
 
     def changed_files(self) -> list[str]:
         """Files added, modified or deleted since the initial commit, workspace-relative.
 
         Raises WorkspaceError when git fails (the agent removed the workspace directory)."""
+        if not self.tracked:
+            return []
         out = _git(
             self.run_dir / "control.git",
             self.root,
@@ -108,11 +111,13 @@ def prepare(
     base_dir: Path | None = None,
     keep: bool = False,
     with_skill: bool = True,
+    tracked: bool = True,
 ) -> Workspace:
     """Build the workspace for one run of `case`.
 
     Task runs get the skill under test; trigger runs get every skill of its plugin too;
-    `with_skill=False` installs none (a baseline run).
+    `with_skill=False` installs none (a baseline run). `tracked=False` skips the git
+    baseline, for a run whose model gets no tools: nothing but the fixtures is there to grade.
     """
     try:
         if base_dir is not None:
@@ -130,8 +135,9 @@ def prepare(
         repo = repo_root(suite)
         for fixture in case.files:
             stage_fixture(fixture, repo, root)
-        _commit(root)
-        shutil.copytree(root / ".git", run_dir / "control.git", symlinks=True)
+        if tracked:
+            _commit(root)
+            shutil.copytree(root / ".git", run_dir / "control.git", symlinks=True)
     except OSError as exc:
         shutil.rmtree(run_dir, ignore_errors=True)
         name = Path(exc.filename).name if isinstance(exc.filename, str) else ""
@@ -144,7 +150,7 @@ def prepare(
         raise
     if keep:
         log.info("keeping the workspace of %s case %s at %s", suite.rel, case.id, root)
-    return Workspace(root, skills, run_dir, keep)
+    return Workspace(root, skills, run_dir, keep, tracked)
 
 
 def repo_root(suite: Suite) -> Path:

@@ -289,3 +289,15 @@ def test_symlink_loops_in_a_skill_are_skipped(repo: Path, base: Path) -> None:
     (skill / "loop-b").symlink_to(skill / "loop-a")
     with prepare(make_suite(repo), make_case(), base_dir=base) as ws:
         assert not (ws.root / ".claude" / "skills" / "demo" / "loop-a").exists()
+
+
+def test_an_untracked_workspace_has_the_fixtures_and_no_git(repo: Path, base: Path) -> None:
+    # A run whose model gets no tools: nothing can change, so no git baseline is built.
+    case = make_case(fixture(repo, "files/src/main.py", "main.py"))
+    suite = make_suite(repo)
+    with prepare(suite, case, base_dir=base, with_skill=False, tracked=False) as ws:
+        assert (ws.root / "main.py").read_text() == "print('hi')\n"
+        assert not (ws.root / ".git").exists() and not (ws.run_dir / "control.git").exists()
+        assert not (ws.root / ".claude").exists()
+        assert ws.changed_files() == []
+    assert not ws.run_dir.exists()
