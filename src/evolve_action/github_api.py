@@ -148,7 +148,15 @@ class Publisher:
             created = _retrying(
                 "posting the PR comment", lambda: issue.create_comment(body), sleep=self.sleep
             )
-            return str(created.html_url)
+            if not sticky:
+                return str(created.html_url)
+            # Jobs racing on one PR may each have found no comment and created one. The
+            # oldest of ours wins: a newer duplicate deletes itself and edits the oldest, so
+            # exactly one remains however the writes interleave (the oldest is never deleted).
+            existing = self.find_sticky(issue, key)
+            if existing is None or existing.id == created.id:
+                return str(created.html_url)
+            _retrying("removing a duplicate PR comment", created.delete, sleep=self.sleep)
         if existing.body != body:
             _retrying("editing the PR comment", lambda: existing.edit(body), sleep=self.sleep)
         return str(existing.html_url)
