@@ -244,7 +244,7 @@ class FaultyGitHub(GitHubFake):
                     reply = entry[2].pop(0)
                     self.requests.append((method, path, body))
                     return reply.status, {"message": reply.message}, reply.headers
-            if method == "DELETE":
+            if method == "DELETE" and "/issues/comments/" in path:
                 self.requests.append((method, path, body))
                 return self._delete(path)
         return super().handle(method, path, query, body)
