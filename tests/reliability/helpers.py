@@ -67,8 +67,13 @@ def evals(*cases: dict[str, object]) -> str:
 CASES = (case("hello", "^Hello, Ada!$"), case("shout", "^HELLO ADA$"))
 
 
-def make_repo(root: Path, *, cases: tuple[dict[str, object], ...] = CASES) -> tuple[str, str]:
-    """A git repository with a base and a head commit; returns (base sha, head sha)."""
+def make_repo(
+    root: Path, *, cases: tuple[dict[str, object], ...] = CASES, head_msg: str = "Hello, Ada!"
+) -> tuple[str, str]:
+    """A git repository with a base and a head commit; returns (base sha, head sha).
+
+    The head's skill writes `head_msg`: "HELLO ADA" makes `hello` regress and `shout` improve.
+    """
     put(root, ".claude-plugin/plugin.json", '{"name": "demo"}')
     put(root, "skills/greeter/SKILL.md", SKILL.format(msg="Hello, Ada!"))
     put(root, "evals/greeter/evals.json", evals(*cases))
@@ -77,7 +82,7 @@ def make_repo(root: Path, *, cases: tuple[dict[str, object], ...] = CASES) -> tu
     git(root, "commit", "-q", "-m", "base")
     base = git(root, "rev-parse", "HEAD")
     git(root, "checkout", "-q", "-b", "feature")
-    put(root, "skills/greeter/SKILL.md", SKILL.format(msg="Hello, Ada!") + "\nBe brief.\n")
+    put(root, "skills/greeter/SKILL.md", SKILL.format(msg=head_msg) + "\nBe brief.\n")
     git(root, "commit", "-q", "-am", "head")
     return base, git(root, "rev-parse", "HEAD")
 
