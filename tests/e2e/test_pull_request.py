@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e import openapi_check
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
@@ -61,6 +62,11 @@ def evals(*cases: dict[str, object]) -> str:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> tuple[Path, str, str]:
+    return make_repo(tmp_path)
+
+
+def make_repo(tmp_path: Path) -> tuple[Path, str, str]:
+    """A plugin repository with a base commit on `main` and a head commit on `feature`."""
     root = tmp_path / "repo"
     put(root, ".claude-plugin/plugin.json", '{"name": "demo"}')
     put(root, "skills/greeter/SKILL.md", SKILL.format(name="greeter", body="Write `Hello, Ada!`."))
@@ -214,3 +220,5 @@ def test_pull_request__comment_check_outputs_summary_then_cached_rerun(
     assert len(gh.comments[(REPO, 7)]) == 1  # the same comment, edited in place
     assert len(gh.check_runs) == 2  # one check run per job
     assert gh.check_runs[-1]["conclusion"] == "failure"
+    if openapi_check.available():  # test_pull_request_paths.py says so when it is absent
+        openapi_check.assert_valid(gh.requests)  # every request valid for GitHub's description
