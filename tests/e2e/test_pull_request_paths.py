@@ -345,3 +345,49 @@ def test_openapi_check__rejects_what_github_would() -> None:
     assert "issue_number='seven' is not an integer" in problems[3]
     assert "'3' is not of type 'integer'" in problems[4]
     assert "no operation of GitHub's REST API matches" in problems[5]
+
+
+# --- review comments -------------------------------------------------------------------------
+
+
+def pull_files(root: Path, base: str, head: str) -> list[dict[str, object]]:
+    """What the PR files API answers: each changed file with its unified-diff `patch`."""
+    names = git(root, "diff", "--name-only", base, head).splitlines()
+    out: list[dict[str, object]] = []
+    for name in names:
+        diff = git(root, "diff", "--unified=3", base, head, "--", name)
+        patch = diff[diff.index("@@") :] if "@@" in diff else ""
+        out.append({"sha": "0" * 40, "filename": name, "status": "modified", "patch": patch})
+    return out
+
+
+def test_review_comments__on_the_changed_line_of_the_regressed_case_then_kept_on_rerun(
+    repo: tuple[Path, str, str], fakes: tuple[FakeLLM, GitHubFake], tmp_path: Path
+) -> None:
+    root, base, _ = repo
+    llm, gh = fakes
+    evals_json = root / "evals/greeter/evals.json"
+    evals_json.write_text(evals_json.read_text().replace("(greet)", "(greet, again)"))
+    git(root, "commit", "-q", "-am", "touch the greet case")
+    head = git(root, "rev-parse", "HEAD")
+    gh.pull_files[(REPO, 7)] = pull_files(root, base, head)
+    env = container_env(root, tmp_path, llm, gh, base, head)
+    env.update({"INPUT_REVIEW-COMMENTS": "true", "INPUT_MODELS": "anthropic", "INPUT_RUNS": "4"})
+    done = run_container(env, root)
+
+    assert done.returncode == 1, done.stdout + done.stderr  # greet regressed
+    (review,) = gh.reviews[(REPO, 7)]
+    assert review["commit_id"] == head and "<!-- evolve:review key=default -->" in review["body"]
+    (comment,) = gh.review_comments
+    line = comment["line"]
+    assert comment["path"] == "evals/greeter/evals.json" and comment["side"] == "RIGHT"
+    assert "`greet` regressed" in comment["body"]
+    sticky = gh.comments[(REPO, 7)][0]["body"]
+    assert f"/blob/{head}/evals/greeter/evals.json#L{line}" in sticky  # the case's own line
+
+    writes_before = len(writes(gh))
+    again = run_container(env, root)  # the same head: cached, and the review is left alone
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert len(gh.reviews[(REPO, 7)]) == 1 and len(gh.review_comments) == 1
+    review_writes = [w for w in writes(gh)[writes_before:] if "/pulls/" in w[1]]
+    assert review_writes == []
