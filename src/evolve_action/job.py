@@ -28,7 +28,7 @@ from evolve_action.pipeline import Execution, Loaded, Request, load_suites, run_
 from evolve_action.planning import RunSpec
 from evolve_action.publish import Published, RunnerFiles, publish, publish_in_progress
 from evolve_action.render.build import ReportInput
-from evolve_action.results import ResultsData, write_results
+from evolve_action.results import ResultsData, check_writable, write_results
 from evolve_action.settings import Settings
 from evolve_action.sides import Sides
 
@@ -145,6 +145,7 @@ def run(setup: JobSetup, sides: Sides) -> tuple[Finished, Published | None]:
     """The whole job on prepared sides; publishes when a publisher is given."""
     started = time.monotonic()
     settings, config = setup.settings, setup.config
+    check_writable(settings.results_dir)  # before anything is spent or posted
     head = load_suites(sides.head_root, settings, config)
     base = load_suites(sides.base_root, settings, config) if sides.base_root else None
     invalid = list(head.invalid)

@@ -84,6 +84,23 @@ def slug(text: str) -> str:
     return f"{clean}-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:8]}"
 
 
+def check_writable(directory: Path) -> None:
+    """Raise `ResultsWriteError` naming `directory` unless results can be written there.
+
+    Called before any run starts, so an unwritable directory costs nothing and leaves no
+    comment saying "in progress" forever.
+    """
+    if directory.exists() and not directory.is_dir():
+        raise ResultsWriteError(f"cannot write results to {directory}: it is not a directory")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".write-check.", suffix=".tmp")
+        os.close(fd)
+        Path(tmp).unlink()
+    except OSError as exc:
+        raise ResultsWriteError(f"cannot write results to {directory}: {_why(exc)}") from exc
+
+
 def atomic_write(path: Path, text: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
