@@ -428,13 +428,11 @@ def _long_names() -> list[Any]:
         pytest.param(
             "evals.json",
             edit(EVOLVE, lambda d: d["evals"][0]["files"].__setitem__(0, TOO_LONG)),
-            marks=owner("evolve", "formats/evolve_files.py (Path.exists)"),
             id="evolve-files",
         ),
         pytest.param(
             "evals.json",
             edit(SKILL_EVALUATOR, lambda d: d["evals"][0]["files"].__setitem__(0, TOO_LONG)),
-            marks=owner("skill-evaluator", "formats/skill_evaluator_input.py:157"),
             id="skill-evaluator-files",
         ),
         pytest.param(

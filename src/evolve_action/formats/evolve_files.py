@@ -94,11 +94,16 @@ class FixtureResolver:
         if isinstance(staged, str):
             self.problems.error(at, staged)
             return None
-        source = self._source(entry, staged)
-        if not source.exists():
+        try:
+            source = self._source(entry, staged)
+            found, regular = source.exists(), source.is_file()
+        except OSError as exc:  # a name too long for the OS, say
+            self.problems.error(at, f"fixture {entry[:80]!r} cannot be looked up: {exc.strerror}")
+            return None
+        if not found:
             self.problems.error(at, f"fixture {entry} not found (looked for {self._shown(source)})")
             return None
-        if not source.is_file():
+        if not regular:
             self.problems.error(at, f"fixture {entry} is not a regular file")
             return None
         if not source.resolve().is_relative_to(self.root.resolve()):

@@ -150,11 +150,16 @@ class Staging:
         if clean.startswith("/"):
             p.error(at, f"{entry!r} is absolute: write it relative to the skill directory")
             return None
-        source = (self.skill_root / clean).resolve()
+        try:
+            source = (self.skill_root / clean).resolve()
+            regular = source.is_file()
+        except OSError as exc:  # a name too long for the OS, say
+            p.error(at, f"{entry[:80]!r} cannot be looked up: {exc.strerror}")
+            return None
         if not source.is_relative_to(self.root):
             p.error(at, f"{entry!r} escapes the repository: keep fixtures inside it")
             return None
-        if not source.is_file():
+        if not regular:
             p.error(at, f"{entry!r} is not a file in the skill directory ({self._shown(source)})")
             return None
         return Fixture(source=source, dest=_dest(clean), origin=p.origin(*at))
