@@ -131,7 +131,8 @@ def find_review(pull: PullRequest, key: str, logins: set[str]) -> PullRequestRev
     needle = marker(key)
     found = None
     for review in pull.get_reviews():
-        if needle in (review.body or "") and review.user.login in logins:
+        user = review.user  # None for a deleted account ("ghost")
+        if needle in (review.body or "") and user is not None and user.login in logins:
             found = review
     return found
 

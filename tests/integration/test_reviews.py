@@ -133,3 +133,21 @@ def test_review__off_by_default_and_a_refusal_is_a_listed_problem(
     assert len(problems) == 1 and "posting the review" in problems[0]
     assert len(gh.comments[(REPO, 7)]) == 1  # the sticky comment and check are unaffected
     assert gh.check_runs[-1]["conclusion"] == "failure"
+
+
+def test_review__a_review_by_someone_else_quoting_our_marker_is_left_alone(
+    tmp_path: Path, gh: GitHubFake
+) -> None:
+    forged = {
+        "id": 1,
+        "body": f"{marker('default')} lgtm",
+        "user": {"login": "mallory", "id": 5, "type": "User"},
+        "state": "COMMENTED",
+        "commit_id": HEAD,
+        "pull_request_url": f"{gh.url}/repos/{REPO}/pulls/7",
+        "html_url": "https://github.example/r",
+    }
+    gh.reviews[(REPO, 7)] = [forged]
+    assert run(tmp_path, gh, report("status-file")) == []
+    assert forged["body"] == f"{marker('default')} lgtm"  # not edited
+    assert len(gh.reviews[(REPO, 7)]) == 2 and len(gh.review_comments) == 1
