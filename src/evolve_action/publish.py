@@ -255,6 +255,15 @@ evolve validated the eval files and did not run them. To run the evals, a mainta
 """
 
 
+NO_KEYS_TITLE = "Eval files validated; evals not run (no API key)"
+NO_KEYS = """\
+The workflow has no model API key, so evolve validated the eval files and did not run them.
+Add a repository secret and pass it to the action (`anthropic-api-key` or `openai-api-key`,
+or the `ANTHROPIC_API_KEY` / `OPENAI_API_KEY` environment variables; `OPENAI_BASE_URL` for a
+self-hosted OpenAI-compatible server).
+"""
+
+
 def publish_validation_only(
     *,
     event: Event,
@@ -265,13 +274,15 @@ def publish_validation_only(
     files: RunnerFiles,
     stream: TextIO = sys.stdout,
 ) -> Published:
-    """A fork PR without secrets: a neutral check (or just the summary) and the lint results.
+    """No secrets (a fork PR, or no key configured): a neutral check, or just the summary, with
+    the lint results and what to do to run the evals.
 
     Invalid files still make the exit code 1, as `evolve-action validate` would.
     """
     bad = [r for r in invalid if not r.ok]
     valid = f"{checked - len(bad)} of {checked} eval files are valid."
-    lines = [f"### ⚠️ evolve: {VALIDATION_TITLE}", "", valid, "", HOW_TO_RUN]
+    title, how = (VALIDATION_TITLE, HOW_TO_RUN) if event.fork else (NO_KEYS_TITLE, NO_KEYS)
+    lines = [f"### ⚠️ evolve: {title}", "", valid, "", how]
     if bad:
         lines += ["**Invalid eval files**", ""]
         lines += [f"- {p.where}: {p.message}" for p in invalid_files(bad)]
@@ -288,10 +299,10 @@ def publish_validation_only(
             None,
             result.problems,
             conclusion="neutral",
-            title=VALIDATION_TITLE,
+            title=title,
             summary=text,
             annotations=[n.as_check() for n in notes[: check_output.MAX_CHECK_ANNOTATIONS]],
-            status=("success", f"neutral: {VALIDATION_TITLE}"),
+            status=("success", f"neutral: {title}"),
             forbidden_is_expected=True,
         )
     for line in check_output.log_commands(notes, result.problems):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -221,7 +222,7 @@ def test_fork_validation_only__read_only_token_leaves_just_the_summary(
     gh.fail_next("POST", f"/repos/{REPO}/statuses/", [403])
     stream = io.StringIO()
     result = publish_validation_only(
-        event=EVENT,
+        event=replace(EVENT, fork=True),
         settings=Settings(),
         checked=3,
         invalid=[BAD],
@@ -245,7 +246,7 @@ def test_fork_validation_only__read_only_token_leaves_just_the_summary(
 
 def test_fork_validation_only__neutral_check_when_writable(gh: GitHubFake, tmp_path: Path) -> None:
     result = publish_validation_only(
-        event=EVENT,
+        event=replace(EVENT, fork=True),
         settings=Settings(),
         checked=2,
         invalid=[],

@@ -56,6 +56,8 @@ def test_fork_or_deleted_fork_counts_as_fork(tmp_path: Path, head_repo: str | No
         ("pull_request", False, True, False, Action.COMPARE),
         ("pull_request", True, False, False, Action.VALIDATE_ONLY),
         ("pull_request", True, True, False, Action.COMPARE),
+        ("pull_request", False, False, False, Action.VALIDATE_ONLY),
+        ("push", False, False, False, Action.VALIDATE_ONLY),
         ("pull_request_target", True, True, False, Action.REFUSE),
         ("pull_request_target", True, True, True, Action.COMPARE),
         ("workflow_run", False, True, False, Action.REPORT),
