@@ -33,7 +33,7 @@ def input_files(p: Problems, raw: Any, spec_dir: Path) -> list[Fixture]:
             continue
         try:
             source = (base / entry).resolve(strict=True)
-        except (OSError, RuntimeError):
+        except (OSError, RuntimeError, ValueError):  # ValueError: a NUL in the name
             p.error(at, f"{entry!r} does not exist next to the eval file; fix the path")
             continue
         if not source.is_relative_to(base):
@@ -153,7 +153,7 @@ def _read_inside(path: Path, root: Path) -> str | None:
         if not resolved.is_relative_to(root) or not resolved.is_file():
             return None
         return resolved.read_text(encoding="utf-8")
-    except (OSError, RuntimeError, UnicodeDecodeError):
+    except (OSError, RuntimeError, UnicodeDecodeError, ValueError):
         return None
 
 
