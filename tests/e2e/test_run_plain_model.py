@@ -15,8 +15,8 @@ import pytest
 
 from evolve_action.cli import main
 from evolve_action.results import load_results
-from tests.fakes.llm_server import FakeLLM, Request, text
 from tests.fakes.llm_script import Reply
+from tests.fakes.llm_server import FakeLLM, Request, text
 
 EVAL = """\
 description: a model eval, no skill
