@@ -12,13 +12,14 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from github import Auth, Github, GithubException
-from github.CheckRun import CheckRun
-from github.Issue import Issue
-from github.IssueComment import IssueComment
-from github.Repository import Repository
+if TYPE_CHECKING:  # PyGithub (0.3 s of imports) loads only when something is posted
+    from github import Github, GithubException
+    from github.CheckRun import CheckRun
+    from github.Issue import Issue
+    from github.IssueComment import IssueComment
+    from github.Repository import Repository
 
 log = logging.getLogger(__name__)
 
@@ -39,9 +40,18 @@ def marker(key: str) -> str:
     return f"<!-- evolve:sticky key={safe} -->"
 
 
+def github_error() -> type[GithubException]:
+    """PyGithub's exception class, imported on first need (a local run never loads PyGithub)."""
+    from github import GithubException
+
+    return GithubException
+
+
 def make_client(
     token: str, *, api_url: str = "https://api.github.com", throttle: bool = True
 ) -> Github:
+    from github import Auth, Github
+
     kwargs: dict[str, Any] = {
         "base_url": api_url.rstrip("/"),
         "per_page": 100,
@@ -65,7 +75,7 @@ def _retrying(
     for attempt in range(1, attempts + 1):
         try:
             return call()
-        except GithubException as exc:
+        except github_error() as exc:
             retryable = exc.status >= 500 or exc.status == 429 or _secondary_limit(exc)
             if not retryable or attempt == attempts:
                 message = _message(exc)
@@ -116,7 +126,7 @@ class Publisher:
         if self._login is None:
             try:
                 self._login = self.client.get_user().login
-            except GithubException:
+            except github_error():
                 self._login = ""  # a workflow token: /user is forbidden
         return {BOT_LOGIN, self._login} - {""}
 
@@ -124,7 +134,7 @@ class Publisher:
         """The current head commit of a pull request ("" when it cannot be read)."""
         try:
             return str(self.repo.get_pull(number).head.sha)
-        except GithubException as exc:
+        except github_error() as exc:
             log.warning("cannot read pull request #%s: %s", number, _message(exc))
             return ""
 

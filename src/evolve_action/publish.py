@@ -18,15 +18,12 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO, TypeVar
-
-from github import GithubException
-from github.CheckRun import CheckRun
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from evolve_action import check_output
 from evolve_action.actions_io import set_outputs, write_summary
 from evolve_action.events import Event
-from evolve_action.github_api import GitHubWriteError, Publisher
+from evolve_action.github_api import GitHubWriteError, Publisher, github_error
 from evolve_action.model import LoadResult
 from evolve_action.render.build import ReportInput, build_view
 from evolve_action.render.build_cases import invalid_files
@@ -34,6 +31,9 @@ from evolve_action.render.comment import TemplateProblem, environment, fit_comme
 from evolve_action.render.view import CommentView
 from evolve_action.reviews import publish_review
 from evolve_action.settings import CommentMode, Settings
+
+if TYPE_CHECKING:
+    from github.CheckRun import CheckRun
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +61,7 @@ class Published:
 
 def _status_code(exc: BaseException) -> int | None:
     cause = exc.__cause__ if isinstance(exc, GitHubWriteError) else exc
-    return cause.status if isinstance(cause, GithubException) else None
+    return cause.status if isinstance(cause, github_error()) else None
 
 
 def _attempt(what: str, problems: list[str], call: Callable[[], T]) -> T | None:

@@ -24,8 +24,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from github.Commit import Commit
-
 from evolve_action.github_api import retrying
 from evolve_action.render.build_cases import counts
 from evolve_action.render.escape import code
@@ -162,6 +160,8 @@ def publish_review(
         )
     if not wanted:
         return ""
+    from github.Commit import Commit  # PyGithub loads only when something is posted
+
     commit = Commit(publisher.repo.requester, attributes={"sha": head_sha}, completed=False)
     created = retrying(
         "posting the review",
