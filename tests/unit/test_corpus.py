@@ -88,11 +88,8 @@ EXPECTED: dict[str, Loads | Rejected | Skipped] = {
     "diataxis-docs-skill__evals__evals.json": Rejected(EVOLVE, (NOT_SAVED,)),
     "vhdl-to-sv-skill__evals__evals.json": Rejected(EVOLVE, (NOT_SAVED,)),
     "naksha-studio__evals__evals.json": Rejected(EVOLVE, (NOT_SAVED,)),
-    # Its fixture was saved, at evals/files/sales.csv beside this evals.json; evolve's rule
-    # strips one leading `evals/` and so looks for files/sales.csv.
-    "features__agent-skills-evals__evals.json": Rejected(
-        EVOLVE, ("fixture evals/files/sales.csv not found",)
-    ),
+    # Kept at the skill root, it lists its saved fixture as evals/files/sales.csv from there.
+    "features__agent-skills-evals__evals.json": Loads(EVOLVE, 2),
     "npm-security__evals__evals.json": Loads(EVOLVE, 3),
     "diet-optimizer__evals__evals.json": Rejected(EVOLVE, ('found "cases": rename it to "evals"',)),
     "ad-takeover-skill__evals__evals.json": Rejected(EVOLVE, ("the top level is a list",)),

@@ -145,3 +145,23 @@ def test_fixture_sources_are_absolute_even_from_a_relative_path(
     result = evolve.load(read(Path("evals/demo/evals.json")), ctx)
     [fixture] = suite_of(result).cases[0].files
     assert fixture.source == root / "evals/demo/seed.txt" and fixture.source.is_absolute()
+
+
+def test_evals_json_at_the_skill_root__evals_prefix_path_as_written(tmp_path: Path) -> None:
+    """agentv's skill-creator example keeps evals.json beside SKILL.md and lists
+    `evals/files/sales.csv` from there; the path as written is the one that exists."""
+    skill = tmp_path / "skill"
+    (skill / "evals/files").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: skill\n---\nx\n")
+    (skill / "evals/files/sales.csv").write_text("a,b\n")
+    evals = skill / "evals.json"
+    evals.write_text(
+        '{"evals": [{"id": 1, "prompt": "p", "files": ["evals/files/sales.csv"],'
+        ' "expectations": ["e"]}]}'
+    )
+    doc = read(evals, "skill/evals.json")
+    result = evolve.load(doc, LoadContext(tmp_path, Skill("skill", skill)))
+    assert result.errors == ()
+    assert result.suite is not None
+    (fixture,) = result.suite.cases[0].files
+    assert fixture.source == skill / "evals/files/sales.csv" and fixture.dest == "sales.csv"

@@ -124,6 +124,11 @@ class FixtureResolver:
             alternative = skill_dir / staged.cleaned
             if not raw.startswith("evals/") and alternative.exists():
                 return alternative
+        # An evals.json kept at the skill root (agentv's skill-creator examples do) lists
+        # `evals/files/x` from there: the path as written is the one that exists.
+        as_written = self.evals_dir / raw
+        if not source.exists() and raw.startswith("evals/") and as_written.is_file():
+            return as_written
         return source
 
     def _shown(self, path: Path) -> str:
