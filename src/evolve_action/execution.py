@@ -15,11 +15,11 @@ from dataclasses import dataclass, field, replace
 
 from evolve_action.cache import RunCache
 from evolve_action.fingerprints import Fingerprinter
-from evolve_action.outcomes import ErrorKind, RunResult, Status
+from evolve_action.outcomes import ErrorKind, RunResult
 from evolve_action.planning import Plan, RunSpec
 from evolve_action.providers.limiter import AdaptiveLimiter
 from evolve_action.results_json import run_cost
-from evolve_action.runner import RunEnvironment, execute
+from evolve_action.runner import RunEnvironment, error_result, execute
 from evolve_action.scheduler import Job, JobOutcome, Scheduler
 
 
@@ -47,15 +47,8 @@ class Outcome:
 
 
 def _internal_error(spec: RunSpec, error: BaseException | None) -> RunResult:
-    return RunResult(
-        suite=spec.suite.rel,
-        case_id=spec.case.id,
-        model=spec.model,
-        side=spec.side,
-        repetition=spec.repetition,
-        status=Status.ERROR,
-        error=f"internal error: {type(error).__name__}: {error}",
-        error_kind=ErrorKind.INTERNAL,
+    return error_result(
+        spec, ErrorKind.INTERNAL, f"internal error: {type(error).__name__}: {error}"
     )
 
 

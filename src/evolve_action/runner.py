@@ -56,7 +56,10 @@ class RunEnvironment:
     work_dir: Path | None = None
 
 
-def _error(spec: RunSpec, kind: ErrorKind, message: str, transcript: Transcript) -> RunResult:
+def error_result(
+    spec: RunSpec, kind: ErrorKind, message: str, transcript: Transcript | None = None
+) -> RunResult:
+    """A run that produced nothing gradable; `transcript` keeps whatever was obtained."""
     return RunResult(
         suite=spec.suite.rel,
         case_id=spec.case.id,
@@ -64,7 +67,7 @@ def _error(spec: RunSpec, kind: ErrorKind, message: str, transcript: Transcript)
         side=spec.side,
         repetition=spec.repetition,
         status=Status.ERROR,
-        transcript=transcript,
+        transcript=transcript if transcript is not None else Transcript(),
         error=message,
         error_kind=kind,
     )
@@ -78,7 +81,7 @@ async def execute(spec: RunSpec, env: RunEnvironment) -> RunResult:
         failure = env.provider_errors.get(provider_id)
         message = str(failure) if failure else f"no provider {provider_id!r} is configured"
         kind = failure.kind if failure else ErrorKind.AUTH
-        return _error(spec, kind, message, Transcript())
+        return error_result(spec, kind, message, Transcript())
     try:
         # Off the event loop: git and file copies would stall every other run in flight.
         workspace = await asyncio.to_thread(
@@ -91,7 +94,7 @@ async def execute(spec: RunSpec, env: RunEnvironment) -> RunResult:
             tracked=spec.suite.agent,
         )
     except (WorkspaceError, OSError) as exc:
-        return _error(spec, ErrorKind.WORKSPACE, f"workspace: {exc}", Transcript())
+        return error_result(spec, ErrorKind.WORKSPACE, f"workspace: {exc}", Transcript())
     try:
         return await _run_in(spec, env, provider, workspace.root, workspace)
     finally:
@@ -127,7 +130,7 @@ async def _run_in(
             label=case.id,
         )
     except AgentError as exc:
-        return _error(spec, exc.kind, str(exc), exc.transcript)
+        return error_result(spec, exc.kind, str(exc), exc.transcript)
     try:
         transcript.changed_files = await asyncio.to_thread(workspace.changed_files)
     except WorkspaceError as exc:  # the agent removed or broke its workspace
@@ -140,7 +143,9 @@ async def _run_in(
         and not transcript.final_text
         and not transcript.tool_calls
     ):
-        return _error(spec, ErrorKind.TIMEOUT, f"no output within {timeout_s:g} s", transcript)
+        return error_result(
+            spec, ErrorKind.TIMEOUT, f"no output within {timeout_s:g} s", transcript
+        )
     ctx = CheckContext(
         suite=suite,
         case=case,
@@ -161,7 +166,9 @@ async def _run_in(
     graded = await grade_run(ctx, judge)
     if graded.judge.error_kind is not None:
         # The judge's provider failed after retries: the run was not graded, not failed.
-        result = _error(spec, graded.judge.error_kind, f"judge: {graded.judge.error}", transcript)
+        result = error_result(
+            spec, graded.judge.error_kind, f"judge: {graded.judge.error}", transcript
+        )
         result.judge = graded.judge
         return result
     return RunResult(

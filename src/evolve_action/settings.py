@@ -272,12 +272,17 @@ def from_values(values: Mapping[str, str]) -> Settings:
     return Settings(**kwargs)
 
 
-def from_environ(environ: Mapping[str, str]) -> Settings:
-    """Read `INPUT_<NAME>` variables as the Actions runner sets them (hyphens kept)."""
+def raw_inputs(environ: Mapping[str, str]) -> dict[str, str]:
+    """The `INPUT_<NAME>` variables as the Actions runner sets them (hyphens kept; the
+    underscore spelling is accepted too), keyed by input name, unparsed."""
     values = {}
     for spec in INPUTS:
         for key in (f"INPUT_{spec.name.upper()}", f"INPUT_{field_name(spec.name).upper()}"):
             if key in environ:
                 values[spec.name] = environ[key]
                 break
-    return from_values(values)
+    return values
+
+
+def from_environ(environ: Mapping[str, str]) -> Settings:
+    return from_values(raw_inputs(environ))

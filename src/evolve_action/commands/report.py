@@ -34,7 +34,14 @@ from evolve_action.results import (
     merge,
     write_results,
 )
-from evolve_action.settings import INPUTS, Settings, SettingsError, field_name, from_values
+from evolve_action.settings import (
+    INPUTS,
+    Settings,
+    SettingsError,
+    field_name,
+    from_values,
+    raw_inputs,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -146,9 +153,7 @@ def execute(args: argparse.Namespace) -> int:
         if getattr(args, field_name(spec.name)) is not None
     }
     if environ.get("GITHUB_ACTIONS") == "true":
-        from evolve_action.commands.run import inputs_from_environ
-
-        values = inputs_from_environ(environ) | values
+        values = raw_inputs(environ) | values
     try:
         settings = from_values(values)
     except SettingsError as exc:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from evolve_action.model import Severity
 from evolve_action.outcomes import RunResult, Status
-from evolve_action.settings import INPUTS, SettingsError, field_name
+from evolve_action.settings import INPUTS, SettingsError, field_name, raw_inputs
 
 if TYPE_CHECKING:
     from evolve_action.planning import RunSpec
@@ -57,7 +57,7 @@ def execute(args: argparse.Namespace) -> int:
     in_actions = environ.get("GITHUB_ACTIONS") == "true"
     values: dict[str, str] = {}
     if in_actions:
-        values.update(inputs_from_environ(environ))
+        values.update(raw_inputs(environ))
     values.update(
         {
             spec.name: getattr(args, field_name(spec.name))
@@ -95,16 +95,6 @@ def execute(args: argparse.Namespace) -> int:
     if in_actions:
         return actions_flow.run_in_actions(request, settings, config, environ)
     return actions_flow.run_locally(request, settings, config, args.base, sys.stdout)
-
-
-def inputs_from_environ(environ: dict[str, str]) -> dict[str, str]:
-    out = {}
-    for spec in INPUTS:
-        for key in (f"INPUT_{spec.name.upper()}", f"INPUT_{field_name(spec.name).upper()}"):
-            if key in environ:
-                out[spec.name] = environ[key]
-                break
-    return out
 
 
 def print_run(out: TextIO, spec: RunSpec, result: RunResult) -> None:
