@@ -105,6 +105,28 @@ def _ids(numbers: Sequence[int]) -> str:
     return ", ".join(str(n) for n in numbers)
 
 
+# AgentV's judges see the question, the expected outcome, a reference answer and the note;
+# its rubrics are written against them ("mentions the capital"), so ours must see them too.
+# Only AgentV cases carry these keys; evolve's judge keeps its contract (no task prompt).
+_AGENTV_CONTEXT = (
+    ("question", "The task the agent was given:"),
+    ("expected_outcome", "What a successful outcome looks like (context, not an item):"),
+    ("reference_answer", "A reference answer (context, not an item):"),
+    ("note", "A note from the eval author (context, not an item):"),
+)
+
+
+def _agentv_context(case: Case) -> list[str]:
+    if "expected_outcome" not in case.extra:
+        return []
+    lines: list[str] = []
+    for key, title in _AGENTV_CONTEXT:
+        value = case.extra.get(key) or (case.prompt if key == "question" else "")
+        if isinstance(value, str) and value.strip():
+            lines.extend(_fenced(title, cut_bytes(value.strip(), EXPECTED_OUTPUT_BYTES)))
+    return lines
+
+
 def build_prompt(
     case: Case,
     items: Sequence[JudgeItem],
@@ -119,6 +141,7 @@ def build_prompt(
     lines = [f"Grade the agent's work against these {n} numbered {noun}.", ""]
     for number, item in enumerate(items, 1):
         lines.extend(_render_item(number, item))
+    lines.extend(_agentv_context(case))
     expected = case.expected_output.strip()
     if expected:
         lines.extend(

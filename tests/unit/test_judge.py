@@ -538,3 +538,24 @@ async def test_anthropic_with_nothing_to_inspect_keeps_the_forced_tool() -> None
     await judge(provider, FIVE[:1])
     [request] = provider.requests
     assert request.response_schema is None and request.force_tool == "submit_grading"
+
+
+def test_build_prompt__agentv_cases_carry_their_question_outcome_and_note() -> None:
+    from evolve_action.judge_prompt import build_prompt
+    from evolve_action.model import Case, JudgeItem, Origin
+    from evolve_action.outcomes import Transcript
+
+    origin = Origin("EVAL.yaml", 3)
+    item = JudgeItem("rubric-1", "Mentions Paris", origin)
+    agentv = Case(
+        id="capital",
+        prompt="What is the capital of France?",
+        origin=origin,
+        items=(item,),
+        extra={"expected_outcome": "Names Paris as the capital.", "question": "", "note": "n1"},
+    )
+    text = build_prompt(agentv, [item], Transcript(final_text="Paris."), inspect=False)
+    assert "What is the capital of France?" in text
+    assert "Names Paris as the capital." in text and "n1" in text
+    plain = Case(id="x", prompt="secret task prompt", origin=origin, items=(item,))
+    assert "secret task prompt" not in build_prompt(plain, [item], Transcript(), inspect=False)
