@@ -132,6 +132,11 @@ def publish(
     event, settings = report.event, report.settings
     if publisher is not None:
         number = event.pr_number
+        if number is not None and _superseded(publisher, number, head_sha(event, report.head_sha)):
+            # A newer push is being evaluated: its job owns the comment; ours would be stale.
+            print(f"evolve: PR #{number} has moved past this commit; comment left to its job",
+                  file=stream)  # fmt: skip
+            number = None
         if number is not None and settings.comment is not CommentMode.OFF:
             body = comment_body(view, settings, problems)
             sticky = settings.comment is CommentMode.STICKY
@@ -171,6 +176,14 @@ def publish(
     set_outputs(files.output, check_output.outputs(report, gate, result.comment_url))
     write_summary(files.summary, _summary(render(view), problems))
     return result
+
+
+def _superseded(publisher: Publisher, number: int, sha: str) -> bool:
+    """True when the PR's head is now another commit (one GET; unknown counts as current)."""
+    if not sha:
+        return False
+    current = publisher.pull_head_sha(number)
+    return bool(current) and current != sha
 
 
 def comment_body(view: CommentView, settings: Settings, problems: list[str]) -> str:

@@ -131,6 +131,17 @@ def test_second_publish_edits_the_same_comment(gh: GitHubFake, tmp_path: Path) -
     assert [c["conclusion"] for c in gh.check_runs] == ["failure", "success"]
 
 
+def test_a_job_for_an_older_commit_leaves_the_comment_alone(gh: GitHubFake, tmp_path: Path) -> None:
+    pub = publisher(gh)
+    gh.add_pull(REPO, 7, HEAD)
+    run_publish(tmp_path, make_report([SUITE], passing_runs()), pub)
+    gh.add_pull(REPO, 7, "f" * 40)  # the PR moved on while a slower job was still running
+    run_publish(tmp_path, make_report([SUITE], regressed_runs()), pub)
+    [comment] = gh.comments[(REPO, 7)]
+    assert "### ✅ evolve: all 2 evals pass" in comment["body"]
+    assert [c["conclusion"] for c in gh.check_runs] == ["success", "failure"]  # on its own sha
+
+
 def test_comment_modes_new_and_off(gh: GitHubFake, tmp_path: Path) -> None:
     pub = publisher(gh)
     new = make_report([SUITE], passing_runs(), settings=Settings(comment=CommentMode.NEW))
