@@ -63,11 +63,14 @@ def local_sides(repo: Path, base: str) -> Sides:
     return Sides(repo, "", base_root, base_sha, changed, trees)
 
 
-def event_sides(repo: Path, event: Event) -> Sides:
-    """The trees of an Actions event: PR head vs merge-base, push vs before, else HEAD~1."""
+def event_sides(repo: Path, event: Event, *, base_ref: str = "") -> Sides:
+    """The trees of an Actions event: PR head vs merge-base; push vs the commit before;
+    a dispatch vs `base_ref` when given (`run --base REF`), else the previous commit."""
     head = event.head_sha or resolve(repo, "HEAD")
     ensure_commit(repo, head)
-    if event.is_pr:
+    if base_ref and not event.is_pr:
+        base = merge_base(repo, resolve(repo, base_ref), head)
+    elif event.is_pr:
         ensure_commit(repo, event.base_sha)
         base = merge_base(repo, event.base_sha, head)
     elif event.base_sha:

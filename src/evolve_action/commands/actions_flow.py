@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TextIO
 
 from evolve_action import job
@@ -26,7 +27,7 @@ from evolve_action.publish import RunnerFiles, publish_validation_only
 from evolve_action.render.build import build_view
 from evolve_action.render.comment import render
 from evolve_action.results import ResultsWriteError
-from evolve_action.settings import Settings
+from evolve_action.settings import Mode, Settings
 from evolve_action.sides import Sides, event_sides, local_sides
 
 REFUSAL = (
@@ -87,7 +88,12 @@ def _has_secrets(settings: Settings, environ: Mapping[str, str]) -> bool:
 
 
 def run_in_actions(
-    request: Request, settings: Settings, config: RepoConfig, environ: Mapping[str, str]
+    request: Request,
+    settings: Settings,
+    config: RepoConfig,
+    environ: Mapping[str, str],
+    *,
+    base: str = "",
 ) -> int:
     try:
         event = from_environ(environ)
@@ -121,8 +127,11 @@ def run_in_actions(
             files=files,
         )
         return published.exit_code
+    if not event.is_pr:
+        # push and workflow_dispatch check everything against the previous (or given) base.
+        settings = replace(settings, mode=Mode.ALL)
     try:
-        sides = event_sides(request.root, event)
+        sides = event_sides(request.root, event, base_ref=base)
     except GitError as exc:
         print(annotate("error", str(exc), title="evolve: cannot find base and head"))
         return 2

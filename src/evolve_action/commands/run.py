@@ -93,7 +93,8 @@ def execute(args: argparse.Namespace) -> int:
     from evolve_action.commands import actions_flow
 
     if in_actions:
-        return actions_flow.run_in_actions(request, settings, config, environ)
+        base = "" if args.base == "none" else args.base
+        return actions_flow.run_in_actions(request, settings, config, environ, base=base)
     return actions_flow.run_locally(request, settings, config, args.base, sys.stdout)
 
 
