@@ -96,3 +96,11 @@ def test_runtime_lock_and_package_install_into_a_clean_venv(tmp_path: Path) -> N
     entry = _entrypoint()
     out = _run([str(env_dir / "bin" / entry[0]), *entry[1:], "--version"], tmp_path)
     assert out.strip() == f"evolve-action {__version__}"
+    # Package data the image needs with no source tree beside it: the results schema (report,
+    # workflow_run) and the comment template.
+    probe = (
+        "from evolve_action.results import schema_path; assert schema_path().is_file();"
+        "from evolve_action.render.comment import environment; "
+        "environment().get_template('comment.md.j2')"
+    )
+    _run([python, "-c", probe], tmp_path)
