@@ -55,13 +55,19 @@ class Loaded:
 
 
 def effective_settings(request: Request) -> tuple[Settings, RepoConfig, tuple[Problem, ...]]:
-    """Inputs win over the repository config file, which wins over the defaults."""
+    """Inputs win over the repository config file, which wins over the defaults.
+
+    The runner passes action.yml's defaults as if they were inputs, so an input still equal
+    to its default does not hide the config file's value (else `alpha: 0.1` in
+    `.evolve.yaml` could never apply inside Actions).
+    """
     raw = dict(request.values)
     config_path = Path(raw["config"]) if raw.get("config", "").strip() else None
     loaded = load_config(request.root, config_path)
     config = loaded.config
     for spec in INPUTS:
-        if raw.get(spec.name, "").strip():
+        given = raw.get(spec.name, "").strip()
+        if given and given != spec.default:
             continue
         value = getattr(config, field_name(spec.name), None)
         if value is None:

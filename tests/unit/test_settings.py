@@ -75,3 +75,16 @@ def test_every_input_is_a_settings_field_and_parses_its_own_default() -> None:
     assert {field_name(spec.name) for spec in INPUTS} == fields
     defaults = from_values({spec.name: spec.default for spec in INPUTS})
     assert defaults == Settings()
+
+
+def test_effective_settings__config_beats_defaults_but_not_explicit_inputs(tmp_path: Path) -> None:
+    from evolve_action.pipeline import Request, effective_settings
+
+    (tmp_path / ".evolve.yaml").write_text("alpha: 0.1\nruns: 7\nmax_cost_usd: 2.5\n")
+    defaults = {spec.name: spec.default for spec in INPUTS}  # what action.yml passes
+    settings, _, problems = effective_settings(Request(defaults, {}, tmp_path))
+    assert problems == ()
+    assert (settings.alpha, settings.runs, settings.max_cost_usd) == (0.1, 7, 2.5)
+    explicit = defaults | {"alpha": "0.01", "runs": "2"}
+    settings, _, _ = effective_settings(Request(explicit, {}, tmp_path))
+    assert (settings.alpha, settings.runs) == (0.01, 2)
