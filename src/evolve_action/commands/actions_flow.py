@@ -54,7 +54,13 @@ def _finish(setup: job.JobSetup, sides: Sides, out: TextIO) -> tuple[int, job.Fi
 
 
 def run_locally(
-    request: Request, settings: Settings, config: RepoConfig, base: str, out: TextIO
+    request: Request,
+    settings: Settings,
+    config: RepoConfig,
+    base: str,
+    out: TextIO,
+    *,
+    quiet: bool = False,
 ) -> int:
     try:
         sides = local_sides(request.root, base)
@@ -63,7 +69,7 @@ def run_locally(
         return 2
     setup = job.JobSetup(
         request, settings, config, Event(name="local"), stream=out,
-        on_done=lambda spec, result: print_run(out, spec, result),
+        on_done=None if quiet else lambda spec, result: print_run(out, spec, result),
     )  # fmt: skip
     done = _finish(setup, sides, out)
     if isinstance(done, int):

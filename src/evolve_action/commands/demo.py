@@ -73,7 +73,7 @@ def run_arguments(repo: Path, results: Path, cassettes: Path, *, record: bool) -
     return [
         "run", "--root", str(repo), "--base", "main",
         "--models", DEMO_MODELS, "--judge-model", DEMO_JUDGE, "--runs", DEMO_RUNS,
-        "--results-dir", str(results), mode, str(cassettes),
+        "--results-dir", str(results), mode, str(cassettes), "--quiet",
     ]  # fmt: skip
 
 

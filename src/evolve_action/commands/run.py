@@ -50,6 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     local.add_argument("--record", type=Path, metavar="DIR", help="record provider exchanges")
     local.add_argument("--replay", type=Path, metavar="DIR", help="answer from recordings")
     local.add_argument("--keep-workspaces", action="store_true", help="keep run workspaces")
+    local.add_argument(
+        "--quiet", action="store_true", help="no line per run; only the summary and the comment"
+    )
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -95,7 +98,9 @@ def execute(args: argparse.Namespace) -> int:
     if in_actions:
         base = "" if args.base == "none" else args.base
         return actions_flow.run_in_actions(request, settings, config, environ, base=base)
-    return actions_flow.run_locally(request, settings, config, args.base, sys.stdout)
+    return actions_flow.run_locally(
+        request, settings, config, args.base, sys.stdout, quiet=args.quiet
+    )
 
 
 def print_run(out: TextIO, spec: RunSpec, result: RunResult) -> None:
