@@ -86,12 +86,12 @@ def _report(
     )
 
 
-def _write(setup: JobSetup, execution: Execution, sides: Sides) -> Path:
+def _write(setup: JobSetup, execution: Execution, sides: Sides, report: ReportInput) -> Path:
     settings = setup.settings
     suites = [*execution.head_suites, *execution.base_suites]
     data = ResultsData(
         runs=execution.results,
-        aggregate=stats.aggregate(execution.results, suites, alpha=settings.alpha),
+        aggregate=report.aggregate,  # computed once, for the report and the files alike
         suites=suites,
         judge_model=execution.judge_model,
         settings={
@@ -156,8 +156,8 @@ def run(setup: JobSetup, sides: Sides) -> tuple[Finished, Published | None]:
             publisher=setup.publisher,
         )
     execution, notices = asyncio.run(_execute(setup, sides, head, base))
-    results_path = _write(setup, execution, sides)
     report = _report(setup, sides, execution, invalid, started=started, notices=notices)
+    results_path = _write(setup, execution, sides, report)
     published = None
     if setup.publisher is not None or setup.files.output or setup.files.summary:
         published = publish(
