@@ -20,29 +20,10 @@ from tests.e2e import openapi_check
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
+from tests.gitrepo import git, put
 
 REPO = "acme/skills"
-GIT_ENV = {
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.invalid",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.invalid",
-    "PATH": "/usr/bin:/bin",
-}
 SKILL = "---\nname: {name}\ndescription: {name} writes a message file.\n---\n{body}\n"
-
-
-def git(repo: Path, *args: str) -> str:
-    out = subprocess.run(["git", *args], cwd=repo, env=GIT_ENV, check=True, capture_output=True)
-    return out.stdout.decode().strip()
-
-
-def put(repo: Path, rel: str, content: str) -> None:
-    path = repo / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(content)
 
 
 def regex_case(case_id: str, pattern: str, *, expectation: str | None = None) -> dict[str, object]:

@@ -15,23 +15,7 @@ from evolve_action.changes import (
     resolve,
 )
 from evolve_action.model import Case, Fixture, Format, Origin, Skill, Suite
-
-ENV = {
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.invalid",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.invalid",
-    "PATH": "/usr/bin:/bin",
-}
-
-
-def sh(repo: Path, *args: str) -> str:
-    out = subprocess.run(
-        ["git", *args], cwd=repo, env=ENV, check=True, capture_output=True, text=True
-    )
-    return out.stdout.strip()
+from tests.gitrepo import GIT_ENV, git
 
 
 def write(repo: Path, rel: str, text: str) -> None:
@@ -41,16 +25,16 @@ def write(repo: Path, rel: str, text: str) -> None:
 
 
 def commit(repo: Path, message: str) -> str:
-    sh(repo, "add", "-A")
-    sh(repo, "commit", "-q", "-m", message)
-    return sh(repo, "rev-parse", "HEAD")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     repo = tmp_path / "repo"
     repo.mkdir()
-    sh(repo, "init", "-q", "-b", "main")
+    git(repo, "init", "-q", "-b", "main")
     write(repo, "skills/a/SKILL.md", "---\nname: a\n---\nA\n")
     write(repo, "skills/b/SKILL.md", "---\nname: b\n---\nB\n")
     write(repo, "evals/a/evals.json", "{}\n")
@@ -69,10 +53,10 @@ def suite_for(tree: Path, skill: str, fixtures: tuple[str, ...] = ()) -> Suite:
 
 def test_merge_base_and_changed_paths__only_the_branch_change(repo: Path) -> None:
     fork = resolve(repo, "HEAD")
-    sh(repo, "checkout", "-q", "-b", "pr")
+    git(repo, "checkout", "-q", "-b", "pr")
     write(repo, "skills/a/SKILL.md", "---\nname: a\n---\nA, better\n")
     head = commit(repo, "edit a")
-    sh(repo, "checkout", "-q", "main")
+    git(repo, "checkout", "-q", "main")
     write(repo, "skills/b/SKILL.md", "---\nname: b\n---\nB moved on\n")
     main_tip = commit(repo, "main moves on")
     base = merge_base(repo, main_tip, head)
@@ -103,7 +87,7 @@ def test_worktrees__materialize_both_sides_and_clean_up(repo: Path) -> None:
         assert (head_tree / "evals/a/evals.json").read_text() == '{"evals": []}\n'
         root = trees.root
     assert not root.exists()
-    assert "evolve-trees" not in sh(repo, "worktree", "list")
+    assert "evolve-trees" not in git(repo, "worktree", "list")
 
 
 def test_shallow_clone__fetches_what_it_lacks(repo: Path, tmp_path: Path) -> None:
@@ -114,7 +98,7 @@ def test_shallow_clone__fetches_what_it_lacks(repo: Path, tmp_path: Path) -> Non
     head = commit(repo, "head")
     shallow = tmp_path / "shallow"
     subprocess.run(
-        ["git", "clone", "-q", "--depth=1", f"file://{repo}", str(shallow)], env=ENV, check=True
+        ["git", "clone", "-q", "--depth=1", f"file://{repo}", str(shallow)], env=GIT_ENV, check=True
     )
     ensure_commit(shallow, mid)
     assert merge_base(shallow, base, head) == base

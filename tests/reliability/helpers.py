@@ -20,32 +20,13 @@ from typing import Any
 from tests.fakes.github_server import GitHubFake, _Handler
 from tests.fakes.llm_server import Answer, Request, call, text
 from tests.fakes.scripts import grading, tool_names
+from tests.gitrepo import git, put
 
 REPO = "acme/skills"
 PR = 7
-GIT_ENV = {
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.invalid",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.invalid",
-    "PATH": "/usr/bin:/bin",
-}
 SKILL = "---\nname: greeter\ndescription: greeter writes a message file.\n---\nWrite `{msg}`.\n"
 # A generous limit that only matters when something hangs.
 CLI_TIMEOUT_S = 120
-
-
-def git(repo: Path, *args: str) -> str:
-    out = subprocess.run(["git", *args], cwd=repo, env=GIT_ENV, check=True, capture_output=True)
-    return out.stdout.decode().strip()
-
-
-def put(repo: Path, rel: str, content: str) -> None:
-    path = repo / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(content)
 
 
 def case(case_id: str, pattern: str) -> dict[str, object]:
