@@ -232,6 +232,13 @@ class LoadedResults:
     document: Mapping[str, Any]
     runs: list[RunResult]
     suites: list[Suite]
+    path: Path = Path(RESULTS_FILE)  # where it was read, for messages
+
+    @property
+    def settings(self) -> Mapping[str, Any]:
+        """The job's settings summary (schema: an object, free-form: check each value)."""
+        recorded: Mapping[str, Any] = self.document.get("settings") or EMPTY
+        return recorded
 
 
 def load_results(path: Path) -> LoadedResults:
@@ -255,20 +262,41 @@ def load_results(path: Path) -> LoadedResults:
         document=doc,
         runs=[run_from_doc(r) for r in doc["runs"]],
         suites=[suite_from_doc(s) for s in doc["catalog"]],
+        path=path,
     )
 
 
-def merge(shards: Sequence[LoadedResults]) -> tuple[list[RunResult], list[Suite]]:
-    """Runs and suites of several shards, for aggregating again. The first catalog entry of a
-    suite wins; a run present in two shards (same suite, case, model, side, repetition) is
-    kept once."""
+@dataclass(frozen=True)
+class Merged:
+    runs: list[RunResult]
+    head_suites: list[Suite]
+    base_suites: list[Suite]
+
+    @property
+    def suites(self) -> list[Suite]:
+        """Head before base, as `stats.aggregate` and `catalog_doc` take them."""
+        return [*self.head_suites, *self.base_suites]
+
+
+def merge(shards: Sequence[LoadedResults]) -> Merged:
+    """Runs and suites of several shards, for aggregating again. A run present in two shards
+    (same suite, case, model, side, repetition) is kept once.
+
+    A catalog lists the head suites, then the base suites of the same files (`job` writes
+    them so, and a base suite is only selected beside its head suite): within one document,
+    the first entry of a file is its head version and a second one its base version. Across
+    documents the first head (or base) version of a file wins.
+    """
     runs: dict[tuple[str, str, str, str, int], RunResult] = {}
-    suites: dict[str, Suite] = {}
+    head: dict[str, Suite] = {}
+    base: dict[str, Suite] = {}
     for shard in shards:
         for run in shard.runs:
             runs.setdefault(
                 (run.suite, run.case_id, run.model, run.side.value, run.repetition), run
             )
+        seen: set[str] = set()
         for suite in shard.suites:
-            suites.setdefault(suite.rel, suite)
-    return list(runs.values()), list(suites.values())
+            (base if suite.rel in seen else head).setdefault(suite.rel, suite)
+            seen.add(suite.rel)
+    return Merged(list(runs.values()), list(head.values()), list(base.values()))

@@ -486,8 +486,8 @@ def test_load_refuses_oversized_files(tmp_path: Path, monkeypatch: pytest.Monkey
 def test_merge_shards_keeps_each_run_once(written: tuple[Path, list[Path], ResultsData]) -> None:
     out, _, data = written
     shard = load_results(out / "results.json")
-    runs, suites = merge([shard, shard])
-    assert len(runs) == len(data.runs) and [s.rel for s in suites] == [REL]
+    merged = merge([shard, shard])
+    assert len(merged.runs) == len(data.runs) and [s.rel for s in merged.suites] == [REL]
 
 
 def test_slugs_are_safe_and_distinct() -> None:
