@@ -15,6 +15,7 @@ to an unsharded job and to a sharded one alike. The layers, strongest first:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,9 @@ def recorded_settings(
     for where, settings in documents:
         for name in RECORDED:
             if field_name(name) in settings:
-                value = raw_value(settings[field_name(name)])
+                given = settings[field_name(name)]
+                # A list or object is never a verdict setting: shown as JSON, it fails to parse.
+                value = json.dumps(given) if isinstance(given, list | dict) else raw_value(given)
                 found.setdefault(name, {}).setdefault(value, []).append(where)
     out: dict[str, str | None] = {}
     warnings: list[str] = []
