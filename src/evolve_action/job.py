@@ -128,6 +128,8 @@ def _write(setup: JobSetup, execution: Execution, sides: Sides, report: ReportIn
         | ({"shard": str(settings.shard)} if settings.shard.count > 1 else {}),
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         repo_root=sides.head_root,
+        invalid=report.invalid,
+        skipped=execution.plan.skipped,
     )
     return write_results(settings.results_dir, data)[-1]
 

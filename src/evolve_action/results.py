@@ -30,14 +30,19 @@ from typing import TYPE_CHECKING, Any
 
 from evolve_action import __version__
 from evolve_action.junit import junit_xml
-from evolve_action.model import EMPTY, Suite
+from evolve_action.model import EMPTY, LoadResult, Suite
 from evolve_action.outcomes import RunResult
+from evolve_action.planning import Skip
 from evolve_action.results_json import (
     SCHEMA_VERSION,
     aggregate_doc,
     catalog_doc,
+    invalid_doc,
+    invalid_from_doc,
     run_doc,
     run_from_doc,
+    skip_doc,
+    skip_from_doc,
     suite_from_doc,
 )
 from evolve_action.results_skill_creator import (
@@ -79,6 +84,8 @@ class ResultsData:
     settings: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
     generated_at: str = ""
     repo_root: Path | None = None
+    invalid: Sequence[LoadResult] = ()  # eval files that failed to load
+    skipped: Sequence[Skip] = ()  # left out of the plan on purpose
 
 
 def slug(text: str) -> str:
@@ -139,6 +146,8 @@ def results_doc(data: ResultsData) -> dict[str, Any]:
         "judge_model": data.judge_model,
         "catalog": catalog_doc(data.suites, data.repo_root),
         "runs": [run_doc(r) for r in data.runs],
+        "invalid": [invalid_doc(r) for r in data.invalid if not r.ok],
+        "skipped": [skip_doc(s) for s in data.skipped],
         "aggregate": aggregate_doc(data.aggregate),
     }
 
@@ -258,6 +267,8 @@ class LoadedResults:
     runs: list[RunResult]
     suites: list[Suite]
     path: Path = Path(RESULTS_FILE)  # where it was read, for messages
+    invalid: list[LoadResult] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
 
     @property
     def settings(self) -> Mapping[str, Any]:
@@ -288,6 +299,8 @@ def load_results(path: Path) -> LoadedResults:
         runs=[run_from_doc(r) for r in doc["runs"]],
         suites=[suite_from_doc(s) for s in doc["catalog"]],
         path=path,
+        invalid=[invalid_from_doc(r) for r in doc.get("invalid", ())],
+        skipped=[skip_from_doc(s) for s in doc.get("skipped", ())],
     )
 
 
@@ -296,6 +309,8 @@ class Merged:
     runs: list[RunResult]
     head_suites: list[Suite]
     base_suites: list[Suite]
+    invalid: list[LoadResult] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
 
     @property
     def suites(self) -> list[Suite]:
@@ -315,7 +330,14 @@ def merge(shards: Sequence[LoadedResults]) -> Merged:
     runs: dict[tuple[str, str, str, str, int], RunResult] = {}
     head: dict[str, Suite] = {}
     base: dict[str, Suite] = {}
+    # Every shard loads every file and plans every run before it takes its part, so each
+    # lists the same invalid files and skips: kept once.
+    invalid: dict[str, LoadResult] = {}
+    skipped: dict[Skip, None] = {}
     for shard in shards:
+        for result in shard.invalid:
+            invalid.setdefault(result.rel, result)
+        skipped.update(dict.fromkeys(shard.skipped))
         for run in shard.runs:
             runs.setdefault(
                 (run.suite, run.case_id, run.model, run.side.value, run.repetition), run
@@ -324,4 +346,10 @@ def merge(shards: Sequence[LoadedResults]) -> Merged:
         for suite in shard.suites:
             (base if suite.rel in seen else head).setdefault(suite.rel, suite)
             seen.add(suite.rel)
-    return Merged(list(runs.values()), list(head.values()), list(base.values()))
+    return Merged(
+        list(runs.values()),
+        list(head.values()),
+        list(base.values()),
+        list(invalid.values()),
+        list(skipped),
+    )

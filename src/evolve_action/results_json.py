@@ -22,7 +22,10 @@ from evolve_action.model import (
     Format,
     Item,
     JudgeItem,
+    LoadResult,
     Origin,
+    Problem,
+    Severity,
     Skill,
     Suite,
 )
@@ -38,6 +41,7 @@ from evolve_action.outcomes import (
     Transcript,
     Usage,
 )
+from evolve_action.planning import Skip
 from evolve_action.significance import TestResult
 from evolve_action.stats import Aggregate, CaseStats, GroupStats, SideStats, Summary
 
@@ -191,6 +195,40 @@ def catalog_doc(suites: Sequence[Suite], repo_root: Path | None) -> list[dict[st
             }
         )
     return out
+
+
+def invalid_doc(result: LoadResult) -> dict[str, Any]:
+    """An eval file that failed to load: a sharded job's report must fail on it too."""
+    return {
+        "rel": result.rel,
+        "format": result.format.value if result.format else None,
+        "problems": [
+            {
+                "path": p.origin.path,
+                "line": p.origin.line,
+                "pointer": p.origin.pointer,
+                "message": p.message,
+                "severity": p.severity.value,
+            }
+            for p in result.problems
+        ],
+    }
+
+
+def invalid_from_doc(d: Mapping[str, Any]) -> LoadResult:
+    problems = tuple(
+        Problem(Origin(p["path"], p["line"], p["pointer"]), p["message"], Severity(p["severity"]))
+        for p in d["problems"]
+    )
+    return LoadResult(d["rel"], Format(d["format"]) if d["format"] else None, None, problems)
+
+
+def skip_doc(skip: Skip) -> dict[str, Any]:
+    return {"suite": skip.suite, "case": skip.case, "model": skip.model, "reason": skip.reason}
+
+
+def skip_from_doc(d: Mapping[str, Any]) -> Skip:
+    return Skip(d["suite"], d["case"], d["model"], d["reason"])
 
 
 def _summary_doc(s: Summary) -> dict[str, Any]:

@@ -3,7 +3,7 @@ and once as `shard: 1/3`, `2/3`, `3/3` plus a `report` job, ends with the same c
 exit code, outputs, comment, job summary and merged results.json.
 
 The PR touches three skills on two models: `greeter` regresses, `farewell` improves, `counter`
-stays as it was. The repository config sets `alpha` and `min_pass_rate`, which `run` reads
+stays as it was (and skips one provider), and a new eval file is invalid. The repository config sets `alpha` and `min_pass_rate`, which `run` reads
 from the checkout; `report` reads them from its own checkout when it has one, and else from
 what the shards' results record (the example workflow's report job has no checkout). Each
 job runs as the container runs it, against loopback fakes of both LLM providers and GitHub.
@@ -64,7 +64,8 @@ def make_repo(tmp: Path) -> tuple[Path, str, str]:
         regex_case("old", "Ada"),
     ))  # fmt: skip
     put(root, "evals/farewell/evals.json", evals(regex_case("bye", "^Goodbye, Ada!$")))
-    put(root, "evals/counter/evals.json", evals(regex_case("count", "^Count: 3$")))
+    count = regex_case("count", "^Count: 3$") | {"skip_providers": ["openai"]}  # a skip
+    put(root, "evals/counter/evals.json", evals(count))
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "base")
@@ -77,7 +78,9 @@ def make_repo(tmp: Path) -> tuple[Path, str, str]:
         regex_case("greet", "^Hello, Ada!$", expectation="The message greets Ada by name."),
         regex_case("new", "ADA"),
     ))  # fmt: skip
-    git(root, "commit", "-q", "-am", "head")
+    put(root, "evals/broken/evals.json", '{"evals": [{"id": "x", "prompt": 3}]}\n')  # invalid
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "head")
     return root, base, git(root, "rev-parse", "HEAD")
 
 
@@ -250,6 +253,7 @@ def test_sharded_report__same_conclusion_exit_code_outputs_comment_and_summary(
     assert comparable_text(sharded.summary) == comparable_text(one.summary)
     for body in (comment_one["body"], sharded.summary):
         assert "`greet`" in body and "`bye`" in body and "| counter |" in body
+        assert "evals/broken/evals.json" in body and "skip_providers lists openai" in body
     if openapi_check.available():
         openapi_check.assert_valid(sharded.gh.requests)
 

@@ -166,7 +166,8 @@ def build_report(
     base = _first(docs, "base_sha")
     has_base = any(d.settings.get("base_sha") is not None for d in docs)
     # The job's verdict, decided here once and carried by the report to every output.
-    gate = evaluate(aggregate, settings, has_base=has_base)
+    invalid = len(merged.invalid)
+    gate = evaluate(aggregate, settings, invalid_files=invalid, has_base=has_base)
     notices = shard_notices(docs)
     report = ReportInput(
         aggregate=aggregate,
@@ -177,6 +178,8 @@ def build_report(
         base_sha=str(base or "") if has_base else None,
         head_suites=merged.head_suites,
         base_suites=merged.base_suites,
+        invalid=merged.invalid,
+        skipped=merged.skipped,
         notices=notices,
         version=__version__,
         gate=gate,
@@ -202,6 +205,8 @@ def build_report(
             "merged_from": len(docs),
         },
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        invalid=merged.invalid,
+        skipped=merged.skipped,
     )
     return report, data
 
