@@ -4,15 +4,18 @@ Writes a results directory of 1,800 runs (30 suites × 5 cases × 2 models × 3 
 sides, each run with six items, twelve tool calls and a few hundred bytes of final text, as
 a real agent run leaves), then times `evolve-action report DIR` as a fresh process (best of
 `--repeat`) and, in process, the stages of loading it: JSON parsing, schema validation and
-rebuilding the runs. Prints one JSON line.
+rebuilding the runs, and jsonschema's own validation for comparison. Prints one JSON line
+with the best wall and CPU time of each.
 
     .venv/bin/python -m bench.report_bench           # --suites 30 --repeat 3 --keep DIR
+    .venv/bin/python -m bench.report_bench --python ../main/.venv/bin/python   # another tree
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import tempfile
@@ -120,13 +123,23 @@ def generate(out: Path, count: int) -> int:
     return len(runs)
 
 
-def best(repeat: int, call: Any) -> float:
-    times = []
+def best(repeat: int, call: Any) -> dict[str, float]:
+    """The best wall time and the best CPU time (this process and its children) of `repeat`
+    calls. On a shared machine the CPU time is the steadier figure."""
+    walls, cpus = [], []
     for _ in range(repeat):
+        before = _cpu()
         started = time.perf_counter()
         call()
-        times.append(time.perf_counter() - started)
-    return min(times)
+        walls.append(time.perf_counter() - started)
+        cpus.append(_cpu() - before)
+    return {"wall_s": round(min(walls), 3), "cpu_s": round(min(cpus), 3)}
+
+
+def _cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def main() -> None:
@@ -134,6 +147,12 @@ def main() -> None:
     parser.add_argument("--suites", type=int, default=30)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="write the results directory here")
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="the interpreter whose evolve_action runs `report` (another checkout's venv, to"
+        " compare); default: this one",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
@@ -141,7 +160,7 @@ def main() -> None:
         path = work / "results" / "results.json"
         text = path.read_text(encoding="utf-8")
         doc = json.loads(text)
-        command = [sys.executable, "-m", "evolve_action", "report", str(path)]
+        command = [args.python, "-m", "evolve_action", "report", str(path)]
         command += ["--results-dir", str(work / "merged")]
 
         def report() -> None:
@@ -152,14 +171,14 @@ def main() -> None:
         figures = {
             "runs": runs,
             "bytes": len(text.encode("utf-8")),
-            "report_s": best(args.repeat, report),
-            "parse_s": best(args.repeat, lambda: json.loads(text)),
-            "validate_s": best(args.repeat, lambda: validate(doc)),
-            "jsonschema_s": best(args.repeat, lambda: _validator().is_valid(doc)),
-            "rebuild_s": best(args.repeat, lambda: [run_from_doc(r) for r in doc["runs"]]),
-            "load_results_s": best(args.repeat, lambda: load_results(path)),
+            "report": best(args.repeat, report),
+            "parse": best(args.repeat, lambda: json.loads(text)),
+            "validate": best(args.repeat, lambda: validate(doc)),
+            "jsonschema": best(args.repeat, lambda: _validator().is_valid(doc)),
+            "rebuild": best(args.repeat, lambda: [run_from_doc(r) for r in doc["runs"]]),
+            "load_results": best(args.repeat, lambda: load_results(path)),
         }
-    print(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in figures.items()}))
+    print(json.dumps(figures))
 
 
 if __name__ == "__main__":
