@@ -3,10 +3,11 @@ and once as `shard: 1/3`, `2/3`, `3/3` plus a `report` job, ends with the same c
 exit code, outputs, comment, job summary and merged results.json.
 
 The PR touches three skills on two models: `greeter` regresses, `farewell` improves, `counter`
-stays as it was (and skips one provider), and a new eval file is invalid. The repository config sets `alpha` and `min_pass_rate`, which `run` reads
-from the checkout; `report` reads them from its own checkout when it has one, and else from
-what the shards' results record (the example workflow's report job has no checkout). Each
-job runs as the container runs it, against loopback fakes of both LLM providers and GitHub.
+stays as it was (and skips one provider), and a new eval file is invalid. The repository
+config sets `alpha` and `min_pass_rate`, which `run` reads from the checkout; `report` reads
+them from its own checkout when it has one, and else from what the shards' results record
+(the example workflow's report job has no checkout). Each job runs as the container runs it,
+against loopback fakes of both LLM providers and GitHub.
 """
 
 from __future__ import annotations
