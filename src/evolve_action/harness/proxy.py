@@ -1,0 +1,347 @@
+"""The loopback credential proxy: the CLIs hold a dummy key, only this process holds the real one.
+
+The agent CLIs run inside our confinement, and whatever they run (their Bash tool, a hook, a
+skill's script) inherits their environment, so a key they hold is a key the PR's code can
+print. So each run gets a *session*: a random dummy key the proxy knows for as long as the
+run lasts. The CLI sends its calls to `http://127.0.0.1:PORT/<provider>/...` with that key;
+the proxy checks it, puts the real key in its place and forwards the call to the configured
+upstream (`ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL`, else the public API), streaming the
+answer back as it arrives. An unknown or finished session's key gets a 401.
+
+Every model call passes here, so this is also where `harness: cli` counts tokens per run,
+retries 429/5xx (`forward.py`), caps Codex's turns (it has no flag for that) and records or
+replays cassettes (`cassette.py`). One proxy serves a whole job (threads, port 0); a session
+may also listen on a Unix socket inside its workspace, for a CLI in a network namespace of its
+own (`relay.py`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import socket
+import socketserver
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from evolve_action.harness.cassette import CliCassettes, Recorded, exchange_key
+from evolve_action.harness.forward import Answer, Upstream, forward
+from evolve_action.harness.wire import api_of, error_body, model_of, usage_of
+from evolve_action.outcomes import ErrorKind, Usage
+from evolve_action.providers import catalog
+from evolve_action.providers.faults import CallError, RetryPolicy
+
+_CHUNK = 1 << 16
+_MAX_BODY = 64 << 20  # a CLI request is ~100 KB; anything near this is not one
+
+
+@dataclass
+class Forwarded:
+    """An upstream answer to pass on, and what to count and record once it has been."""
+
+    answer: Answer
+    session: Session
+    api: str | None
+    method: str
+    rest: str
+    model: str
+    key: str
+
+
+@dataclass
+class Session:
+    """One CLI run as the proxy sees it: its key, its counts, how its calls ended."""
+
+    token: str
+    provider: str
+    identity: str  # what the run depends on; keys its cassette exchanges
+    max_requests: int | None = None  # model calls allowed (Codex has no turn cap of its own)
+    usage: Usage = field(default_factory=Usage)
+    requests: int = 0  # model calls made (each counts as one turn)
+    capped: bool = False  # a call was refused at `max_requests`
+    failure: CallError | None = None  # the provider's last answer was a failure for good
+    ordinals: dict[tuple[str, str], int] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    listener: socketserver.BaseServer | None = None
+    socket_path: Path | None = None
+
+
+class CredentialProxy:
+    """Start with `start()` (or `with`), open a session per run, `close` it when the run ends."""
+
+    def __init__(
+        self,
+        upstreams: Mapping[str, Upstream],
+        *,
+        policy: Callable[[], RetryPolicy] = RetryPolicy,
+        timeout_s: float = 600.0,
+        record: CliCassettes | None = None,
+        replay: CliCassettes | None = None,
+        on_overload: Callable[[str], None] = lambda _provider: None,
+    ) -> None:
+        self.upstreams = dict(upstreams)
+        self.policy = policy
+        self.timeout_s = timeout_s
+        self.record = record
+        self.replay = replay
+        self.on_overload = on_overload
+        self.total = Usage()
+        self._sessions: dict[str, Session] = {}
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def start(self) -> CredentialProxy:
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        server.daemon_threads = True
+        server.block_on_close = False
+        self._server = server
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        for session in list(self._sessions.values()):
+            self.close(session)
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> CredentialProxy:
+        return self.start()
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "the proxy is not running"
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def provides(self, provider: str) -> bool:
+        return provider in self.upstreams or self.replay is not None
+
+    # -- sessions ----------------------------------------------------------------------
+
+    def open(self, provider: str, identity: str, *, max_requests: int | None = None) -> Session:
+        token = f"evolve-dummy-{secrets.token_hex(16)}"
+        session = Session(token, provider, identity, max_requests)
+        with self._lock:
+            self._sessions[token] = session
+        return session
+
+    def listen_unix(self, session: Session, path: Path) -> None:
+        """Also accept `session`'s calls on a Unix socket at `path` (in its workspace)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.unlink(missing_ok=True)
+        server = _UnixServer(str(path), _handler(self), bind_and_activate=False)
+        with _bindable(path) as name:
+            server.socket.bind(name)
+        server.server_activate()
+        path.chmod(0o666)  # a confinement that runs the CLI as another user must connect
+        session.listener, session.socket_path = server, path
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+
+    def close(self, session: Session) -> None:
+        with self._lock:
+            self._sessions.pop(session.token, None)
+        if session.listener is not None:
+            session.listener.shutdown()
+            session.listener.server_close()
+            session.listener = None
+        if session.socket_path is not None:
+            session.socket_path.unlink(missing_ok=True)
+
+    def session(self, token: str) -> Session | None:
+        with self._lock:
+            return self._sessions.get(token)
+
+    # -- one request (called from handler threads) -------------------------------------
+
+    def handle(
+        self, method: str, path: str, headers: Mapping[str, str], body: bytes
+    ) -> Recorded | Forwarded:
+        """Route one request: an answer to give whole (`Recorded`), or one to stream."""
+        provider, _, rest = path.lstrip("/").partition("/")
+        session = self.session(_token(headers))
+        if session is None or session.provider != provider:
+            return _refusal(provider, 401, "evolve proxy: unknown or expired session key")
+        api = api_of(rest)
+        model, key = model_of(body), ""
+        if api is not None:
+            with session.lock:
+                if session.max_requests is not None and session.requests >= session.max_requests:
+                    session.capped = True
+                    limit = session.max_requests
+                    return _refusal(provider, 400, f"evolve proxy: turn cap of {limit} reached")
+                session.requests += 1
+                counter = (rest.split("?", 1)[0], model)
+                ordinal = session.ordinals.get(counter, 0)
+                session.ordinals[counter] = ordinal + 1
+            key = exchange_key(session.identity, method, rest, model, ordinal)
+            if self.replay is not None:
+                found = self.replay.get(provider, key)
+                if found is None:
+                    session.failure = CallError(
+                        ErrorKind.REPLAY_MISS,
+                        f"no recorded exchange for call {ordinal + 1} to {model} of this run: "
+                        "the eval, the skill or the CLI changed since the cassette was "
+                        "recorded; record it again",
+                        provider=provider,
+                    )
+                    return _refusal(provider, 400, session.failure.message)
+                self.account(session, api, model, found.content_type, found.body)
+                return found
+        elif self.replay is not None:
+            return _refusal(provider, 404, f"evolve proxy: nothing recorded for {rest}")
+        upstream = self.upstreams.get(provider)
+        if upstream is None:
+            return _refusal(provider, 401, f"evolve proxy: no {provider} key is configured")
+        answer = forward(
+            upstream,
+            method,
+            rest,
+            headers,
+            body,
+            policy=self.policy(),
+            timeout_s=self.timeout_s,
+            on_overload=lambda: self.on_overload(provider),
+        )
+        if answer.error is not None and api is not None:
+            session.failure = answer.error
+            if not answer.body:
+                answer.body = error_body(provider, answer.status, answer.error.message)
+        return Forwarded(answer, session, api, method, rest, model, key)
+
+    def account(
+        self, session: Session, api: str, model: str, content_type: str, body: bytes
+    ) -> None:
+        usage = usage_of(api, content_type, body)
+        if usage is None:
+            return
+        usage.cost_usd = catalog.cost_usd(f"{session.provider}/{model}", usage)
+        with session.lock:
+            session.usage.add(usage)
+        with self._lock:
+            self.total.add(usage)
+
+    def finished(self, sent: Forwarded, content_type: str, data: bytes) -> None:
+        """An upstream answer was passed on in full: count it, and record it."""
+        status = sent.answer.status
+        if sent.api is None or status >= 400:
+            return
+        self.account(sent.session, sent.api, sent.model, content_type, data)
+        if self.record is not None:
+            about = {"path": sent.rest.split("?", 1)[0], "model": sent.model, "method": sent.method}
+            answer = Recorded(status, content_type, data)
+            self.record.add(sent.session.provider, sent.key, about, answer)
+
+
+def _token(headers: Mapping[str, str]) -> str:
+    bearer = headers.get("authorization", "")
+    return headers.get("x-api-key") or bearer.removeprefix("Bearer ").strip()
+
+
+def _refusal(provider: str, status: int, message: str) -> Recorded:
+    return Recorded(status, "application/json", error_body(provider, status, message))
+
+
+@contextlib.contextmanager
+def _bindable(path: Path) -> Iterator[str]:
+    """A name `bind()` accepts for `path`: Unix socket names are limited to 107 bytes and deep
+    temporary directories exceed that, so a long one is reached through /proc/self/fd."""
+    if len(os.fsencode(path)) < 100:
+        yield str(path)
+        return
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        yield f"/proc/self/fd/{fd}/{path.name}"
+    finally:
+        os.close(fd)
+
+
+class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+    block_on_close = False
+
+
+def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def setup(self) -> None:
+            super().setup()
+            if self.connection.family == socket.AF_INET:
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+        def address_string(self) -> str:
+            return "local"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def _body(self) -> bytes | None:
+            if self.headers.get("transfer-encoding", "").lower() == "chunked":
+                parts = []
+                while (size := int(self.rfile.readline().strip() or b"0", 16)) > 0:
+                    parts.append(self.rfile.read(size))
+                    self.rfile.readline()
+                self.rfile.readline()
+                return b"".join(parts)
+            length = int(self.headers.get("content-length") or 0)
+            return self.rfile.read(length) if length <= _MAX_BODY else None
+
+        def do_POST(self) -> None:
+            body = self._body()
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            if body is None:
+                self._whole(_refusal("", 413, "evolve proxy: request body too large"))
+                return
+            result = proxy.handle(self.command, self.path, headers, body)
+            if isinstance(result, Recorded):
+                self._whole(result)
+            else:
+                self._stream(result)
+
+        do_GET = do_POST
+
+        def _whole(self, answer: Recorded) -> None:
+            head = [f"HTTP/1.1 {answer.status} {self.responses.get(answer.status, ('',))[0]}"]
+            head += [f"content-type: {answer.content_type}", f"content-length: {len(answer.body)}"]
+            self._write(("\r\n".join(head) + "\r\n\r\n").encode() + answer.body)
+
+        def _stream(self, sent: Forwarded) -> None:
+            answer = sent.answer
+            content_type = next(
+                (v for k, v in answer.headers if k.lower() == "content-type"), "application/json"
+            )
+            if answer.response is None:  # a complete failure, after retries
+                self._whole(Recorded(answer.status, content_type, answer.body))
+                return
+            head = [f"HTTP/1.1 {answer.status} {answer.response.reason}"]
+            head += [f"{k}: {v}" for k, v in answer.headers] + ["transfer-encoding: chunked"]
+            received = bytearray()
+            try:
+                self._write(("\r\n".join(head) + "\r\n\r\n").encode())
+                while chunk := answer.response.read1(_CHUNK):
+                    received += chunk
+                    self._write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self._write(b"0\r\n\r\n")
+            except (OSError, ValueError):
+                self.close_connection = True  # the client went away, or the upstream did
+                return
+            finally:
+                answer.close()
+            proxy.finished(sent, content_type, bytes(received))
+
+        def _write(self, data: bytes) -> None:
+            self.wfile.write(data)
+            self.wfile.flush()
+
+    return Handler
