@@ -56,6 +56,8 @@ def command(
     else:
         argv += ["--sandbox", "workspace-write"]
     argv += ["-c", f"model_provider={_toml(_PROVIDER_ID)}", "-c", provider]
+    # Its analytics flush at exit waits seconds for a network the sandbox does not have.
+    argv += ["-c", "analytics.enabled=false"]
     if system:
         argv += ["-c", f"developer_instructions={_toml(system)}"]
     return [*argv, "-"]

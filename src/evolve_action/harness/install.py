@@ -17,7 +17,6 @@ import base64
 import contextlib
 import fcntl
 import hashlib
-import io
 import json
 import os
 import platform
@@ -31,6 +30,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path, PurePosixPath
+from typing import IO, Any
 
 REGISTRY = "https://registry.npmjs.org"
 _STAMP = ".evolve-clis"
@@ -81,10 +81,11 @@ CODEX = CliSpec("codex", "@openai/codex", _codex_native)
 CLIS = {spec.name: spec for spec in (CLAUDE, CODEX)}
 
 
-def lock() -> dict[str, object]:
+def lock_packages() -> dict[str, Any]:
+    """The lock's `packages`: path in node_modules → version, integrity, os, cpu, libc."""
     text = resources.files("evolve_action.harness").joinpath("npm/package-lock.json").read_text()
-    data: dict[str, object] = json.loads(text)
-    return data
+    packages: dict[str, Any] = json.loads(text)["packages"]
+    return packages
 
 
 def _lock_bytes() -> bytes:
@@ -96,9 +97,7 @@ def _lock_bytes() -> bytes:
 
 
 def pinned_version(spec: CliSpec) -> str:
-    packages = lock()["packages"]
-    assert isinstance(packages, dict)
-    return str(packages[f"node_modules/{spec.package}"]["version"])
+    return str(lock_packages()[f"node_modules/{spec.package}"]["version"])
 
 
 def this_platform() -> tuple[str, str, str]:
@@ -248,11 +247,12 @@ def _npm_ci(npm: str, work: Path, environ: Mapping[str, str]) -> None:
         )
 
 
-def _fetch_platform_packages(work: Path, registry: str) -> None:
+def _fetch_platform_packages(
+    work: Path, registry: str, packages: Mapping[str, Any] | None = None
+) -> None:
     """Without npm: this platform's native packages only, each checked against the lock."""
     system, arch, libc = this_platform()
-    packages = lock()["packages"]
-    assert isinstance(packages, dict)
+    packages = lock_packages() if packages is None else packages
     for spec in CLIS.values():
         key, _ = spec.native(system, arch, libc)
         entry = packages.get(key)
@@ -263,41 +263,48 @@ def _fetch_platform_packages(work: Path, registry: str) -> None:
             )
         name = str(entry.get("name") or key.removeprefix("node_modules/"))
         url = f"{registry}/{name}/-/{name.rsplit('/', 1)[-1]}-{entry['version']}.tgz"
-        data = _download(url)
-        _check_integrity(data, str(entry["integrity"]), url)
-        _extract(data, work / key)
+        with tempfile.TemporaryFile(dir=work) as tarball:
+            digest = _download(url, tarball)
+            _check_integrity(digest, str(entry["integrity"]), url)
+            tarball.seek(0)
+            _extract(tarball, work / key)
 
 
-def _download(url: str) -> bytes:
+def _download(url: str, into: IO[bytes]) -> bytes:
+    """Stream `url` into a file (a package is a few hundred MB); its sha512."""
+    digest = hashlib.sha512()
     try:
         with urllib.request.urlopen(url, timeout=_DOWNLOAD_TIMEOUT_S) as response:
-            data: bytes = response.read()
-            return data
+            while chunk := response.read(1 << 20):
+                digest.update(chunk)
+                into.write(chunk)
     except OSError as exc:
         raise InstallError(
             f"cannot download {url}: {exc}; without npm the CLIs come straight from the npm "
             "registry, so it must be reachable (or put claude and codex on PATH)"
         ) from exc
+    return digest.digest()
 
 
-def _check_integrity(data: bytes, integrity: str, url: str) -> None:
+def _check_integrity(digest: bytes, integrity: str, url: str) -> None:
     algorithm, _, expected = integrity.partition("-")
     if algorithm != "sha512":
         raise InstallError(f"unsupported integrity {algorithm!r} in the lock for {url}")
-    actual = base64.b64encode(hashlib.sha512(data).digest()).decode()
-    if actual != expected:
+    if base64.b64encode(digest).decode() != expected:
         raise InstallError(
             f"{url} does not match the pinned sha512 in the lock; refusing to install it"
         )
 
 
-def _extract(data: bytes, target: Path) -> None:
-    """Unpack an npm tarball (`package/...`) into `target`: files and directories only."""
+def _extract(tarball: IO[bytes], target: Path) -> None:
+    """Unpack an npm tarball (`package/...`) into `target`: files and directories only, and
+    nothing that would land outside it."""
     target.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
-        for member in archive.getmembers():
-            parts = PurePosixPath(member.name).parts[1:]  # drop the `package/` prefix
-            if not parts or ".." in parts or PurePosixPath(member.name).is_absolute():
+    with tarfile.open(fileobj=tarball, mode="r:gz") as archive:
+        for member in archive:
+            path = PurePosixPath(member.name)
+            parts = path.parts[1:]  # drop the `package/` prefix
+            if not parts or ".." in parts or path.is_absolute():
                 continue
             dest = target.joinpath(*parts)
             if member.isdir():
@@ -307,7 +314,8 @@ def _extract(data: bytes, target: Path) -> None:
                 if source is None:
                     continue
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_bytes(source.read())
+                with dest.open("wb") as out:
+                    shutil.copyfileobj(source, out)
                 dest.chmod(0o755 if member.mode & 0o111 else 0o644)
 
 

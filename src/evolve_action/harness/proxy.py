@@ -69,6 +69,19 @@ class Session:
     lock: threading.Lock = field(default_factory=threading.Lock)
     listener: socketserver.BaseServer | None = None
     socket_path: Path | None = None
+    in_flight: int = 0  # calls being answered; `close` waits for them to be counted
+
+    def __post_init__(self) -> None:
+        self.idle = threading.Condition(self.lock)
+
+    def enter(self) -> None:
+        with self.lock:
+            self.in_flight += 1
+
+    def leave(self) -> None:
+        with self.lock:
+            self.in_flight -= 1
+            self.idle.notify_all()
 
 
 class CredentialProxy:
@@ -148,9 +161,14 @@ class CredentialProxy:
         session.listener, session.socket_path = server, path
         threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
 
-    def close(self, session: Session) -> None:
+    def close(self, session: Session, *, drain_s: float = 5.0) -> None:
+        """End `session`: its key stops working. A call still being answered gets `drain_s`
+        to finish, so that the run's counts include it (a CLI may exit as soon as it has read
+        the last event, before the proxy has counted the call)."""
         with self._lock:
             self._sessions.pop(session.token, None)
+        with session.idle:
+            session.idle.wait_for(lambda: session.in_flight <= 0, timeout=drain_s)
         if session.listener is not None:
             session.listener.shutdown()
             session.listener.server_close()
@@ -167,11 +185,31 @@ class CredentialProxy:
     def handle(
         self, method: str, path: str, headers: Mapping[str, str], body: bytes
     ) -> Recorded | Forwarded:
-        """Route one request: an answer to give whole (`Recorded`), or one to stream."""
+        """Route one request: an answer to give whole (`Recorded`), or one to stream (then
+        the handler calls `finished` once it has, and `leave` on the session in any case)."""
         provider, _, rest = path.lstrip("/").partition("/")
         session = self.session(_token(headers))
         if session is None or session.provider != provider:
             return _refusal(provider, 401, "evolve proxy: unknown or expired session key")
+        session.enter()
+        try:
+            result = self._route(session, provider, rest, method, headers, body)
+        except BaseException:
+            session.leave()
+            raise
+        if isinstance(result, Recorded):
+            session.leave()
+        return result
+
+    def _route(
+        self,
+        session: Session,
+        provider: str,
+        rest: str,
+        method: str,
+        headers: Mapping[str, str],
+        body: bytes,
+    ) -> Recorded | Forwarded:
         api = api_of(rest)
         model, key = model_of(body), ""
         if api is not None:
@@ -322,7 +360,10 @@ def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
                 (v for k, v in answer.headers if k.lower() == "content-type"), "application/json"
             )
             if answer.response is None:  # a complete failure, after retries
-                self._whole(Recorded(answer.status, content_type, answer.body))
+                try:
+                    self._whole(Recorded(answer.status, content_type, answer.body))
+                finally:
+                    sent.session.leave()
                 return
             head = [f"HTTP/1.1 {answer.status} {answer.response.reason}"]
             head += [f"{k}: {v}" for k, v in answer.headers] + ["transfer-encoding: chunked"]
@@ -332,13 +373,14 @@ def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
                 while chunk := answer.response.read1(_CHUNK):
                     received += chunk
                     self._write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                # Counted and recorded before the client sees the end of the answer.
+                proxy.finished(sent, content_type, bytes(received))
                 self._write(b"0\r\n\r\n")
             except (OSError, ValueError):
                 self.close_connection = True  # the client went away, or the upstream did
-                return
             finally:
                 answer.close()
-            proxy.finished(sent, content_type, bytes(received))
+                sent.session.leave()
 
         def _write(self, data: bytes) -> None:
             self.wfile.write(data)

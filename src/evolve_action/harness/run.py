@@ -114,7 +114,7 @@ class CliHarness:
                 argv, timeout_s=timeout_s, stdin=_prompt(spec.case), extra_env=extra
             )
         finally:
-            self.proxy.close(session)
+            await asyncio.to_thread(self.proxy.close, session)
         if done.error:
             raise _error(ErrorKind.HARNESS, f"{name}: {done.error}", Transcript(), spec)
         parse = claude.parse if name == claude.NAME else codex.parse
