@@ -79,7 +79,14 @@ Run = Callable[..., Any]
 @pytest.fixture
 async def run(environ: dict[str, str], tmp_path: Path) -> AsyncIterator[Run]:
     async def go(
-        suite: Suite, case: Case, cli: str, *, env_vars: dict[str, str] | None = None, **kw: Any
+        suite: Suite,
+        case: Case,
+        cli: str,
+        *,
+        env_vars: dict[str, str] | None = None,
+        record_dir: Path | None = None,
+        replay_dir: Path | None = None,
+        **kw: Any,
     ) -> RunResult:
         model = MODELS[cli]
         provider_id = model.split("/", 1)[0]
@@ -87,7 +94,13 @@ async def run(environ: dict[str, str], tmp_path: Path) -> AsyncIterator[Run]:
         policy = RetryPolicy(max_retries=1, base_delay_s=0.01)
         provider = build_provider(provider_id, environ=used, policy=policy)
         async with open_cli_harness(
-            [model], keys={}, environ=used, cache_dir=None, limiters={}
+            [model],
+            keys={},
+            environ=used,
+            cache_dir=None,
+            limiters={},
+            record_dir=record_dir,
+            replay_dir=replay_dir,
         ) as harness:
             env = RunEnvironment(
                 providers={provider_id: provider},
@@ -209,6 +222,33 @@ async def test_a_refused_key_is_an_auth_error_not_a_failure(
     assert result.status is Status.ERROR and result.error_kind is ErrorKind.AUTH, result.error
     assert "HTTP 401" in result.error
     assert result.items == []
+
+
+@pytest.mark.parametrize("cli", CLIS)
+async def test_a_recorded_cli_run_replays_without_the_provider(
+    cli: str, fake: FakeLLM, run: Run, tmp_path: Path
+) -> None:
+    suite, case = suite_and_case(make_repo(tmp_path / "repo", {"evals.json": TASK}))
+    fake.script = agent(
+        [bash("echo made > out.txt"), write("hello.txt", "Hello, Ada!"), say("Recorded.")]
+    )
+    cassettes = tmp_path / "cassettes"
+    recorded = await run(suite, case, cli, record_dir=cassettes)
+    assert recorded.status is Status.PASS, recorded.error
+    assert list(cassettes.glob("cli-*.json"))
+    calls = len(fake.requests)
+    # The judge's SDK cassette is not in play: this case has no judge items.
+    replayed = await run(suite, case, cli, replay_dir=cassettes)
+    assert replayed.status is Status.PASS, replayed.error
+    assert len(fake.requests) == calls  # nothing reached the provider
+    assert replayed.transcript.final_text == "Recorded."
+    assert replayed.transcript.usage.total_tokens == recorded.transcript.usage.total_tokens
+    other = dict(TASK["evals"][0], prompt="Greet Grace.")  # a changed eval misses
+    suite2, case2 = suite_and_case(
+        make_repo(tmp_path / "repo2", {"evals.json": {"evals": [other]}})
+    )
+    missed = await run(suite2, case2, cli, replay_dir=cassettes)
+    assert missed.status is Status.ERROR and missed.error_kind is ErrorKind.REPLAY_MISS
 
 
 async def test_codex_stops_at_the_turn_cap_and_is_graded(
