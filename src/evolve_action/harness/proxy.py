@@ -17,27 +17,21 @@ own (`relay.py`).
 
 from __future__ import annotations
 
-import contextlib
-import os
 import secrets
-import socket
 import socketserver
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 from evolve_action.harness.cassette import CliCassettes, Recorded, exchange_key
 from evolve_action.harness.forward import Answer, Upstream, forward
+from evolve_action.harness.proxy_http import UnixServer, bindable, handler_for, refusal
 from evolve_action.harness.wire import api_of, error_body, model_of, usage_of
 from evolve_action.outcomes import ErrorKind, Usage
 from evolve_action.providers import catalog
 from evolve_action.providers.faults import CallError, RetryPolicy
-
-_CHUNK = 1 << 16
-_MAX_BODY = 64 << 20  # a CLI request is ~100 KB; anything near this is not one
 
 
 @dataclass
@@ -111,7 +105,7 @@ class CredentialProxy:
     # -- lifecycle ---------------------------------------------------------------------
 
     def start(self) -> CredentialProxy:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(self))
         server.daemon_threads = True
         server.block_on_close = False
         self._server = server
@@ -153,8 +147,8 @@ class CredentialProxy:
         """Also accept `session`'s calls on a Unix socket at `path` (in its workspace)."""
         path.parent.mkdir(parents=True, exist_ok=True)
         path.unlink(missing_ok=True)
-        server = _UnixServer(str(path), _handler(self), bind_and_activate=False)
-        with _bindable(path) as name:
+        server = UnixServer(str(path), handler_for(self), bind_and_activate=False)
+        with bindable(path) as name:
             server.socket.bind(name)
         server.server_activate()
         path.chmod(0o666)  # a confinement that runs the CLI as another user must connect
@@ -190,7 +184,7 @@ class CredentialProxy:
         provider, _, rest = path.lstrip("/").partition("/")
         session = self.session(_token(headers))
         if session is None or session.provider != provider:
-            return _refusal(provider, 401, "evolve proxy: unknown or expired session key")
+            return refusal(provider, 401, "evolve proxy: unknown or expired session key")
         session.enter()
         try:
             result = self._route(session, provider, rest, method, headers, body)
@@ -217,7 +211,7 @@ class CredentialProxy:
                 if session.max_requests is not None and session.requests >= session.max_requests:
                     session.capped = True
                     limit = session.max_requests
-                    return _refusal(provider, 400, f"evolve proxy: turn cap of {limit} reached")
+                    return refusal(provider, 400, f"evolve proxy: turn cap of {limit} reached")
                 session.requests += 1
                 counter = (rest.split("?", 1)[0], model)
                 ordinal = session.ordinals.get(counter, 0)
@@ -233,14 +227,14 @@ class CredentialProxy:
                         "recorded; record it again",
                         provider=provider,
                     )
-                    return _refusal(provider, 400, session.failure.message)
+                    return refusal(provider, 400, session.failure.message)
                 self.account(session, api, model, found.content_type, found.body)
                 return found
         elif self.replay is not None:
-            return _refusal(provider, 404, f"evolve proxy: nothing recorded for {rest}")
+            return refusal(provider, 404, f"evolve proxy: nothing recorded for {rest}")
         upstream = self.upstreams.get(provider)
         if upstream is None:
-            return _refusal(provider, 401, f"evolve proxy: no {provider} key is configured")
+            return refusal(provider, 401, f"evolve proxy: no {provider} key is configured")
         answer = forward(
             upstream,
             method,
@@ -284,106 +278,3 @@ class CredentialProxy:
 def _token(headers: Mapping[str, str]) -> str:
     bearer = headers.get("authorization", "")
     return headers.get("x-api-key") or bearer.removeprefix("Bearer ").strip()
-
-
-def _refusal(provider: str, status: int, message: str) -> Recorded:
-    return Recorded(status, "application/json", error_body(provider, status, message))
-
-
-@contextlib.contextmanager
-def _bindable(path: Path) -> Iterator[str]:
-    """A name `bind()` accepts for `path`: Unix socket names are limited to 107 bytes and deep
-    temporary directories exceed that, so a long one is reached through /proc/self/fd."""
-    if len(os.fsencode(path)) < 100:
-        yield str(path)
-        return
-    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        yield f"/proc/self/fd/{fd}/{path.name}"
-    finally:
-        os.close(fd)
-
-
-class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
-    block_on_close = False
-
-
-def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def setup(self) -> None:
-            super().setup()
-            if self.connection.family == socket.AF_INET:
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-        def address_string(self) -> str:
-            return "local"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def _body(self) -> bytes | None:
-            if self.headers.get("transfer-encoding", "").lower() == "chunked":
-                parts = []
-                while (size := int(self.rfile.readline().strip() or b"0", 16)) > 0:
-                    parts.append(self.rfile.read(size))
-                    self.rfile.readline()
-                self.rfile.readline()
-                return b"".join(parts)
-            length = int(self.headers.get("content-length") or 0)
-            return self.rfile.read(length) if length <= _MAX_BODY else None
-
-        def do_POST(self) -> None:
-            body = self._body()
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            if body is None:
-                self._whole(_refusal("", 413, "evolve proxy: request body too large"))
-                return
-            result = proxy.handle(self.command, self.path, headers, body)
-            if isinstance(result, Recorded):
-                self._whole(result)
-            else:
-                self._stream(result)
-
-        do_GET = do_POST
-
-        def _whole(self, answer: Recorded) -> None:
-            head = [f"HTTP/1.1 {answer.status} {self.responses.get(answer.status, ('',))[0]}"]
-            head += [f"content-type: {answer.content_type}", f"content-length: {len(answer.body)}"]
-            self._write(("\r\n".join(head) + "\r\n\r\n").encode() + answer.body)
-
-        def _stream(self, sent: Forwarded) -> None:
-            answer = sent.answer
-            content_type = next(
-                (v for k, v in answer.headers if k.lower() == "content-type"), "application/json"
-            )
-            if answer.response is None:  # a complete failure, after retries
-                try:
-                    self._whole(Recorded(answer.status, content_type, answer.body))
-                finally:
-                    sent.session.leave()
-                return
-            head = [f"HTTP/1.1 {answer.status} {answer.response.reason}"]
-            head += [f"{k}: {v}" for k, v in answer.headers] + ["transfer-encoding: chunked"]
-            received = bytearray()
-            try:
-                self._write(("\r\n".join(head) + "\r\n\r\n").encode())
-                while chunk := answer.response.read1(_CHUNK):
-                    received += chunk
-                    self._write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-                # Counted and recorded before the client sees the end of the answer.
-                proxy.finished(sent, content_type, bytes(received))
-                self._write(b"0\r\n\r\n")
-            except (OSError, ValueError):
-                self.close_connection = True  # the client went away, or the upstream did
-            finally:
-                answer.close()
-                sent.session.leave()
-
-        def _write(self, data: bytes) -> None:
-            self.wfile.write(data)
-            self.wfile.flush()
-
-    return Handler
