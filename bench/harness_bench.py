@@ -31,9 +31,18 @@ from evolve_action.planning import RunSpec
 from evolve_action.providers.registry import build_provider
 from evolve_action.runner import RunEnvironment, execute
 from evolve_action.settings import Harness
-from tests.fakes.cli_agents import MODELS, agent, bash, load_skill, say, write
+from tests.fakes.cli_agents import (
+    MODELS,
+    TASK,
+    agent,
+    bash,
+    load_skill,
+    make_repo,
+    say,
+    suite_and_case,
+    write,
+)
 from tests.fakes.llm_server import FakeLLM, Request, call, text
-from tests.integration.test_harness_cli import TASK, make_repo, suite_and_case
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,14 +9,18 @@ both forms. A request that offers `submit_grading` is our SDK judge, answered as
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from evolve_action.formats import load_all
 from evolve_action.harness.install import CLAUDE, CODEX, installed
+from evolve_action.model import Case, Suite
 from tests.fakes.llm_server import Answer, Request, call, text
 from tests.fakes.scripts import grading, tool_names
 
@@ -82,3 +86,39 @@ def agent(
         return step.codex if request.api == "responses" else step.claude
 
     return script
+
+
+# --- a one-skill repository and its suite, for runs driven by hand ---------------------
+
+SKILL = "---\nname: greeter\ndescription: Greets people in hello.txt.\n---\n{body}\n"
+
+
+def make_repo(root: Path, evals: dict[str, Any], body: str = "Write `Hello, Ada!`.") -> Path:
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin/plugin.json").write_text('{"name": "demo"}')
+    (root / "skills/greeter").mkdir(parents=True)
+    (root / "skills/greeter/SKILL.md").write_text(SKILL.format(body=body))
+    for name, doc in evals.items():
+        (root / "evals/greeter").mkdir(parents=True, exist_ok=True)
+        (root / "evals/greeter" / name).write_text(json.dumps(doc))
+    return root
+
+
+def suite_and_case(root: Path, file: str = "evals.json") -> tuple[Suite, Case]:
+    suites = [r.suite for r in load_all(root) if r.suite is not None and r.rel.endswith(file)]
+    assert suites, [r.problems for r in load_all(root)]
+    return suites[0], suites[0].cases[0]
+
+
+TASK = {
+    "evals": [
+        {
+            "id": "greet",
+            "prompt": "Greet Ada.",
+            "assertions": [
+                {"type": "file_exists", "path": "out.txt"},
+                {"type": "regex", "path": "hello.txt", "pattern": "^Hello, Ada!$"},
+            ],
+        }
+    ]
+}

@@ -8,7 +8,6 @@ installs into `.cache/clis`; without them these tests skip and say why.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -16,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from evolve_action.formats import load_all
 from evolve_action.harness.run import CliHarness, open_cli_harness
 from evolve_action.model import Case, Suite
 from evolve_action.outcomes import ErrorKind, RunResult, Side, Status
@@ -24,29 +22,22 @@ from evolve_action.planning import RunSpec
 from evolve_action.providers.faults import RetryPolicy
 from evolve_action.providers.registry import build_provider
 from evolve_action.runner import RunEnvironment, execute
-from tests.fakes.cli_agents import MODELS, agent, bash, cli_dir, load_skill, say, write
+from tests.fakes.cli_agents import (
+    MODELS,
+    TASK,
+    agent,
+    bash,
+    cli_dir,
+    load_skill,
+    make_repo,
+    say,
+    suite_and_case,
+    write,
+)
 from tests.fakes.llm_server import FakeLLM, Request, Stall
 
 REAL = {"anthropic": "sk-ant-real-0123456789abcdef", "openai": "sk-openai-real-fedcba9876543210"}
 CLIS = ["claude", "codex"]
-SKILL = "---\nname: greeter\ndescription: Greets people in hello.txt.\n---\n{body}\n"
-
-
-def make_repo(root: Path, evals: dict[str, Any], body: str = "Write `Hello, Ada!`.") -> Path:
-    (root / ".claude-plugin").mkdir(parents=True)
-    (root / ".claude-plugin/plugin.json").write_text('{"name": "demo"}')
-    (root / "skills/greeter").mkdir(parents=True)
-    (root / "skills/greeter/SKILL.md").write_text(SKILL.format(body=body))
-    for name, doc in evals.items():
-        (root / "evals/greeter").mkdir(parents=True, exist_ok=True)
-        (root / "evals/greeter" / name).write_text(json.dumps(doc))
-    return root
-
-
-def suite_and_case(root: Path, file: str = "evals.json") -> tuple[Suite, Case]:
-    suites = [r.suite for r in load_all(root) if r.suite is not None and r.rel.endswith(file)]
-    assert suites, [r.problems for r in load_all(root)]
-    return suites[0], suites[0].cases[0]
 
 
 @pytest.fixture
@@ -115,20 +106,6 @@ async def run(environ: dict[str, str], tmp_path: Path) -> AsyncIterator[Run]:
         return result
 
     yield go
-
-
-TASK = {
-    "evals": [
-        {
-            "id": "greet",
-            "prompt": "Greet Ada.",
-            "assertions": [
-                {"type": "file_exists", "path": "out.txt"},
-                {"type": "regex", "path": "hello.txt", "pattern": "^Hello, Ada!$"},
-            ],
-        }
-    ]
-}
 
 
 @pytest.mark.parametrize("cli", CLIS)
