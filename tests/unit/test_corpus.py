@@ -146,10 +146,14 @@ def rebuilt(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
 
 
 def saved_files(corpus: Path) -> set[str]:
+    """The flattened files; `repos/` holds whole repository snapshots with their own
+    SOURCES.md, read in their own layout by test_snapshots.py."""
     return {
-        p.relative_to(corpus).as_posix()
+        rel
         for p in corpus.rglob("*")
         if p.is_file() and p.name != "SOURCES.md" and "fixtures" not in p.parts
+        for rel in (p.relative_to(corpus).as_posix(),)
+        if not rel.startswith("repos/")
     }
 
 
