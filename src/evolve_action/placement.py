@@ -24,6 +24,9 @@ MARKETPLACE_MARKER = ".claude-plugin/marketplace.json"
 # marks a helper beside one (`dataset.grader-scores.yaml`) or a result (`dataset.baseline.jsonl`).
 _DATASET = re.compile(r"dataset(?:[-_][^.]*)?")
 _FRONTMATTER_BYTES = 64 * 1024
+# File stems and folders that say "this is an eval" but not what it evaluates.
+GENERIC_STEMS = ("eval", "dataset", "suite")
+GENERIC_FOLDERS = ("evals", "eval", "tests", "suites")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,8 +105,18 @@ def skill_near(path: Path, fmt: Format, root: Path) -> Skill:
         if (ancestor / "SKILL.md").is_file():
             return _skill(skill_dir_name(ancestor, root), ancestor)
     stem = path.name.split(".")[0]
-    generic = evolve_like or stem.lower() in ("eval", "dataset")
-    return Skill(name=parent.name if generic else stem, dir=None)
+    generic = evolve_like or stem.lower().startswith(GENERIC_STEMS)
+    return Skill(name=feature_folder(path) if generic else stem, dir=None)
+
+
+def feature_folder(path: Path) -> str:
+    """The folder that names what a generically named eval file is about: the nearest one
+    that is not itself a generic eval folder (`features/basic/evals/dataset.eval.yaml` →
+    `basic`)."""
+    for folder in path.parents:
+        if folder.name and folder.name.lower() not in GENERIC_FOLDERS:
+            return folder.name
+    return path.name.split(".")[0]
 
 
 def skill_dir_name(directory: Path, root: Path) -> str:
