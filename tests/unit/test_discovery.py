@@ -454,3 +454,27 @@ def test_discover__an_unreadable_plugin_manifest_falls_back_to_the_directory(
     (root / ".claude-plugin").mkdir()
     (root / ".claude-plugin/plugin.json").write_bytes(b"[" * 200_000)
     assert discover(root).files[0].skill.plugin == "repo"
+
+
+def test_discover__agentv_generations_and_what_is_not_an_eval(tmp_path: Path) -> None:
+    make(
+        tmp_path,
+        {
+            "a/evals/suite.yaml": "tests: []",  # AgentV 5
+            "a/evals/suite.baseline.jsonl": "{}",  # results AgentV wrote
+            "a/evals/suite.grader-scores.yaml": "- test_id: x",  # a helper beside it
+            "b/suite.yaml": "x: 1",  # generic names count only below evals/
+            "b/dataset.yaml": "x: 1",
+            "c/evals/dataset.eval.yaml": "tests: ./dataset.jsonl\n",
+            "c/evals/dataset.jsonl": "{}",  # read through the file above, not alone
+            "d/evals/all.eval.yaml": "tests:\n  - file://cases/*.yaml\n",
+            "d/evals/cases/dataset-one.yaml": "- id: x",
+            "e/evals/dataset-2.jsonl": "{}",  # a JSONL dataset no file reads: its own suite
+        },
+    )
+    assert found(tmp_path) == {
+        "a/evals/suite.yaml": Format.AGENTV,
+        "c/evals/dataset.eval.yaml": Format.AGENTV,
+        "d/evals/all.eval.yaml": Format.AGENTV,
+        "e/evals/dataset-2.jsonl": Format.AGENTV,
+    }
