@@ -18,13 +18,12 @@ from evolve_action.formats.agentv_common import (
     At,
     Src,
     kind_of,
-    mapping,
     number,
     required_floor,
     resolve_file,
     root_rel,
-    string_list,
 )
+from evolve_action.formats.agentv_composite import CHILD_KEYS, composite
 from evolve_action.formats.agentv_rubrics import Rubric, parse_rubrics
 from evolve_action.formats.agentv_template import TEMPLATE_VARIABLES, variables_in
 from evolve_action.formats.agentv_types import accepted_types, kind_of_type
@@ -44,16 +43,6 @@ TEXT_KINDS = frozenset(
         "is_json",
     )
 )
-MAX_COMPOSITE_DEPTH = 16  # deeper trees are a mistake, and would exhaust Python's stack
-AGGREGATORS = (
-    "weighted_average",
-    "threshold",
-    "minimum",
-    "maximum",
-    "safety_gate",
-    "all_or_nothing",
-)
-CHILD_KEYS = ("assertions", "evaluators")  # a composite's children: AgentV 4's name, then 2's
 # Keys every grader may carry; the rest are the type's own (unknown ones are warned about).
 COMMON_KEYS = frozenset({"name", "type", "weight", "required", "min_score", "negate", "id"})
 OWN_KEYS: dict[str, frozenset[str]] = {
@@ -217,7 +206,7 @@ def _typed(
         rubrics = parse_rubrics(src, (*at, key), ev.get(key))
         return _replace(base, rubrics=rubrics) if rubrics else None
     elif kind == "composite":
-        return _composite(src, at, ev, base)
+        return composite(src, at, ev, base, parse_list)
     elif kind == "tool_trajectory":
         found = params.tool_trajectory(src, at, ev, exact_args="assertions" in at)
     elif kind == "field_accuracy":
@@ -301,68 +290,3 @@ def _looks_like_path(prompt: str) -> bool:
     if "\n" in one or " " in one:
         return False
     return one.endswith(PROMPT_EXTENSIONS) or "/" in one
-
-
-def _composite(src: Src, at: At, ev: dict[str, Any], base: Evaluator) -> Evaluator | None:
-    if sum(at.count(k) for k in CHILD_KEYS) > MAX_COMPOSITE_DEPTH:
-        src.error(at, f"composites nest more than {MAX_COMPOSITE_DEPTH} levels deep; flatten them")
-        return None
-    written = [k for k in CHILD_KEYS if k in ev]
-    if len(written) > 1:
-        src.error((*at, written[1]), "both `assertions` and `evaluators` list children; keep one")
-        return None
-    key = written[0] if written else "assertions"
-    if ev.get(key) in (None, []):
-        where = (*at, key) if written else at
-        src.error(where, "a composite needs its child graders under `assertions:`")
-        return None
-    children = parse_list(src, (*at, key), ev[key])
-    if not children:
-        return None
-    aggregator = _aggregator(src, (*at, "aggregator"), ev.get("aggregator"), children)
-    if aggregator is None:
-        return None
-    return _replace(base, children=children, aggregator=aggregator)
-
-
-def _aggregator(
-    src: Src, at: At, value: Any, children: tuple[Evaluator, ...]
-) -> dict[str, Any] | None:
-    if value is None:
-        return {"type": "weighted_average", "weights": {}, "required": [], "threshold": None}
-    agg = mapping(src, at, value)
-    if agg is None:
-        return None
-    kind = agg.get("type")
-    scripted = isinstance(kind, str) and kind_of_type(kind) in ("code_judge", "llm_judge")
-    if scripted or kind in ("script", "llm"):
-        src.error(
-            (*at, "type"),
-            f"{kind} aggregators are not supported yet; use one of {', '.join(AGGREGATORS)}",
-        )
-        return None
-    if kind not in AGGREGATORS:
-        src.error(
-            (*at, "type"), f"unknown aggregator {kind!r}; use one of {', '.join(AGGREGATORS)}"
-        )
-        return None
-    names = {c.name for c in children}
-    weights: dict[str, float] = {}
-    for name, weight in (mapping(src, (*at, "weights"), agg.get("weights", {})) or {}).items():
-        got = number(src, (*at, "weights", name), weight, lo=0.0)
-        if name not in names:
-            src.error((*at, "weights", name), f"no child evaluator is named {name!r}")
-        elif got is not None:
-            weights[name] = got
-    required = string_list(src, (*at, "required"), agg.get("required", [])) or []
-    for name in required:
-        if name not in names:
-            src.error((*at, "required"), f"no child evaluator is named {name!r}")
-    if kind == "safety_gate" and not required:
-        src.error((*at, "required"), "safety_gate needs `required:`, the children that gate")
-    threshold = None
-    if "threshold" in agg:
-        threshold = number(src, (*at, "threshold"), agg["threshold"], lo=0.0, hi=1.0)
-    elif kind == "threshold":
-        src.error(at, "a threshold aggregator needs `threshold:`, the share of children that pass")
-    return {"type": kind, "weights": weights, "required": required, "threshold": threshold}
