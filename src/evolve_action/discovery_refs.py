@@ -10,7 +10,7 @@ or eval-like files yielded no eval file at all.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from evolve_action.documents import DocumentError, read
 from evolve_action.placement import EXTENSIONS, format_for_name
@@ -64,7 +64,7 @@ def _targets(root: Path, base: Path, ref: str) -> set[str]:
     for folder in folders:
         try:
             if _GLOB & set(ref):
-                paths = list(folder.glob(ref))
+                paths = glob_inside(folder, ref, root)
             elif (folder / ref).is_dir():
                 paths = [d / n for d in (folder / ref).iterdir() for n in CASE_FILES]
             else:
@@ -79,6 +79,18 @@ def _targets(root: Path, base: Path, ref: str) -> set[str]:
         if folder == root or not folder.resolve().is_relative_to(root):
             break
     return out
+
+
+def glob_inside(base: Path, pattern: str, root: Path) -> list[Path]:
+    """`pattern` matched from `base`, never walking outside `root`: the pull request writes the
+    pattern, and `../../**` would otherwise walk the whole machine before any filter."""
+    parts = PurePosixPath(pattern).parts
+    fixed = next((n for n, part in enumerate(parts) if _GLOB & set(part)), len(parts))
+    start = base.joinpath(*parts[:fixed]).resolve()
+    rest = parts[fixed:]
+    if not rest or ".." in rest or not start.is_relative_to(root.resolve()) or not start.is_dir():
+        return []
+    return sorted(start.glob(str(PurePosixPath(*rest))))
 
 
 def skill_name_of(path: Path) -> str:

@@ -303,3 +303,16 @@ async def test_agentv_4_trajectories_compare_args_exactly_by_default(tmp_path: P
     extra = Transcript(final_text="x", tool_calls=[ToolCall("Read", '{"path": "a", "n": 1}')])
     ctx = context(result.suite, case, tmp_path / "ws", extra, reports_tool_calls=True)  # type: ignore[arg-type]
     assert (await run_check(check, ctx)).score == 0.0
+
+
+def test_case_file_globs_never_leave_the_repository(tmp_path: Path) -> None:
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    (outside / "cases").mkdir(parents=True, exist_ok=True)
+    (outside / "cases" / "x.yaml").write_text("- {id: stolen, criteria: c, input: q}\n")
+    repo = tmp_path / "repo"
+    text = f"tests:\n  - file://../../{outside.name}/cases/*.yaml\n  - file://cases/*.yaml\n"
+    files = {"evals/cases/a.yaml": "- {id: a, criteria: c, input: q}\n"}
+    found = errors(load(repo, text, files=files))
+    assert any("matches no .yaml, .yml or .jsonl file" in e for e in found), found
+    (case,) = ok(load(repo, "tests:\n  - file://cases/*.yaml\n", files=files))
+    assert case.id == "a"

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from evolve_action.discovery_refs import glob_inside
 from evolve_action.documents import DocumentError, read
 from evolve_action.formats.agentv_common import At, Src, kind_of, resolve_file
 from evolve_action.formats.agentv_vars import without_env
@@ -106,7 +107,7 @@ def _glob(main: Src, at: At, pattern: str, sources: list[Src]) -> list[Row]:
     try:
         matches = sorted(
             p.resolve()
-            for p in base.glob(pattern.lstrip("/"))
+            for p in glob_inside(base, pattern.lstrip("/"), main.root)
             if p.is_file() and p.suffix in CASE_EXTENSIONS
         )
     except (OSError, ValueError, NotImplementedError) as exc:
