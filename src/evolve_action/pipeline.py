@@ -19,6 +19,7 @@ from evolve_action.config import RepoConfig
 from evolve_action.execution import Budget, execute_plan
 from evolve_action.fingerprints import Fingerprinter
 from evolve_action.formats import load_all
+from evolve_action.harness.run import open_harness
 from evolve_action.layering import settings_for
 from evolve_action.model import Format, LoadResult, Problem, Suite
 from evolve_action.outcomes import RunResult, Side
@@ -192,16 +193,26 @@ async def run_job(
     env, providers = prepare_environment(request, settings, models, judge)
     budget = Budget(settings.max_cost_usd)
     try:
-        outcome = await execute_plan(
-            plan,
-            env,
-            max_concurrency=settings.max_concurrency,
+        async with open_harness(
+            settings.harness,
+            models,
+            keys=keys,
+            environ=request.environ,
+            cache_dir=settings.cache_dir,
             limiters=providers.limiters,
-            fingerprinter=Fingerprinter(judge),
-            cache=RunCache(settings.cache_dir),
-            budget=budget,
-            on_done=on_done,
-        )
+            record_dir=request.record_dir,
+            replay_dir=request.replay_dir,
+        ) as env.harness:
+            outcome = await execute_plan(
+                plan,
+                env,
+                max_concurrency=settings.max_concurrency,
+                limiters=providers.limiters,
+                fingerprinter=Fingerprinter(judge, env.harness.describe() if env.harness else ""),
+                cache=RunCache(settings.cache_dir),
+                budget=budget,
+                on_done=on_done,
+            )
     finally:
         await providers.aclose()
     providers.save_recordings()
