@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from evolve_action import __version__, stats
+from evolve_action import __version__, adaptive_verdict, stats
 from evolve_action.annotations import annotate
 from evolve_action.events import Event, EventError, from_environ
 from evolve_action.github_api import Publisher, make_client
@@ -86,6 +86,9 @@ def build_report(
 ) -> tuple[ReportInput, ResultsData]:
     runs, suites = merge(docs)
     aggregate = stats.aggregate(runs, suites, alpha=settings.alpha)
+    bounds = adaptive_verdict.bounds_of(_first(docs, "adaptive"))
+    if bounds is not None:  # `runs: auto` added runs because of what it saw: judge sequentially
+        aggregate = adaptive_verdict.judged(aggregate, runs, bounds)
     base = _first(docs, "base_sha")
     has_base = any((d.document.get("settings") or {}).get("base_sha") is not None for d in docs)
     report = ReportInput(
@@ -107,6 +110,7 @@ def build_report(
             "head_sha": head_sha,
             "base_sha": base if has_base else None,
             "merged_from": len(docs),
+            **({"adaptive": _first(docs, "adaptive")} if bounds is not None else {}),
         },
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     )
