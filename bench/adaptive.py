@@ -263,7 +263,7 @@ def _table(title: str, columns: list[Column]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--prs", type=int, default=300, help="simulated PRs per configuration")
+    parser.add_argument("--prs", type=int, default=200, help="simulated PRs per configuration")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="K = 20, M = 2 only")

@@ -34,7 +34,7 @@ DEFAULT_START = 2
 DEFAULT_MAX_RUNS = 20
 SLACK = 5.0  # nats of optimism in the projection: a drop ~150× short of the bar still runs
 MIN_GAIN = 1.0  # nats: below this, the remaining runs cannot change the picture
-_SMOOTH = 0.5  # Jeffreys-like pseudo-counts for the projected rates
+_SMOOTH = 1.0  # Laplace: projected rates lean to 1/2, so two lucky runs do not promise much
 
 
 class Stop(StrEnum):

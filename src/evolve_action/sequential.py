@@ -204,6 +204,11 @@ def _later_evidence(start: Tally, later: tuple[Tally, ...]) -> float:
 
 def cell_evidence(blocks: Sequence[Tally]) -> float:
     """log e-value of a drop in one cell (0 when nothing was graded)."""
+    return _cell_evidence(tuple(blocks))
+
+
+@lru_cache(maxsize=65536)
+def _cell_evidence(blocks: tuple[Tally, ...]) -> float:
     if not blocks:
         return 0.0
     start = blocks[0]
