@@ -41,11 +41,11 @@ class Stop(StrEnum):
     """Why a cell got no more runs (the comment says it per case)."""
 
     STABLE = "stable"  # every start run agreed on both sides: nothing more to learn
-    DECIDED = "decided"  # its case or suite is already flagged
+    DECIDED = "decided"  # its case is already flagged
     SETTLED = "no drop in sight"  # head is not below base, or could not become significant
     CAP = "max-runs"
     BUDGET = "budget"
-    TIME = "time"
+    TIME = "max-minutes"
     ONE_SIDE = "one side only"  # new or removed case: nothing to compare
     FIXED = "fixed runs"  # the eval file asks for a fixed number of runs
     STOPPED = "job stopped"  # SIGTERM: the runs in flight were the last

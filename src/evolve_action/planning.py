@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from evolve_action.adaptive import DEFAULT_START
 from evolve_action.model import Case, Suite
 from evolve_action.outcomes import Side
 from evolve_action.providers.base import split_model
@@ -20,7 +21,7 @@ from evolve_action.providers.base import split_model
 AUTO: Literal["auto"] = "auto"
 Runs = int | Literal["auto"]
 DEFAULT_RUNS: Runs = AUTO  # runs: auto meets its guarantees in simulation (docs/adaptive.md)
-START_RUNS = 2  # what `auto` starts with, per case, model and side
+START_RUNS = DEFAULT_START  # what `auto` starts with, per case, model and side
 FIXED_FALLBACK = 3  # `auto` where no wave can follow (a shard sees only part of the PR)
 
 
