@@ -22,6 +22,7 @@ from evolve_action.config import RepoConfig, load_config
 from evolve_action.execution import Budget, Outcome, execute_plan
 from evolve_action.fingerprints import Fingerprinter
 from evolve_action.formats import load_all
+from evolve_action.harness.run import open_harness
 from evolve_action.model import Format, LoadResult, Problem, Suite
 from evolve_action.outcomes import RunResult, Side
 from evolve_action.planning import START_RUNS, Plan, RunSpec, plan_runs
@@ -217,26 +218,37 @@ async def run_job(
     plan = shard_plan(plan_runs(by_side, models, runs=settings.runs, start=start), settings.shard)
     env, providers = prepare_environment(request, settings, models, judge)
     budget = Budget(settings.max_cost_usd)
-    fingerprinter, cache = Fingerprinter(judge), RunCache(settings.cache_dir)
-
-    async def run_wave(wave: Plan) -> Outcome:
-        return await execute_plan(
-            wave,
-            env,
-            max_concurrency=settings.max_concurrency,
-            limiters=providers.limiters,
-            fingerprinter=fingerprinter,
-            cache=cache,
-            budget=budget,
-            on_done=on_done,
-        )
-
+    cache = RunCache(settings.cache_dir)
     effort = None
     try:
-        if plan.adaptive:
-            outcome, effort = await run_adaptively(plan, run_wave, settings, budget)
-        else:
-            outcome = await run_wave(plan)
+        async with open_harness(
+            settings.harness,
+            models,
+            keys=keys,
+            environ=request.environ,
+            cache_dir=settings.cache_dir,
+            limiters=providers.limiters,
+            record_dir=request.record_dir,
+            replay_dir=request.replay_dir,
+        ) as env.harness:
+            fingerprinter = Fingerprinter(judge, env.harness.describe() if env.harness else "")
+
+            async def run_wave(wave: Plan) -> Outcome:
+                return await execute_plan(
+                    wave,
+                    env,
+                    max_concurrency=settings.max_concurrency,
+                    limiters=providers.limiters,
+                    fingerprinter=fingerprinter,
+                    cache=cache,
+                    budget=budget,
+                    on_done=on_done,
+                )
+
+            if plan.adaptive:
+                outcome, effort = await run_adaptively(plan, run_wave, settings, budget)
+            else:
+                outcome = await run_wave(plan)
     finally:
         await providers.aclose()
     providers.save_recordings()
