@@ -55,4 +55,9 @@ def test_effort__nothing_open_says_so_and_fixed_runs_say_nothing() -> None:
         "`runs: auto`: every case settled at its 2 start runs per side; no verdict was open.",
     )
     assert not settled.effort_rows
+    cut = _effort(("a", M1, 2, Stop.BUDGET), waves=0)
+    assert build_view(make_report([SUITE], runs, effort=cut)).effort == (
+        "`runs: auto`: 2 runs per side; no wave of extra runs started.",
+        "1 case stopped at 2 runs: budget",
+    )
     assert build_view(make_report([SUITE], runs)).effort == ()

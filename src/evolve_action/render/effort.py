@@ -32,6 +32,8 @@ _WHY = {
 def summary(effort: Effort) -> str:
     start = effort.design.start
     cases = {c.key[:2] for c in effort.extended}
+    if not cases and any(c.stop in CUT for c in effort.cells):
+        return f"`runs: auto`: {plural(start, 'run')} per side; no wave of extra runs started."
     if not cases:
         return (
             f"`runs: auto`: every case settled at its {plural(start, 'start run')} per side;"
