@@ -69,7 +69,9 @@ class RepoConfig:
     triggers_min_pass_rate: float | None = None  # report.thresholds.triggers_min_pass_rate
     prices: Mapping[str, ModelPrice] = field(default_factory=_no_prices)  # "provider/model"
     # The action's own keys (its input names, snake_case).
-    runs: int | None = None
+    runs: int | str | None = None  # a count, or "auto"
+    max_runs: int | None = None
+    max_minutes: float | None = None
     paths: tuple[str, ...] | None = None
     timeout_seconds: float | None = None
     fail_on_regression: bool | None = None
@@ -202,6 +204,15 @@ def _count(raw: Any, at: At, problems: Problems) -> int | None:
     return raw
 
 
+def _runs(raw: Any, at: At, problems: Problems) -> int | str | None:
+    if isinstance(raw, str) and raw.strip().lower() == "auto":
+        return "auto"
+    if isinstance(raw, str):
+        problems.error(at, f"must be a whole number of at least 1 or auto, not {raw!r}")
+        return None
+    return _count(raw, at, problems)
+
+
 def _flag(raw: Any, at: At, problems: Problems) -> bool | None:
     if not isinstance(raw, bool):
         problems.error(at, f"must be true or false, not {_kind(raw)}")
@@ -268,7 +279,9 @@ _FIELDS: dict[str, Reader] = {
     "models": _strings,
     "judge_model": _text,
     "max_turns": _count,
-    "runs": _count,
+    "runs": _runs,
+    "max_runs": _count,
+    "max_minutes": _positive,
     "paths": _globs,
     "timeout_seconds": _positive,
     "fail_on_regression": _flag,

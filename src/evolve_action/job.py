@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from evolve_action import __version__, stats
+from evolve_action import __version__, adaptive_verdict, stats
 from evolve_action.config import RepoConfig
 from evolve_action.events import Event
 from evolve_action.gate import Gate, evaluate
@@ -76,6 +76,9 @@ def _report(
     runs = execution.results if execution else []
     suites: list[Suite] = [*execution.head_suites, *execution.base_suites] if execution else []
     aggregate = stats.aggregate(runs, suites, alpha=settings.alpha)
+    effort = execution.effort if execution else None
+    if effort is not None:  # runs were added because of what was seen: judge sequentially
+        aggregate = adaptive_verdict.judged(aggregate, runs, effort.design.bounds)
     has_base = sides.base_root is not None
     # The job's verdict, decided here once: the comment, check run, outputs, job summary and
     # exit code all read this same object from the report.
@@ -101,6 +104,7 @@ def _report(
         cached_runs=execution.cached if execution else None,
         version=__version__,
         gate=gate,
+        effort=effort,
     )
 
 
@@ -115,6 +119,7 @@ def _write(setup: JobSetup, execution: Execution, sides: Sides, report: ReportIn
         settings={
             "models": execution.models,
             "runs": settings.runs,
+            **adaptive_verdict.settings_entry(execution.effort),
             "head_sha": sides.head_sha,
             "base_sha": sides.base_sha if sides.base_root is not None else None,
             "pr_number": setup.event.pr_number,

@@ -9,21 +9,24 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
+from evolve_action.adaptive import Design, Effort
+from evolve_action.adaptive_run import Limits, run_waves
 from evolve_action.cache import RunCache
 from evolve_action.changes import affected
 from evolve_action.config import RepoConfig
-from evolve_action.execution import Budget, execute_plan
+from evolve_action.execution import Budget, Outcome, execute_plan
 from evolve_action.fingerprints import Fingerprinter
 from evolve_action.formats import load_all
 from evolve_action.harness.run import open_harness
 from evolve_action.layering import settings_for
 from evolve_action.model import Format, LoadResult, Problem, Suite
 from evolve_action.outcomes import RunResult, Side
-from evolve_action.planning import Plan, RunSpec, plan_runs
+from evolve_action.planning import START_RUNS, Plan, RunSpec, plan_runs
 from evolve_action.providers.setup import (
     Providers,
     build_providers,
@@ -91,6 +94,7 @@ class Execution:
     cached: int = 0
     spent_usd: float = 0.0
     interrupted: bool = False
+    effort: Effort | None = None  # `runs: auto`: runs per cell and why each stopped
 
 
 def prepare_environment(
@@ -189,9 +193,13 @@ async def run_job(
     base = inherit_trigger_models(loaded_base.suites) if loaded_base else []
     chosen = select(head, base, sides, settings.mode)
     by_side = {Side.HEAD: chosen.head} | ({Side.BASE: chosen.base} if chosen.base else {})
-    plan = shard_plan(plan_runs(by_side, models, runs=settings.runs), settings.shard)
+    # A shard sees part of the PR only, so no wave can follow: `auto` runs a fixed 3 there.
+    start = START_RUNS if settings.shard.count == 1 else None
+    plan = shard_plan(plan_runs(by_side, models, runs=settings.runs, start=start), settings.shard)
     env, providers = prepare_environment(request, settings, models, judge)
     budget = Budget(settings.max_cost_usd)
+    cache = RunCache(settings.cache_dir)
+    effort = None
     try:
         async with open_harness(
             settings.harness,
@@ -203,16 +211,24 @@ async def run_job(
             record_dir=request.record_dir,
             replay_dir=request.replay_dir,
         ) as env.harness:
-            outcome = await execute_plan(
-                plan,
-                env,
-                max_concurrency=settings.max_concurrency,
-                limiters=providers.limiters,
-                fingerprinter=Fingerprinter(judge, env.harness.describe() if env.harness else ""),
-                cache=RunCache(settings.cache_dir),
-                budget=budget,
-                on_done=on_done,
-            )
+            fingerprinter = Fingerprinter(judge, env.harness.describe() if env.harness else "")
+
+            async def run_wave(wave: Plan) -> Outcome:
+                return await execute_plan(
+                    wave,
+                    env,
+                    max_concurrency=settings.max_concurrency,
+                    limiters=providers.limiters,
+                    fingerprinter=fingerprinter,
+                    cache=cache,
+                    budget=budget,
+                    on_done=on_done,
+                )
+
+            if plan.adaptive:
+                outcome, effort = await run_adaptively(plan, run_wave, settings, budget)
+            else:
+                outcome = await run_wave(plan)
     finally:
         await providers.aclose()
     providers.save_recordings()
@@ -230,4 +246,19 @@ async def run_job(
         cached=outcome.cached,
         spent_usd=budget.spent_usd,
         interrupted=outcome.interrupted,
+        effort=effort,
     )
+
+
+async def run_adaptively(
+    plan: Plan,
+    run_wave: Callable[[Plan], Awaitable[Outcome]],
+    settings: Settings,
+    budget: Budget,
+    clock: Callable[[], float] = time.monotonic,
+) -> tuple[Outcome, Effort]:
+    """`runs: auto`: the start runs, then waves of extra runs where the verdict is open,
+    until `max-runs`, the cost budget or `max-minutes` (counted from here) stops them."""
+    design = Design(START_RUNS, settings.max_runs, settings.alpha)
+    limits = Limits(budget, clock() + settings.max_minutes * 60, clock)
+    return await run_waves(plan, run_wave, design, limits)

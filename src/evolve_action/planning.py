@@ -11,12 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
+from evolve_action.adaptive import DEFAULT_START
 from evolve_action.model import Case, Suite
 from evolve_action.outcomes import Side
 from evolve_action.providers.base import split_model
 
-DEFAULT_RUNS = 3
+AUTO: Literal["auto"] = "auto"
+Runs = int | Literal["auto"]
+DEFAULT_RUNS: Runs = AUTO  # runs: auto meets its guarantees in simulation (docs/adaptive.md)
+START_RUNS = DEFAULT_START  # what `auto` starts with, per case, model and side
+FIXED_FALLBACK = 3  # `auto` where no wave can follow (a shard sees only part of the PR)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +51,7 @@ class Skip:
 class Plan:
     runs: list[RunSpec] = field(default_factory=list)
     skipped: list[Skip] = field(default_factory=list)
+    adaptive: set[str] = field(default_factory=set)  # suites planned with `auto`: start runs
 
 
 def token_matches(token: str, model: str) -> bool:
@@ -59,8 +66,8 @@ def allowed_models(suite: Suite, models: Sequence[str]) -> list[str]:
     return [m for m in models if any(token_matches(t, m) for t in suite.models)]
 
 
-def runs_for(suite: Suite, requested: int | None) -> int:
-    """The input wins, then the file's own setting, then 3."""
+def runs_for(suite: Suite, requested: Runs | None) -> Runs:
+    """The input wins, then the file's own setting, then `auto`."""
     return requested or suite.runs or DEFAULT_RUNS
 
 
@@ -68,18 +75,27 @@ def plan_runs(
     sides: Mapping[Side, Iterable[Suite]],
     models: Sequence[str],
     *,
-    runs: int | None = None,
+    runs: Runs | None = None,
+    start: int | None = START_RUNS,
 ) -> Plan:
-    """Expand every (side, suite, case, model, repetition) that should run."""
+    """Expand every (side, suite, case, model, repetition) that should run.
+
+    Suites under `auto` get `start` runs (their later waves are `adaptive`'s); with
+    `start=None` no wave can follow, and `auto` means a fixed 3."""
     plan = Plan()
     for side, suites in sides.items():
         for suite in suites:
-            _plan_suite(plan, side, suite, models, runs)
+            _plan_suite(plan, side, suite, models, runs, start)
     return plan
 
 
 def _plan_suite(
-    plan: Plan, side: Side, suite: Suite, models: Sequence[str], runs: int | None
+    plan: Plan,
+    side: Side,
+    suite: Suite,
+    models: Sequence[str],
+    runs: Runs | None,
+    start: int | None,
 ) -> None:
     allowed = allowed_models(suite, models)
     for model in models:
@@ -89,7 +105,10 @@ def _plan_suite(
                 plan,
                 Skip(suite.rel, "", model, f"the eval file's models list ({tokens}) excludes it"),
             )
-    count = runs_for(suite, runs)
+    wanted = runs_for(suite, runs)
+    count = wanted if isinstance(wanted, int) else start or FIXED_FALLBACK
+    if not isinstance(wanted, int) and start is not None:
+        plan.adaptive.add(suite.rel)
     for case in suite.cases:
         for model in allowed:
             provider, _ = split_model(model)

@@ -14,7 +14,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+AUTO: Literal["auto"] = "auto"
 
 
 class SettingsError(ValueError):
@@ -74,7 +76,13 @@ INPUTS: tuple[InputSpec, ...] = (
         "The one judge model for base and head. Empty: Anthropic's default model when an"
         " Anthropic key is set, else OpenAI's.",
     ),
-    InputSpec("runs", "", "Runs per case and side. Empty: the eval file's own setting, else 3."),
+    InputSpec(
+        "runs",
+        "",
+        "Runs per case and side, or `auto`: a few runs, then more only where a verdict is still"
+        " open (docs/adaptive.md). Empty: the eval file's own setting, else auto.",
+    ),
+    InputSpec("max-runs", "20", "With `runs: auto`, the most runs per case and side."),
     InputSpec("mode", "changed", "`changed`: the evals a PR touches; `all`: every eval."),
     InputSpec("paths", "", "Comma-separated globs that narrow which eval files are considered."),
     InputSpec("max-concurrency", "8", "Runs in flight at once (also bounded per provider)."),
@@ -96,6 +104,11 @@ INPUTS: tuple[InputSpec, ...] = (
     InputSpec("check-name", "evolve", "Name of the check run."),
     InputSpec("review-comments", "false", "Also comment on the changed lines of regressed cases."),
     InputSpec("max-cost-usd", "", "Stop scheduling new runs once this much was spent."),
+    InputSpec(
+        "max-minutes",
+        "30",
+        "With `runs: auto`, start no new wave of extra runs after this many minutes.",
+    ),
     InputSpec("cache-dir", "", "Directory of cached run results (persist it with actions/cache)."),
     InputSpec(
         "results-dir", "evolve-results", "Where results.json and the other files are written."
@@ -127,7 +140,8 @@ class Settings:
     openai_api_key: str = field(default="", repr=False)
     models: tuple[str, ...] = ()
     judge_model: str = ""
-    runs: int | None = None
+    runs: int | Literal["auto"] | None = None  # None: the eval file's own, else auto
+    max_runs: int = 20
     mode: Mode = Mode.CHANGED
     paths: tuple[str, ...] = ()
     max_concurrency: int = 8
@@ -141,6 +155,7 @@ class Settings:
     check_name: str = "evolve"
     review_comments: bool = False
     max_cost_usd: float | None = None
+    max_minutes: float = 30.0
     cache_dir: Path | None = None
     results_dir: Path = Path("evolve-results")
     shard: Shard = Shard(1, 1)
@@ -171,6 +186,14 @@ def _positive_int(name: str, raw: str) -> int:
     if value < 1:
         raise SettingsError(f"input {name}: must be at least 1, got {value}")
     return value
+
+
+def _runs(name: str, raw: str) -> int | Literal["auto"]:
+    if raw.strip().lower() == AUTO:
+        return AUTO
+    if not raw.strip().lstrip("+-").isdigit():
+        raise SettingsError(f"input {name}: {raw!r} is not a whole number of runs, nor `auto`")
+    return _positive_int(name, raw)
 
 
 def _positive_float(name: str, raw: str) -> float:
@@ -238,7 +261,8 @@ _PARSERS: dict[str, Callable[[str, str], Any]] = {
     "openai-api-key": _text,
     "models": _csv,
     "judge-model": _text,
-    "runs": _positive_int,
+    "runs": _runs,
+    "max-runs": _positive_int,
     "mode": _enum(Mode),
     "paths": _csv,
     "max-concurrency": _positive_int,
@@ -252,6 +276,7 @@ _PARSERS: dict[str, Callable[[str, str], Any]] = {
     "check-name": _text,
     "review-comments": _bool,
     "max-cost-usd": _positive_float,
+    "max-minutes": _positive_float,
     "cache-dir": _path,
     "results-dir": _path,
     "shard": _shard,
@@ -284,6 +309,8 @@ def from_values(values: Mapping[str, str]) -> Settings:
         kwargs[field_name(spec.name)] = _PARSERS[spec.name](spec.name, raw)
     if kwargs.get("check_name") == "":
         raise SettingsError("input check-name: must not be empty")
+    if kwargs.get("max_runs", 2) < 2:
+        raise SettingsError("input max-runs: must be at least 2, the runs `auto` starts with")
     return Settings(**kwargs)
 
 

@@ -50,10 +50,10 @@ def test_plan__models_restriction_and_skip_providers_are_explained() -> None:
         ("a", MODELS[1], 2),
         ("b", MODELS[1], 1),
         ("b", MODELS[1], 2),
-        ("c", MODELS[1], 1),
+        ("c", MODELS[1], 1),  # no runs setting: `auto`, which starts with 2
         ("c", MODELS[1], 2),
-        ("c", MODELS[1], 3),
     ]
+    assert plan.adaptive == {narrowed.rel}
     reasons = {(s.case, s.model): s.reason for s in plan.skipped}
     assert reasons[("b", MODELS[0])] == "skip_providers lists anthropic"
     assert "excludes it" in reasons[("", MODELS[0])]
@@ -66,7 +66,18 @@ def test_plan__same_skip_on_both_sides_is_listed_once() -> None:
     assert {r.side for r in plan.runs} == {Side.BASE, Side.HEAD}
 
 
-def test_runs_for__input_then_file_then_three() -> None:
+def test_runs_for__input_then_file_then_auto() -> None:
     assert runs_for(make_suite(runs=5), 2) == 2
+    assert runs_for(make_suite(runs=5), "auto") == "auto"
     assert runs_for(make_suite(runs=5), None) == 5
-    assert runs_for(make_suite(), None) == 3
+    assert runs_for(make_suite(), None) == "auto"
+
+
+def test_plan__auto_starts_small_and_without_waves_means_a_fixed_three() -> None:
+    suite = make_suite(make_case("a"))
+    adaptive = plan_runs({Side.HEAD: [suite]}, MODELS[:1], runs="auto")
+    assert [r.repetition for r in adaptive.runs] == [1, 2]
+    assert adaptive.adaptive == {suite.rel}
+    sharded = plan_runs({Side.HEAD: [suite]}, MODELS[:1], runs="auto", start=None)
+    assert [r.repetition for r in sharded.runs] == [1, 2, 3]
+    assert not sharded.adaptive

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from evolve_action import __version__, stats
+from evolve_action import __version__, adaptive_verdict, stats
 from evolve_action.annotations import annotate
 from evolve_action.config import RepoConfig
 from evolve_action.events import Event, EventError, from_environ
@@ -163,6 +163,9 @@ def build_report(
     merged = merge(docs)
     runs = merged.runs
     aggregate = stats.aggregate(runs, merged.suites, alpha=settings.alpha)
+    bounds = adaptive_verdict.bounds_of(_first(docs, "adaptive"))
+    if bounds is not None:  # `runs: auto` added runs because of what it saw: judge sequentially
+        aggregate = adaptive_verdict.judged(aggregate, runs, bounds)
     base = _first(docs, "base_sha")
     has_base = any(d.settings.get("base_sha") is not None for d in docs)
     # The job's verdict, decided here once and carried by the report to every output.
@@ -203,6 +206,7 @@ def build_report(
             "fail_on_regression": settings.fail_on_regression,
             "min_pass_rate": settings.min_pass_rate,
             "merged_from": len(docs),
+            **({"adaptive": _first(docs, "adaptive")} if bounds is not None else {}),
         },
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         invalid=merged.invalid,

@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from evolve_action.adaptive import Effort
 from evolve_action.events import Event
 from evolve_action.gate import Gate, evaluate, pct, plural
 from evolve_action.github_api import marker
@@ -21,6 +22,7 @@ from evolve_action.outcomes import RunResult
 from evolve_action.planning import RunSpec, Skip
 from evolve_action.render import build_cases as cases
 from evolve_action.render.build_cases import p_is
+from evolve_action.render.effort import lines as effort_lines
 from evolve_action.render.escape import cell, code, inline
 from evolve_action.render.view import CommentView, SuiteRow
 from evolve_action.results_json import run_cost
@@ -52,6 +54,7 @@ class ReportInput:
     cached_runs: int | None = None  # None: count the runs marked `cached`
     version: str = ""
     gate: Gate | None = None  # None: `gate.evaluate` with the settings
+    effort: Effort | None = None  # `runs: auto`: runs per case and why each stopped
 
     @property
     def has_base(self) -> bool:
@@ -73,6 +76,7 @@ def build_view(report: ReportInput) -> CommentView:
     notices = [IN_PROGRESS_NOTICE] if report.in_progress else []
     notices += [inline(n) for n in report.notices]
     failures = cases.failure_rows(report, index)
+    effort, effort_rows = effort_lines(report)
     base_rate = agg.overall.base_rate if report.has_base else None
     return CommentView(
         marker=marker(report.settings.comment_key),
@@ -95,6 +99,8 @@ def build_view(report: ReportInput) -> CommentView:
         invalid_files=cases.invalid_files(report.invalid),
         not_run=cases.not_run(report),
         notices=tuple(notices),
+        effort=effort,
+        effort_rows=effort_rows,
         footer=footer(report),
     )
 

@@ -47,6 +47,17 @@ class SuiteRow:
 
 
 @dataclass(frozen=True, slots=True)
+class EffortRow:
+    """`runs: auto`: a case on a model whose runs differ from the start."""
+
+    case: str  # escaped code span
+    model: str
+    base: int  # runs on base (cached ones included)
+    head: int
+    stopped: str  # why it got no more: "decided", "budget", …
+
+
+@dataclass(frozen=True, slots=True)
 class FailureRow:
     case: str
     model: str
@@ -91,6 +102,8 @@ class CommentView:
     invalid_files: tuple[Problem, ...] = ()
     not_run: tuple[str, ...] = ()  # budget, skipped models, shards
     notices: tuple[str, ...] = ()  # "in progress", "incomplete: stopped by SIGTERM", ...
+    effort: tuple[str, ...] = ()  # `runs: auto`: where the runs went, what was cut and why
+    effort_rows: tuple[EffortRow, ...] = ()
     footer: str = ""  # cost · tokens · duration · cache · run link · version
     truncated: tuple[str, ...] = field(default=())  # what was dropped to fit
 
