@@ -25,9 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from evolve_action import __version__
 from evolve_action.junit import junit_xml
@@ -48,6 +46,9 @@ from evolve_action.results_skill_creator import (
     grading_doc,
 )
 from evolve_action.stats import Aggregate
+
+if TYPE_CHECKING:
+    import jsonschema
 
 RESULTS_FILE = "results.json"
 JUNIT_FILE = "junit.xml"
@@ -204,6 +205,8 @@ def schema_path() -> Path:
 
 @cache
 def _validator() -> jsonschema.protocols.Validator:
+    import jsonschema  # 0.1 s to import: only reading results validates them
+
     schema = json.loads(schema_path().read_text(encoding="utf-8"))
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
