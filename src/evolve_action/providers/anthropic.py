@@ -6,8 +6,11 @@ leave here already classified as `CallError`s.
 
 from __future__ import annotations
 
-from anthropic import AsyncAnthropic
+import ssl
 
+from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
+
+from evolve_action.providers import transport
 from evolve_action.providers.anthropic_wire import build_body, parse_message
 from evolve_action.providers.base import ChatRequest, ChatResponse
 from evolve_action.providers.faults import MalformedResponse, classify
@@ -25,10 +28,18 @@ class AnthropicProvider:
         base_url: str | None = None,
         timeout_s: float = 600.0,
         sdk_max_retries: int = 0,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
+        # The SDK's own default HTTP client (its connection limits and socket options), with
+        # the SSL context every client shares instead of one CA bundle load per client.
+        http_client = DefaultAsyncHttpxClient(verify=ssl_context or transport.ssl_context())
         # An explicit timeout also stops the SDK refusing large non-streaming `max_tokens`.
         self.client = AsyncAnthropic(
-            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=sdk_max_retries
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout_s,
+            max_retries=sdk_max_retries,
+            http_client=http_client,
         )
 
     async def complete(self, request: ChatRequest) -> ChatResponse:

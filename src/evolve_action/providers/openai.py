@@ -6,8 +6,11 @@ live in `faults.RetryingProvider`; failures leave here already classified.
 
 from __future__ import annotations
 
-from openai import AsyncOpenAI
+import ssl
 
+from openai import AsyncOpenAI, DefaultAsyncHttpxClient
+
+from evolve_action.providers import transport
 from evolve_action.providers.base import ChatRequest, ChatResponse
 from evolve_action.providers.faults import MalformedResponse, classify
 from evolve_action.providers.openai_wire import build_body, parse_completion
@@ -25,9 +28,17 @@ class OpenAIProvider:
         base_url: str | None = None,
         timeout_s: float = 600.0,
         sdk_max_retries: int = 0,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
+        # The SDK's own default HTTP client (its connection limits and socket options), with
+        # the SSL context every client shares instead of one CA bundle load per client.
+        http_client = DefaultAsyncHttpxClient(verify=ssl_context or transport.ssl_context())
         self.client = AsyncOpenAI(
-            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=sdk_max_retries
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout_s,
+            max_retries=sdk_max_retries,
+            http_client=http_client,
         )
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
