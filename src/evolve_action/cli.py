@@ -57,15 +57,13 @@ def chosen_command(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; `argv` None means we are the program (the console script or
-    `python -m evolve_action`), which may also tune the process's garbage collector."""
+    """Run one command and return its exit status. With `argv` None we are the program (the
+    console script, `python -m evolve_action`): the process's garbage collector is tuned for
+    start-up, and a command that returns ends the process itself (`startup.end`)."""
     if argv is not None:
         return _main(argv)
     startup.begin()
-    try:
-        return _main(sys.argv[1:])
-    finally:
-        startup.end()
+    return startup.end(_main(sys.argv[1:]))
 
 
 def _main(argv: Sequence[str]) -> int:

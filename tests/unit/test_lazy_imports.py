@@ -28,17 +28,16 @@ make_client("t", api_url="http://127.0.0.1:9")
 print(github_error().__name__, "github" in sys.modules)
 """
 
-# Runs `evolve-action ARGS` in this interpreter as the program would, then prints which of
-# HEAVY and which command modules it imported.
+# Runs `evolve-action ARGS` in this interpreter, then prints which of HEAVY and which command
+# modules it imported (`main` is given its arguments: as the program it would exit).
 COMMAND = """
 import json, sys
 from evolve_action.cli import main
-heavy = json.loads(sys.argv[2])
-sys.argv = ["evolve-action", *json.loads(sys.argv[1])]
 try:
-    main()
+    main(json.loads(sys.argv[1]))
 except SystemExit:
     pass
+heavy = json.loads(sys.argv[2])
 print(json.dumps({
     "heavy": sorted(m for m in heavy if m in sys.modules),
     "commands": sorted(m for m in sys.modules if m.startswith("evolve_action.commands.")),
