@@ -21,7 +21,7 @@ import evolve_action.commands.actions_flow, evolve_action.job, evolve_action.pub
 from evolve_action.providers.registry import build_provider
 evolve_action.cli.build_parser()
 print(sorted(m for m in ("anthropic", "openai", "github") if m in sys.modules))
-build_provider("openai", environ={}, api_key="k", base_url="http://127.0.0.1:9/v1")
+build_provider("openai", environ={}, api_key="k", base_url="http://127.0.0.1:9/v1").inner.client
 print(sorted(m for m in ("anthropic", "openai", "github") if m in sys.modules))
 from evolve_action.github_api import github_error, make_client
 make_client("t", api_url="http://127.0.0.1:9")
@@ -158,9 +158,30 @@ def counted(self, *args, **kwargs):
 ssl.SSLContext.load_verify_locations = counted
 from evolve_action.providers.registry import build_provider
 for provider_id in ("anthropic", "openai", "anthropic", "openai"):
-    build_provider(provider_id, environ={}, api_key="k", base_url="http://127.0.0.1:9")
+    build_provider(provider_id, environ={}, api_key="k", base_url="http://127.0.0.1:9").inner.client
 print(len(loads))
 """
+
+
+FIRST_CALL = """
+import asyncio, sys
+from evolve_action.providers import transport
+
+async def main():
+    waiting = asyncio.create_task(transport.imported("openai"))
+    turns = 0
+    while not waiting.done():  # the loop keeps turning while the worker imports
+        turns += 1
+        await asyncio.sleep(0)
+    print("openai" in sys.modules, turns > 1)
+
+asyncio.run(main())
+"""
+
+
+def test_a_first_call_imports_its_sdk_off_the_event_loop() -> None:
+    """Without a preload, an adapter's first call still imports its SDK in the worker."""
+    assert _python(FIRST_CALL).split() == ["True", "True"]
 
 
 def test_every_sdk_client_shares_one_ssl_context() -> None:

@@ -174,7 +174,8 @@ def build_providers(
             out.cassettes[provider_id] = cassette
             provider = RecordingProvider(provider, cassette)
         out.built[provider_id] = provider
-    startup.started()  # the SDKs and their clients are the last of start-up's heap
+    if not transport.importing():  # else the preload thread says when start-up is over
+        startup.started()
     return out
 
 

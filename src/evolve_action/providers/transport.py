@@ -4,30 +4,36 @@ Importing an SDK is most of a short run's start-up (`openai` about 0.6 s, `anthr
 twice that, on the 2-core machine `bench/coldstart.py` runs on), and every `httpx` client
 the SDKs build loads the system's CA bundle into its own SSL context (20-50 ms each).
 `preload` starts both in a worker thread as soon as the job knows its providers, so they
-overlap reading the eval files, git and planning. The provider adapters then import a
-module that is already there, or wait for the import in progress (Python's per-module
-import locks make a second `import` wait rather than import twice).
+overlap reading the eval files, git and planning. An adapter builds its SDK client on its
+first call, after `imported` has waited (without holding up the event loop) for its SDK:
+with two providers, the runs on the first one imported start while the second imports.
 
 The thread imports only the SDKs and their dependencies, never one of our modules, so it
-cannot close an import cycle with the main thread. Its failures are left for the main
-thread's own `import` to raise where the provider is built.
+cannot close an import cycle with the main thread. Its failures are left for the adapter's
+own `import` to raise. When it is done, start-up is over (`startup.started`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
 import ssl
+import sys
 import threading
 from collections.abc import Iterable
+
+from evolve_action import startup
 
 log = logging.getLogger(__name__)
 
 SDK_MODULES = {"anthropic": "anthropic", "openai": "openai"}
 
 _lock = threading.Lock()
+_context_lock = threading.Lock()
 _context: ssl.SSLContext | None = None
-_started: set[str] = set()
+_imported: dict[str, threading.Event] = {}  # set when the worker's import ended
+_pending = 0  # preload threads still importing
 
 
 def ssl_context() -> ssl.SSLContext:
@@ -38,7 +44,7 @@ def ssl_context() -> ssl.SSLContext:
     client verifies; loading the bundle once instead of per client is the saving.
     """
     global _context
-    with _lock:
+    with _context_lock:
         if _context is None:
             import httpx2  # the transport both SDKs build their clients on
 
@@ -54,12 +60,12 @@ def preload(provider_ids: Iterable[str]) -> threading.Thread | None:
     would only interleave and finish the first-needed SDK later. Returns the thread, or
     None when there is nothing left to import.
     """
+    global _pending
     with _lock:
-        wanted = [p for p in dict.fromkeys(provider_ids) if p in SDK_MODULES and p not in _started]
-        _started.update(wanted)
-    import os
-
-    if not wanted or os.environ.get("TMP_NO_PRELOAD"):
+        wanted = [p for p in dict.fromkeys(provider_ids) if p in SDK_MODULES and p not in _imported]
+        _imported.update((p, threading.Event()) for p in wanted)
+        _pending += bool(wanted)
+    if not wanted:
         return None
     thread = threading.Thread(target=_import, args=(wanted,), name="evolve-sdk-import", daemon=True)
     thread.start()
@@ -67,9 +73,38 @@ def preload(provider_ids: Iterable[str]) -> threading.Thread | None:
 
 
 def _import(provider_ids: list[str]) -> None:
+    global _pending
     try:
         ssl_context()  # loading the CA bundle releases the GIL: it runs beside the main thread
         for provider_id in provider_ids:
             importlib.import_module(SDK_MODULES[provider_id])
-    except Exception as exc:  # the main thread's import raises it again, where it is handled
+            _imported[provider_id].set()  # its runs may start; the next SDK imports meanwhile
+    except Exception as exc:  # the adapter's own import raises it again, where it is handled
         log.debug("preloading the provider SDKs failed: %s", exc)
+    finally:
+        for provider_id in provider_ids:
+            _imported[provider_id].set()
+        with _lock:
+            _pending -= 1
+            last = _pending == 0
+        if last:
+            startup.started()  # the SDKs were the last of start-up's heap
+
+
+def importing() -> bool:
+    """Whether a preload thread is still importing."""
+    with _lock:
+        return _pending > 0
+
+
+async def imported(provider_id: str) -> None:
+    """Wait until this provider's SDK is imported, importing it in the worker thread if no
+    preload has started it: the event loop never stalls for the second or so it takes, and
+    the runs on a provider already imported carry on meanwhile."""
+    if SDK_MODULES.get(provider_id, "") in sys.modules and not importing():
+        return
+    preload([provider_id])
+    done = _imported.get(provider_id)
+    while done is not None and not done.is_set():
+        # Polled: an executor thread per waiting run would fill the loop's default executor.
+        await asyncio.sleep(0.005)
