@@ -16,6 +16,7 @@ own `import` to raise. When it is done, start-up is over (`startup.started`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import logging
 import ssl
@@ -27,12 +28,18 @@ from evolve_action import startup
 
 log = logging.getLogger(__name__)
 
-SDK_MODULES = {"anthropic": "anthropic", "openai": "openai"}
+# Each provider's SDK, then what its client imports on first use (the resource our calls
+# go through): loaded here, that is off the first request's path too.
+SDK_MODULES = {
+    "anthropic": ("anthropic", "anthropic.resources.messages"),
+    "openai": ("openai", "openai.resources.chat.chat"),
+}
 
 _lock = threading.Lock()
 _context_lock = threading.Lock()
 _context: ssl.SSLContext | None = None
 _imported: dict[str, threading.Event] = {}  # set when the worker's import ended
+_waiting: dict[str, list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]] = {}
 _pending = 0  # preload threads still importing
 
 
@@ -75,20 +82,38 @@ def preload(provider_ids: Iterable[str]) -> threading.Thread | None:
 def _import(provider_ids: list[str]) -> None:
     global _pending
     try:
-        ssl_context()  # loading the CA bundle releases the GIL: it runs beside the main thread
+        ssl_context()
         for provider_id in provider_ids:
-            importlib.import_module(SDK_MODULES[provider_id])
-            _imported[provider_id].set()  # its runs may start; the next SDK imports meanwhile
+            sdk, *first_use = SDK_MODULES[provider_id]
+            importlib.import_module(sdk)
+            for name in first_use:
+                with contextlib.suppress(ImportError):  # another SDK version: its first call
+                    importlib.import_module(name)
+            _done(provider_id)  # its runs may start; the next SDK imports meanwhile
     except Exception as exc:  # the adapter's own import raises it again, where it is handled
         log.debug("preloading the provider SDKs failed: %s", exc)
     finally:
         for provider_id in provider_ids:
-            _imported[provider_id].set()
+            _done(provider_id)
         with _lock:
             _pending -= 1
             last = _pending == 0
         if last:
             startup.started()  # the SDKs were the last of start-up's heap
+
+
+def _done(provider_id: str) -> None:
+    with _lock:
+        _imported[provider_id].set()
+        waiters = _waiting.pop(provider_id, [])
+    for loop, future in waiters:
+        with contextlib.suppress(RuntimeError):  # that loop has closed: nobody waits
+            loop.call_soon_threadsafe(_resolve, future)
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def importing() -> bool:
@@ -101,10 +126,16 @@ async def imported(provider_id: str) -> None:
     """Wait until this provider's SDK is imported, importing it in the worker thread if no
     preload has started it: the event loop never stalls for the second or so it takes, and
     the runs on a provider already imported carry on meanwhile."""
-    if SDK_MODULES.get(provider_id, "") in sys.modules and not importing():
+    modules = SDK_MODULES.get(provider_id)
+    if modules is None or (modules[0] in sys.modules and not importing()):
         return
     preload([provider_id])
-    done = _imported.get(provider_id)
-    while done is not None and not done.is_set():
-        # Polled: an executor thread per waiting run would fill the loop's default executor.
-        await asyncio.sleep(0.005)
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[None] = loop.create_future()
+    with _lock:
+        if _imported[provider_id].is_set():
+            return
+        # Woken by the worker (`_done`), not polled: polling would take the GIL from the
+        # import it waits for every few milliseconds.
+        _waiting.setdefault(provider_id, []).append((loop, future))
+    await future
