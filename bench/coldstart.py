@@ -19,7 +19,11 @@ With the peers kit (`/work/shared/peers`, or `--peers DIR`; `--no-peers` skips i
 AgentV's and evolve's `--version` and N=1 run on the kit's own fake, in turns
 (`--peer-rounds`). AgentV is installed from npm into the kit's scratch directory on first use.
 
-    .venv/bin/python -m bench.coldstart [--repeat 5] [--no-peers] [--peer-rounds 3] [--bin PATH]
+    .venv/bin/python -m bench.coldstart [--repeat 5] [--no-peers] [--peer-rounds 3]
+                                        [--bin PATH] [--baseline PATH]
+
+`--baseline` times a second install's commands in the same rounds (e.g. the main branch's
+`.venv/bin/evolve-action`), for a before/after column.
 
 Prints two tables, then one JSON line with every figure.
 """
@@ -151,9 +155,11 @@ def run_argv(binary: str, root: Path, out: Path, models: str, judge: str) -> lis
     return [*argv, "--comment", "off", "--results-dir", str(out)]
 
 
-def measure_evolve(binary: str, python: str, repeat: int) -> dict[str, Any]:
+def measure_evolve(
+    binary: str, python: str, repeat: int, baseline: str | None = None
+) -> dict[str, Any]:
     """Every figure once per round, round after round, so a change in the machine's load
-    touches them all alike."""
+    touches them all alike; `baseline`, another install, runs the same commands beside."""
     scratch = Path(tempfile.mkdtemp(prefix="coldstart-"))
     fake = Fake()
     try:
@@ -174,10 +180,6 @@ def measure_evolve(binary: str, python: str, repeat: int) -> dict[str, Any]:
                 ANTHROPIC_BASE_URL=llm.anthropic_base_url,
                 NO_PROXY="127.0.0.1",
             )
-            one = run_argv(binary, root, scratch / "out", "openai/fake-model", "openai/fake-model")
-            two = run_argv(
-                binary, root, scratch / "out", "anthropic/fake-model", "openai/fake-model"
-            )
             figures = {
                 "python": Figure("interpreter alone (`python -c pass`)", [python, "-c", "pass"]),
                 "import_openai": Figure(
@@ -186,24 +188,36 @@ def measure_evolve(binary: str, python: str, repeat: int) -> dict[str, Any]:
                 "import_anthropic": Figure(
                     "`import anthropic` (interpreter included)", [python, "-c", "import anthropic"]
                 ),
-                "version": Figure("`evolve-action --version`", [binary, "--version"]),
-                "validate": Figure(
-                    "`evolve-action validate` one file", [binary, "validate", str(eval_file)]
-                ),
-                "run_n1": Figure("N=1 run (ideal 0.4 s)", one, env, fake),
-                "run_n1_two_providers": Figure(
-                    "N=1 run, anthropic answers and openai judges", two, env, fake
-                ),
             }
+            for prefix, program in (("", binary), ("baseline_", baseline)):
+                if program is None:
+                    continue
+                one = run_argv(program, root, scratch / "out", "openai/m", "openai/m")
+                two = run_argv(program, root, scratch / "out", "anthropic/m", "openai/m")
+                figures |= {
+                    f"{prefix}version": Figure("`evolve-action --version`", [program, "--version"]),
+                    f"{prefix}validate": Figure(
+                        "`evolve-action validate` one file", [program, "validate", str(eval_file)]
+                    ),
+                    f"{prefix}run_n1": Figure("N=1 run (ideal 0.4 s)", one, env, fake),
+                    f"{prefix}run_n1_two_providers": Figure(
+                        "N=1 run, anthropic answers and openai judges", two, env, fake
+                    ),
+                }
             # A first round unmeasured: the page cache, and .pyc files for an editable checkout.
             for round_ in range(-1, repeat):
                 for figure in figures.values():
                     figure.once(record=round_ >= 0)
                     shutil.rmtree(scratch / "out", ignore_errors=True)
         result = {name: figure.summary() for name, figure in figures.items()}
-        sdk, startup = result["import_openai"]["wall_s"], result["run_n1"]["startup_s"]
-        result["run_n1"]["startup_beyond_sdk_s"] = round(startup - sdk, 3)
-        result["labels"] = {name: figure.label for name, figure in figures.items()}
+        sdk = result["import_openai"]["wall_s"]
+        for prefix in ("", "baseline_"):
+            if f"{prefix}run_n1" in result:
+                run = result[f"{prefix}run_n1"]
+                run["startup_beyond_sdk_s"] = round(run["startup_s"] - sdk, 3)
+        result["labels"] = {
+            name: figure.label for name, figure in figures.items() if "baseline" not in name
+        }
         return result
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -245,16 +259,27 @@ def _s(value: Any) -> str:
 
 def table(evolve: dict[str, Any], peers: dict[str, Any]) -> str:
     labels = evolve["labels"]
-    lines = ["| figure (median of fresh processes, our fake) | wall s | CPU s |", "|---|--:|--:|"]
+    baseline = any(name.startswith("baseline_") for name in evolve)
+    head = "| figure (median of fresh processes, our fake) | wall s | CPU s |"
+    lines = [head + (" baseline wall s |" if baseline else ""), "|---|--:|--:|"]
+    lines[-1] += "--:|" if baseline else ""
+
+    def row(label: str, key: str, field: str, cpu: bool = True) -> str:
+        figure = evolve[key]
+        text = f"| {label} | {_s(figure.get(field))} | {_s(figure['cpu_s']) if cpu else ''} |"
+        if baseline:
+            before = evolve.get(f"baseline_{key}")
+            text += f" {_s(before.get(field)) if before else ''} |"
+        return text
+
     for name, label in labels.items():
-        figure = evolve[name]
-        lines.append(f"| {label} | {_s(figure['wall_s'])} | {_s(figure['cpu_s'])} |")
-        if "startup_s" in figure:
-            lines.append(f"| ↳ start → first request | {_s(figure['startup_s'])} | |")
-            if "startup_beyond_sdk_s" in figure:
-                beyond = _s(figure["startup_beyond_sdk_s"])
-                lines.append(f"| ↳ start-up beyond `import openai` | {beyond} | |")
-            lines.append(f"| ↳ last answer → exit | {_s(figure['teardown_s'])} | |")
+        lines.append(row(label, name, "wall_s"))
+        if "startup_s" in evolve[name]:
+            lines.append(row("↳ start → first request", name, "startup_s", cpu=False))
+            if "startup_beyond_sdk_s" in evolve[name]:
+                beyond = "↳ start-up beyond `import openai`"
+                lines.append(row(beyond, name, "startup_beyond_sdk_s", cpu=False))
+            lines.append(row("↳ last answer → exit", name, "teardown_s", cpu=False))
     if peers:
         lines += ["", "| runner (the kit's fake, medians) | `--version` s | N=1 run s |"]
         lines[-1] += " over ideal s | start → first request s |"
@@ -278,9 +303,10 @@ def main() -> None:
     parser.add_argument("--peers", type=Path, default=DEFAULT_PEERS, help="the peers kit")
     parser.add_argument("--no-peers", action="store_true", help="skip AgentV")
     parser.add_argument("--peer-rounds", type=int, default=3, help="turns of AgentV and evolve")
+    parser.add_argument("--baseline", help="another evolve-action install to time beside")
     args = parser.parse_args()
     python = str(Path(args.bin).with_name("python"))
-    evolve = measure_evolve(args.bin, python, args.repeat)
+    evolve = measure_evolve(args.bin, python, args.repeat, args.baseline)
     peers = {}
     if not args.no_peers and (args.peers / "run_agentv.sh").is_file():
         peers = measure_peers(args.peers, args.bin, args.peer_rounds)
