@@ -57,6 +57,7 @@ print(json.dumps({"runner": "evolve", "version": sys.argv[1], "python": sys.argv
     "version_cmd_s": v["wall_s"], "version_cmd_rss_mb": v["rss_mb"],
     "eval_n1_fresh_s": e["wall_s"], "eval_n1_rss_mb": e["rss_mb"],
     "eval_n1_requests": e["requests"], "eval_n1_overhead_s": round(e["wall_s"] - e["ideal_s"], 3),
+    "eval_n1_startup_s": e.get("startup_s"), "eval_n1_teardown_s": e.get("teardown_s"),
     "version_cmd_all": v["wall_s_all"], "eval_n1_all": e["wall_s_all"], "rc": e["rc"]}))
 ' "$("$EV" --version | awk '{print $2}')" "$("$REPO/.venv/bin/python" --version | awk '{print $2}')" "$V" "$E"
   exit 0

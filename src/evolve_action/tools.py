@@ -17,9 +17,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
-
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from evolve_action import tools_fs
 from evolve_action.providers.base import ToolResultPart, ToolSpec
@@ -36,6 +34,9 @@ BASH_MAX_MS = 600_000
 _SKILL_FILES_SHOWN = 50
 
 log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 
 class WorkspaceTools:
@@ -64,7 +65,7 @@ class WorkspaceTools:
         self.deadline = deadline  # a `clock()` value; Bash timeouts never run past it
         self.clock = clock
         self.result_cap = result_cap
-        self._validators = {n: Draft202012Validator(SPECS[n].input_schema) for n in self.offer}
+        self._validators: dict[str, Draft202012Validator] = {}  # on each tool's first call
 
     def specs(self) -> tuple[ToolSpec, ...]:
         return tuple(SPECS[name] for name in self.offer)
@@ -106,13 +107,21 @@ class WorkspaceTools:
             ) from exc
         if not isinstance(args, dict):
             raise tools_fs.ToolFailure(f"the arguments of {name} must be a JSON object")
-        errors = sorted(self._validators[name].iter_errors(args), key=lambda e: list(e.path))
+        errors = sorted(self._validator(name).iter_errors(args), key=lambda e: list(e.path))
         if errors:
             where = "/".join(str(p) for p in errors[0].path)
             prefix = f"{where}: " if where else ""
             raise tools_fs.ToolFailure(f"invalid arguments for {name}: {prefix}{errors[0].message}")
         args.pop("description", None)  # Claude Code's Bash note for the user; nothing to run
         return args
+
+    def _validator(self, name: str) -> Draft202012Validator:
+        # jsonschema takes about 0.1 s to import: a run whose model calls no tool never loads it.
+        if name not in self._validators:
+            from jsonschema import Draft202012Validator
+
+            self._validators[name] = Draft202012Validator(SPECS[name].input_schema)
+        return self._validators[name]
 
     async def _bash(self, command: str, timeout_ms: int | None) -> str:
         assert self.confinement is not None  # checked in __init__

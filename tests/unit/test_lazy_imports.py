@@ -1,9 +1,18 @@
-"""Start-up loads no provider SDK and no PyGithub: each is imported when it is used."""
+"""Start-up loads only what the command uses: each heavy library is imported where it is used.
+
+Every check runs in a fresh interpreter and reads `sys.modules`, so it proves what was
+imported, not how long it took (speed is measured in `bench/coldstart.py`).
+"""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = ("anthropic", "openai", "github", "jinja2", "jsonschema", "json5")
 
 PROBE = """
 import sys
@@ -12,16 +21,187 @@ import evolve_action.commands.actions_flow, evolve_action.job, evolve_action.pub
 from evolve_action.providers.registry import build_provider
 evolve_action.cli.build_parser()
 print(sorted(m for m in ("anthropic", "openai", "github") if m in sys.modules))
-build_provider("openai", environ={}, api_key="k", base_url="http://127.0.0.1:9/v1")
+build_provider("openai", environ={}, api_key="k", base_url="http://127.0.0.1:9/v1").inner.client
 print(sorted(m for m in ("anthropic", "openai", "github") if m in sys.modules))
 from evolve_action.github_api import github_error, make_client
 make_client("t", api_url="http://127.0.0.1:9")
 print(github_error().__name__, "github" in sys.modules)
 """
 
+# Runs `evolve-action ARGS` in this interpreter, then prints which of HEAVY and which command
+# modules it imported (`main` is given its arguments: as the program it would exit).
+COMMAND = """
+import json, sys
+from evolve_action.cli import main
+try:
+    main(json.loads(sys.argv[1]))
+except SystemExit:
+    pass
+heavy = json.loads(sys.argv[2])
+print(json.dumps({
+    "heavy": sorted(m for m in heavy if m in sys.modules),
+    "commands": sorted(m for m in sys.modules if m.startswith("evolve_action.commands.")),
+}))
+"""
+
+EVAL = """\
+description: one case
+tests:
+  - id: case-0
+    criteria: The reply mentions kw0x
+    input: 'Reply in one sentence about the keyword. Keyword: kw0x'
+    assertions:
+      - {type: regex, value: '\\bkw0x\\b'}
+      - {type: llm-grader, name: judge}
+"""
+
+
+def _python(code: str, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        cwd=ROOT,  # so that `tests.fakes` imports
+    )
+    return done.stdout
+
+
+def _command(*args: str) -> dict[str, list[str]]:
+    out = _python(COMMAND, json.dumps(args), json.dumps(HEAVY))
+    loaded: dict[str, list[str]] = json.loads(out.splitlines()[-1])
+    return loaded
+
 
 def test_only_the_provider_in_use_imports_its_sdk() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE], capture_output=True, text=True, check=True, timeout=120
-    )
-    assert done.stdout.split("\n")[:3] == ["[]", "['openai']", "GithubException True"]
+    assert _python(PROBE).split("\n")[:3] == ["[]", "['openai']", "GithubException True"]
+
+
+def test_version_imports_no_command_and_no_heavy_library() -> None:
+    assert _command("--version") == {"heavy": [], "commands": []}
+
+
+def test_validate_imports_its_command_alone_and_no_heavy_library(tmp_path: Path) -> None:
+    (tmp_path / "bench.eval.yaml").write_text(EVAL, encoding="utf-8")
+    loaded = _command("validate", str(tmp_path / "bench.eval.yaml"))
+    assert loaded == {"heavy": [], "commands": ["evolve_action.commands.validate"]}
+
+
+def test_json5_loads_for_a_jsonc_file_only(tmp_path: Path) -> None:
+    evals = '{"skill_name": "greeter", "evals": [{"id": 1, "prompt": "hi"}]}'
+    (tmp_path / "evals.json").write_text(evals, encoding="utf-8")
+    (tmp_path / "evals.jsonc").write_text(f"// comments need json5\n{evals}", encoding="utf-8")
+    assert "json5" not in _command("validate", str(tmp_path / "evals.json"))["heavy"]
+    assert "json5" in _command("validate", str(tmp_path / "evals.jsonc"))["heavy"]
+
+
+RUN = """
+import json, os, sys
+from tests.fakes.llm_server import FakeLLM, text
+
+def script(request):
+    if request.body.get("response_format"):  # the judge
+        return text(json.dumps({"reason": "it does", "pass": True, "score": 1.0}))
+    return text("Echo: kw0x.")
+
+with FakeLLM(script) as llm:
+    os.environ.update(OPENAI_API_KEY="k", OPENAI_BASE_URL=llm.openai_base_url)
+    os.environ.pop("ANTHROPIC_API_KEY", None)
+    os.environ.pop("GITHUB_ACTIONS", None)
+    from evolve_action.cli import main
+    root, out = sys.argv[1], sys.argv[2]
+    code = main(["run", "--base", "none", "--root", root, "--models", "openai/m",
+                 "--judge-model", "openai/m", "--runs", "1", "--results-dir", out, "--quiet"])
+heavy = sorted(m for m in json.loads(sys.argv[3]) if m in sys.modules)
+print(json.dumps({"code": code, "heavy": heavy}))
+"""
+
+
+def test_a_run_without_tools_or_comment_loads_only_its_sdk(tmp_path: Path) -> None:
+    """A chat-only local run renders no comment and validates no tool call."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "bench.eval.yaml").write_text(EVAL, encoding="utf-8")
+    out = _python(RUN, str(root), str(tmp_path / "out"), json.dumps(HEAVY))
+    assert json.loads(out.splitlines()[-1]) == {"code": 0, "heavy": ["openai"]}
+
+
+PRELOAD = """
+import sys
+from evolve_action.providers.setup import preload_sdks
+from evolve_action.settings import from_values
+
+settings = from_values({"models": sys.argv[1], "judge-model": sys.argv[2]})
+env = {"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"}
+thread = preload_sdks(settings, env, replay=False)
+print(thread is not None and thread.daemon)
+thread.join()
+print(sorted(m for m in ("anthropic", "openai") if m in sys.modules))
+print(preload_sdks(settings, env, replay=False))  # already started: nothing more to do
+"""
+
+
+def test_the_sdk_import_starts_early_for_exactly_the_providers_the_job_uses() -> None:
+    assert _python(PRELOAD, "openai/m", "openai/m").split() == ["True", "['openai']", "None"]
+    both = _python(PRELOAD, "anthropic/m", "openai/m").split("\n")
+    assert both[:3] == ["True", "['anthropic', 'openai']", "None"]
+
+
+SSL = """
+import ssl
+loads = []
+original = ssl.SSLContext.load_verify_locations
+def counted(self, *args, **kwargs):
+    loads.append(args)
+    return original(self, *args, **kwargs)
+ssl.SSLContext.load_verify_locations = counted
+from evolve_action.providers.registry import build_provider
+for provider_id in ("anthropic", "openai", "anthropic", "openai"):
+    build_provider(provider_id, environ={}, api_key="k", base_url="http://127.0.0.1:9").inner.client
+print(len(loads))
+"""
+
+
+FIRST_CALL = """
+import asyncio, sys
+from evolve_action.providers import transport
+
+async def main():
+    waiting = asyncio.create_task(transport.imported("openai"))
+    turns = 0
+    while not waiting.done():  # the loop keeps turning while the worker imports
+        turns += 1
+        await asyncio.sleep(0)
+    print("openai" in sys.modules, turns > 1)
+
+asyncio.run(main())
+"""
+
+
+def test_a_first_call_imports_its_sdk_off_the_event_loop() -> None:
+    """Without a preload, an adapter's first call still imports its SDK in the worker."""
+    assert _python(FIRST_CALL).split() == ["True", "True"]
+
+
+def test_every_sdk_client_shares_one_ssl_context() -> None:
+    """The CA bundle is loaded once, not once per client."""
+    assert _python(SSL).split() == ["1"]
+
+
+GC = """
+import gc, sys
+from evolve_action import startup
+from evolve_action.providers.setup import build_providers
+
+build_providers(["openai/m"], keys={}, environ={"OPENAI_API_KEY": "k"}, max_concurrency=1)
+print(gc.isenabled(), gc.get_freeze_count() == 0)  # a library caller's collector: untouched
+startup.begin()
+print(gc.isenabled())
+build_providers(["openai/m"], keys={}, environ={"OPENAI_API_KEY": "k"}, max_concurrency=1)
+print(gc.isenabled(), gc.get_freeze_count() > 0)  # back on; start-up's heap frozen
+"""
+
+
+def test_the_collector_pauses_for_start_up_and_resumes_for_the_job() -> None:
+    assert _python(GC).split() == ["True", "True", "False", "True", "True"]

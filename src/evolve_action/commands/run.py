@@ -93,6 +93,9 @@ def execute(args: argparse.Namespace) -> int:
         print(problem.render(), file=sys.stderr)
     if any(p.severity is Severity.ERROR for p in config_problems):
         return 2
+    from evolve_action.providers.setup import preload_sdks
+
+    preload_sdks(settings, environ, replay=args.replay is not None)  # beside git and loading
     from evolve_action.commands import actions_flow
 
     if in_actions:

@@ -39,8 +39,11 @@ def _sdk_errors(name: str) -> tuple[type[BaseException], ...]:
 
     The SDKs are imported only by the provider that is used (about 1 s of start-up each), and
     an exception from an SDK means that SDK is loaded: the others need no import to rule out.
+    One may be half-imported (the worker thread of `transport.preload` is still at it): it
+    has raised nothing yet, so a missing class is skipped.
     """
-    return tuple(getattr(sys.modules[m], name) for m in _SDKS if m in sys.modules)
+    found = (getattr(sys.modules[m], name, None) for m in _SDKS if m in sys.modules)
+    return tuple(cls for cls in found if cls is not None)
 
 
 _PERMANENT_QUOTA_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})

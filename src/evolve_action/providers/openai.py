@@ -6,11 +6,16 @@ live in `faults.RetryingProvider`; failures leave here already classified.
 
 from __future__ import annotations
 
-from openai import AsyncOpenAI
+import ssl
+from typing import TYPE_CHECKING
 
+from evolve_action.providers import transport
 from evolve_action.providers.base import ChatRequest, ChatResponse
 from evolve_action.providers.faults import MalformedResponse, classify
 from evolve_action.providers.openai_wire import build_body, parse_completion
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
 
 PROVIDER_ID = "openai"
 
@@ -25,12 +30,35 @@ class OpenAIProvider:
         base_url: str | None = None,
         timeout_s: float = 600.0,
         sdk_max_retries: int = 0,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
-        self.client = AsyncOpenAI(
-            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=sdk_max_retries
-        )
+        self._api_key, self._base_url = api_key, base_url
+        self._timeout_s, self._sdk_max_retries = timeout_s, sdk_max_retries
+        self._ssl_context = ssl_context
+        self._client: AsyncOpenAI | None = None
+
+    @property
+    def client(self) -> AsyncOpenAI:
+        """The SDK client, built on first use, once its SDK is imported (`complete` waits for
+        that off the event loop, so a run on another provider can start meanwhile)."""
+        if self._client is None:
+            from openai import AsyncOpenAI, DefaultAsyncHttpxClient
+
+            # The SDK's own default HTTP client (its connection limits and socket options),
+            # on the SSL context every client shares: the CA bundle loads once, not per client.
+            context = self._ssl_context or transport.ssl_context()
+            self._client = AsyncOpenAI(
+                api_key=self._api_key,
+                base_url=self._base_url,
+                timeout=self._timeout_s,
+                max_retries=self._sdk_max_retries,
+                http_client=DefaultAsyncHttpxClient(verify=context),
+            )
+        return self._client
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
+        if self._client is None:
+            await transport.imported(self.id)
         body = build_body(request)
         try:
             completion = await self.client.chat.completions.create(**body)
@@ -44,4 +72,5 @@ class OpenAIProvider:
             raise classify(error, provider=self.id) from exc
 
     async def aclose(self) -> None:
-        await self.client.close()
+        if self._client is not None:
+            await self._client.close()

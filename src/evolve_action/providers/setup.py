@@ -13,12 +13,14 @@ Two environment variables tune the transport for tests and slow self-hosted serv
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from evolve_action.providers import catalog
+from evolve_action import startup
+from evolve_action.providers import catalog, transport
 from evolve_action.providers.base import Provider, ProviderError, split_model
 from evolve_action.providers.faults import RetryPolicy
 from evolve_action.providers.limiter import AdaptiveLimiter
@@ -30,6 +32,9 @@ from evolve_action.providers.replay import (
     load_cassette,
     save_cassette,
 )
+
+if TYPE_CHECKING:
+    from evolve_action.settings import Settings
 
 
 class ModelChoiceError(ValueError):
@@ -78,6 +83,29 @@ def choose_judge(
         return resolve_model(token)
     except ValueError as exc:
         raise ModelChoiceError(f"input judge-model: {exc}") from None
+
+
+def preload_sdks(
+    settings: Settings, environ: Mapping[str, str], *, replay: bool
+) -> threading.Thread | None:
+    """Start importing the SDKs this job will build clients for (`transport.preload`).
+
+    Called at job start, before git and loading; the models' providers come first, since
+    the first request goes to a model and the judge speaks only after it. Replay builds no
+    SDK client, a provider without a key is never built, and models that do not resolve are
+    left for `choose_models` to report where the job resolves them. Returns the worker
+    thread, if one was started.
+    """
+    if replay:
+        return None
+    keys = {"anthropic": settings.anthropic_api_key, "openai": settings.openai_api_key}
+    try:
+        models = choose_models(settings.models, keys=keys, environ=environ)
+        judge = choose_judge(settings.judge_model, keys=keys, environ=environ)
+    except ModelChoiceError:
+        return None
+    needed = [split_model(m)[0] for m in [*models, judge]]
+    return transport.preload(p for p in needed if _has_key(p, keys, environ))
 
 
 @dataclass
@@ -146,6 +174,8 @@ def build_providers(
             out.cassettes[provider_id] = cassette
             provider = RecordingProvider(provider, cassette)
         out.built[provider_id] = provider
+    if not transport.importing():  # else the preload thread says when start-up is over
+        startup.started()
     return out
 
 

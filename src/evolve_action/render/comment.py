@@ -12,18 +12,12 @@ from __future__ import annotations
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
-
-from jinja2 import (
-    BaseLoader,
-    ChoiceLoader,
-    DictLoader,
-    Environment,
-    StrictUndefined,
-    TemplateError,
-)
-from jinja2.sandbox import SandboxedEnvironment
+from typing import TYPE_CHECKING
 
 from evolve_action.render.view import CommentView
+
+if TYPE_CHECKING:
+    from jinja2 import BaseLoader, Environment
 
 COMMENT_LIMIT = 65_536
 SUMMARY_LIMIT = 1024 * 1024
@@ -44,6 +38,10 @@ def _package_templates() -> dict[str, str]:
 
 
 def environment(user_template: Path | None = None) -> Environment:
+    # Jinja2 takes 50-70 ms to import: only a job that renders a comment or summary loads it.
+    from jinja2 import ChoiceLoader, DictLoader, Environment, StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
     loaders: list[BaseLoader] = [DictLoader(_package_templates())]
     cls: type[Environment] = Environment
     if user_template is not None:
@@ -66,6 +64,8 @@ def environment(user_template: Path | None = None) -> Environment:
 def render(
     view: CommentView, *, name: str = "comment.md.j2", env: Environment | None = None
 ) -> str:
+    from jinja2 import TemplateError
+
     env = env or environment()
     try:
         return env.get_template(name).render(v=view)
