@@ -29,6 +29,7 @@ from evolve_action.planning import RunSpec
 from evolve_action.publish import Published, RunnerFiles, publish, publish_in_progress
 from evolve_action.render.build import ReportInput
 from evolve_action.results import ResultsData, check_writable, write_results
+from evolve_action.sandbox import job_level
 from evolve_action.settings import Settings
 from evolve_action.sides import Sides
 
@@ -83,6 +84,7 @@ def _report(
         duration_s=time.monotonic() - started,
         cached_runs=execution.cached if execution else None,
         version=__version__,
+        confinement=job_level().level.words,
     )
 
 
@@ -102,6 +104,7 @@ def _write(setup: JobSetup, execution: Execution, sides: Sides, report: ReportIn
             "pr_number": setup.event.pr_number,
             "event": setup.event.name,
             "incomplete": bool(execution.not_run),
+            "confinement": report.confinement,
         },
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         repo_root=sides.head_root,

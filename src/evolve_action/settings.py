@@ -103,6 +103,12 @@ INPUTS: tuple[InputSpec, ...] = (
         "false",
         "Under pull_request_target, run PR code with secrets. Only for trusted contributors.",
     ),
+    InputSpec(
+        "allow-unconfined",
+        "false",
+        "Where commands cannot be confined (not root, no working bubblewrap), run the agent's"
+        " commands and `command` checks unconfined anyway. Only for trusted code.",
+    ),
     InputSpec("template", "", "Path of a Jinja2 template that replaces the comment template."),
 )
 
@@ -134,6 +140,7 @@ class Settings:
     config: Path | None = None
     agent_network: bool = False
     allow_untrusted_code: bool = False
+    allow_unconfined: bool = False
     template: Path | None = None
 
 
@@ -244,6 +251,7 @@ _PARSERS: dict[str, Callable[[str, str], Any]] = {
     "config": _path,
     "agent-network": _bool,
     "allow-untrusted-code": _bool,
+    "allow-unconfined": _bool,
     "template": _path,
 }
 

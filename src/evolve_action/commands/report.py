@@ -81,10 +81,17 @@ def _first(docs: Sequence[LoadedResults], key: str) -> Any:
     return None
 
 
+def _confinement(docs: Sequence[LoadedResults]) -> str:
+    """How the merged jobs confined commands; shards that differ are all named."""
+    said = [(d.document.get("settings") or {}).get("confinement") for d in docs]
+    return "; ".join(dict.fromkeys(s for s in said if isinstance(s, str) and s))
+
+
 def build_report(
     docs: Sequence[LoadedResults], settings: Settings, event: Event, head_sha: str
 ) -> tuple[ReportInput, ResultsData]:
     runs, suites = merge(docs)
+    confinement = _confinement(docs)
     aggregate = stats.aggregate(runs, suites, alpha=settings.alpha)
     base = _first(docs, "base_sha")
     has_base = any((d.document.get("settings") or {}).get("base_sha") is not None for d in docs)
@@ -97,6 +104,7 @@ def build_report(
         base_sha=str(base or "") if has_base else None,
         head_suites=suites,
         version=__version__,
+        confinement=confinement,
     )
     data = ResultsData(
         runs=runs,
@@ -107,6 +115,7 @@ def build_report(
             "head_sha": head_sha,
             "base_sha": base if has_base else None,
             "merged_from": len(docs),
+            "confinement": confinement,
         },
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     )

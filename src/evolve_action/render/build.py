@@ -52,6 +52,7 @@ class ReportInput:
     cached_runs: int | None = None  # None: count the runs marked `cached`
     version: str = ""
     gate: Gate | None = None  # None: `gate.evaluate` with the settings
+    confinement: str = ""  # how commands were confined, in words (`sandbox.Level.words`)
 
     @property
     def has_base(self) -> bool:
@@ -219,5 +220,7 @@ def footer(report: ReportInput) -> str:
         parts.append(f"{plural(cached, 'cached run')} reused")
     if report.event.run_url:
         parts.append(f"[workflow run]({report.event.run_url})")
+    if report.confinement:
+        parts.append(f"confinement: {inline(report.confinement)}")
     parts.append(f"evolve-action {report.version}".strip())
     return " · ".join(parts)
