@@ -26,7 +26,7 @@ import logging
 import re
 import sys
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -275,7 +275,6 @@ class Confinement:
         env: Mapping[str, str],
         timeout_s: float,
         stdin: str | None,
-        reap: Callable[[], Awaitable[None]] | None = None,
     ) -> CommandResult:
         return await spawn(
             argv,
@@ -285,7 +284,6 @@ class Confinement:
             stdin=stdin,
             output_cap=self.output_cap,
             kill_grace_s=self.kill_grace_s,
-            reap=reap,
         )
 
     async def _as_user(
@@ -312,20 +310,18 @@ class Confinement:
                 "is not searchable by other users; put workspaces in a directory others may "
                 "enter (the default temporary directory is)",
             )  # fmt: skip
+        await asyncio.to_thread(sandbox_user.hand_over, root, lease.uid)
+        result = None
         try:
-            await asyncio.to_thread(sandbox_user.hand_over, root, lease.uid)
-            uid = lease.uid
             result = await self._spawn(
-                sandbox_user.wrap(uid, argv),
-                where,
-                env,
-                timeout_s,
-                stdin,
-                reap=lambda: sandbox_user.kill_all(uid),
+                sandbox_user.wrap(lease.uid, argv), where, env, timeout_s, stdin
             )
         finally:
-            # Nothing the command started may run on while we read its workspace as root.
-            await asyncio.shield(sandbox_user.kill_all(lease.uid))
+            # The helper kills what the command left when it ends on its own; after a timeout
+            # or a cancellation it may have been killed first. Either way nothing the command
+            # started may run on while we read its workspace as root.
+            if result is None or result.timed_out:
+                await asyncio.shield(sandbox_user.kill_all(lease.uid))
         removed = await asyncio.to_thread(sandbox_user.unlink_hard_links, root)
         if removed:
             shown = ", ".join(removed[:10]) + (" …" if len(removed) > 10 else "")

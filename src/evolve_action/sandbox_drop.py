@@ -1,14 +1,18 @@
-"""Become an unprivileged user, then exec a command: the last step before PR code runs.
+"""Run a command as an unprivileged user, and bury everything it started (`sandbox_user`).
 
-Started by root as `python -I -S sandbox_drop.py --uid N [--check | --kill | -- ARGV...]`
-(see `sandbox_user`); it imports nothing from the package, so it starts in milliseconds and
-works from any install. In order: no supplementary groups, gid, uid (real, effective and
-saved), `no_new_privs` (no setuid binary can give the privileges back), resource limits,
-then `execvp`. It refuses to go on if root can be regained.
+Started by root as `python -I -S sandbox_drop.py --uid N (-- ARGV... | --check | --kill)`;
+it imports nothing from the package, so it starts in milliseconds from any install.
 
-    --check   drop, verify, exit 0: can this process switch users at all?
-    --kill    drop, then SIGKILL every process of that user (`kill(-1)` as that user), so
-              nothing a command started outlives it, even after `setsid` or a double fork
+With `-- ARGV`, this process stays root and becomes the command's reaper: a child drops to
+the user (no groups, gid and uid, `no_new_privs` so no setuid binary gives privileges back,
+resource limits) and execs the command. Whatever the command leaves behind, even after
+`setsid` or a double fork, is re-parented here rather than to PID 1 (which is us, in a
+container, and would never reap it), and is killed and reaped when the command ends or when
+we get SIGTERM. Being root, this process cannot be signalled by the commands it watches.
+The exit status is the command's (a signal is passed on as that signal).
+
+    --check   a child drops and verifies, then exits: can this process switch users at all?
+    --kill    drop, then SIGKILL every process of that user (`kill(-1)` as that user)
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import signal
 import sys
 
 _PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_CHILD_SUBREAPER = 36
 EXEC_FAILED = 127
 MARKER = "evolve-sandbox:"  # stderr prefix of our own failures, which the caller recognises
 # Per-user limits: a fork bomb, a core dump or a runaway file stops at these. No address
@@ -33,34 +38,30 @@ LIMITS = (
 
 
 def _fail(message: str, code: int = EXEC_FAILED) -> None:
-    sys.stderr.write(f"{MARKER} {message}\n")
-    sys.stderr.flush()
+    with contextlib.suppress(OSError):
+        os.write(2, f"{MARKER} {message}\n".encode())
     os._exit(code)
 
 
-def _no_new_privs() -> None:
+def _prctl(option: int, value: int) -> bool:
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        _fail(f"prctl(PR_SET_NO_NEW_PRIVS) failed: {os.strerror(ctypes.get_errno())}")
-
-
-def _limit() -> None:
-    for kind, value in LIMITS:
-        _soft, hard = resource.getrlimit(kind)
-        cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        resource.setrlimit(kind, (cap, cap))
+    return int(libc.prctl(option, value, 0, 0, 0)) == 0
 
 
 def drop(uid: int) -> None:
     """Become `uid` (group `uid`, no other group) for good, or exit."""
     try:
-        _limit()
+        for kind, value in LIMITS:
+            hard = resource.getrlimit(kind)[1]
+            cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(kind, (cap, cap))
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
     except (OSError, ValueError) as exc:
         _fail(f"cannot switch to user {uid}: {exc}")
-    _no_new_privs()
+    if not _prctl(_PR_SET_NO_NEW_PRIVS, 1):
+        _fail(f"prctl(PR_SET_NO_NEW_PRIVS) failed: {os.strerror(ctypes.get_errno())}")
     if os.getresuid() != (uid, uid, uid) or os.getresgid() != (uid, uid, uid) or os.getgroups():
         _fail(f"switching to user {uid} did not take effect")
     try:
@@ -70,24 +71,83 @@ def drop(uid: int) -> None:
     _fail("root could be regained after switching users; refusing to run anything")
 
 
+def kill_user(uid: int) -> None:
+    """SIGKILL every process of `uid`, from a child that becomes `uid`: as that user, -1
+    reaches exactly its processes (never the caller), atomically, so no fork slips by."""
+    pid = os.fork()
+    if pid == 0:
+        drop(uid)
+        with contextlib.suppress(ProcessLookupError):  # nothing was left
+            os.kill(-1, signal.SIGKILL)
+        os._exit(0)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+
+
+def _reap_all() -> None:
+    with contextlib.suppress(ChildProcessError):
+        while True:
+            os.wait()
+
+
+def _start(uid: int, argv: list[str]) -> int:
+    pid = os.fork()
+    if pid == 0:
+        drop(uid)
+        try:
+            os.execvp(argv[0], argv)
+        except OSError as exc:
+            _fail(f"could not start {argv[0]!r}: {exc.strerror or exc}")
+    return pid
+
+
+def supervise(uid: int, argv: list[str]) -> None:
+    """Run `argv` as `uid`; when it ends (or we are told to stop), kill and reap the rest."""
+    if not _prctl(_PR_SET_CHILD_SUBREAPER, 1):
+        _fail("prctl(PR_SET_CHILD_SUBREAPER) failed")
+
+    def stop(signum: int, _frame: object) -> None:
+        kill_user(uid)
+        _reap_all()
+        os._exit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, stop)
+    child = _start(uid, argv)
+    # The command has the pipes now; holding them here would delay their end of file.
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    status = 0
+    with contextlib.suppress(ChildProcessError):
+        while True:
+            pid, status = os.wait()
+            if pid == child:
+                break
+    kill_user(uid)
+    _reap_all()
+    if os.WIFSIGNALED(status):
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        os.kill(os.getpid(), os.WTERMSIG(status))
+    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+
+
 def main(args: list[str]) -> None:
     if len(args) < 3 or args[0] != "--uid" or not args[1].isdigit() or int(args[1]) == 0:
         _fail("usage: sandbox_drop.py --uid N (--check | --kill | -- ARGV...)", 2)
     uid, what, argv = int(args[1]), args[2], args[3:]
-    drop(uid)
     if what == "--check":
-        os._exit(0)
+        pid = os.fork()
+        if pid == 0:
+            drop(uid)
+            os._exit(0)
+        os._exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
     if what == "--kill":
-        # The caller is `uid` now: -1 reaches exactly that user's processes, never this one.
-        with contextlib.suppress(ProcessLookupError):  # nothing was left
-            os.kill(-1, signal.SIGKILL)
+        kill_user(uid)
         os._exit(0)
     if what != "--" or not argv:
         _fail("nothing to run", 2)
-    try:
-        os.execvp(argv[0], argv)
-    except OSError as exc:
-        _fail(f"could not start {argv[0]!r}: {exc.strerror or exc}")
+    supervise(uid, argv)
 
 
 if __name__ == "__main__":

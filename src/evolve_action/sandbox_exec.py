@@ -15,7 +15,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -105,13 +105,8 @@ async def spawn(
     stdin: str | None,
     output_cap: int,
     kill_grace_s: float = 2.0,
-    reap: Callable[[], Awaitable[None]] | None = None,
 ) -> CommandResult:
-    """Run `argv` to completion or to its timeout; never raises for a command's failure.
-
-    `reap`, when given, ends whatever escaped the process group (a confinement that can
-    find those processes does); it runs as soon as the command is over, so that their
-    pipes close and we need not wait out the readers' grace period."""
+    """Run `argv` to completion or to its timeout; never raises for a command's failure."""
     started = time.monotonic()
     try:
         proc = await asyncio.create_subprocess_exec(
@@ -147,8 +142,6 @@ async def spawn(
         raise
     # Background jobs die with their command: no process outlives the call that started it.
     _signal_group(proc.pid, signal.SIGKILL)
-    if reap is not None:
-        await reap()
     _, pending = await asyncio.wait(readers | {feeder}, timeout=_READER_GRACE_S)
     for task in pending:
         task.cancel()

@@ -181,6 +181,8 @@ async def test_processes_that_left_the_group_die_with_the_command(conf: Confinem
     assert done.stdout == "started\n"
     pid = int((conf.workspace / "escaped.pid").read_text())
     assert not _alive(pid)
+    assert conf.user is not None
+    assert _processes_of(conf.user) == []  # not even a zombie waiting for PID 1 to reap it
 
 
 async def test_file_tools_do_not_follow_links_a_command_planted(conf: Confinement) -> None:
@@ -240,3 +242,14 @@ def _alive(pid: int) -> bool:
             return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def _processes_of(uid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and entry.stat().st_uid == uid:
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
