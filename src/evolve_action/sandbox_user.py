@@ -57,6 +57,23 @@ class UserStatus:
     reason: str = ""  # why it does not work
 
 
+def add_pool_users(etc: Path = Path("/etc")) -> int:
+    """Name the pool's users and groups (`evolve-NNN`) in passwd and group; the image does
+    this once at build time. Unnamed uids work too, but some programs (node's
+    `os.userInfo()`, `whoami`) fail without a name. Returns how many users were added."""
+    passwd, group = etc / "passwd", etc / "group"
+    known = {line.split(":")[2] for line in passwd.read_text().splitlines() if line.count(":") >= 6}
+    new = [uid for uid in range(POOL_FIRST, POOL_FIRST + POOL_SIZE) if str(uid) not in known]
+    names = {uid: f"evolve-{uid - POOL_FIRST:03d}" for uid in new}
+    with passwd.open("a") as out:
+        out.writelines(
+            f"{names[u]}:x:{u}:{u}:evolve sandbox:/nonexistent:/usr/sbin/nologin\n" for u in new
+        )
+    with group.open("a") as out:
+        out.writelines(f"{names[u]}:x:{u}:\n" for u in new)
+    return len(new)
+
+
 def helper_argv(uid: int, *rest: str) -> list[str]:
     """The dropper's command line; `-I -S`: no environment, no site, nothing of the venv."""
     return [sys.executable, "-I", "-S", str(_HELPER), "--uid", str(uid), *rest]

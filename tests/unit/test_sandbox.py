@@ -416,3 +416,19 @@ def test_unsandboxed_commands_cannot_read_our_environment(ws: Path) -> None:
         check=False,
     )
     assert done.stdout.split() == ["before:LEAK", "after:SAFE"], done.stderr
+
+
+def test_the_pool_users_are_named_once(tmp_path: Path) -> None:
+    from evolve_action.sandbox_user import POOL_FIRST, POOL_SIZE, add_pool_users
+
+    (tmp_path / "passwd").write_text("root:x:0:0:root:/root:/bin/sh\n")
+    (tmp_path / "group").write_text("root:x:0:\n")
+    assert add_pool_users(tmp_path) == POOL_SIZE
+    assert add_pool_users(tmp_path) == 0
+    passwd = (tmp_path / "passwd").read_text().splitlines()
+    assert (
+        passwd[1]
+        == f"evolve-000:x:{POOL_FIRST}:{POOL_FIRST}:evolve sandbox:/nonexistent:/usr/sbin/nologin"
+    )
+    assert len(passwd) == POOL_SIZE + 1
+    assert (tmp_path / "group").read_text().splitlines()[1] == f"evolve-000:x:{POOL_FIRST}:"
