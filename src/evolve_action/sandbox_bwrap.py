@@ -88,17 +88,27 @@ def bwrap_argv(
                 args += ["--symlink", str(Path(entry.path).readlink()), f"/{entry.name}"]
             else:
                 args += ["--ro-bind-try", entry.path, f"/{entry.name}"]
-    args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *_masks(hidden)]
+    args += ["--bind", str(workspace), SANDBOX_ROOT, "--chdir", chdir, "--", *argv]
+    return args
+
+
+def _masks(hidden: Sequence[Path]) -> list[str]:
+    """An empty read-only directory over each hidden directory, /dev/null over each file.
+    Parents come first, so a hidden path inside another still finds its mount point; the
+    directories become read-only last, once every mount point in them exists."""
+    dirs, files = set(), set()
     for path in hidden:
         real = resolved(path)
         if real is None or real == Path("/"):
             continue
         if real.is_dir():
-            args += ["--tmpfs", str(real)]
+            dirs.add(real)
         elif real.exists():
-            args += ["--ro-bind", "/dev/null", str(real)]
-    args += ["--bind", str(workspace), SANDBOX_ROOT, "--chdir", chdir, "--", *argv]
-    return args
+            files.add(real)
+    args = [arg for d in sorted(dirs) for arg in ("--tmpfs", str(d))]
+    args += [arg for f in sorted(files) for arg in ("--ro-bind", "/dev/null", str(f))]
+    return args + [arg for d in sorted(dirs, reverse=True) for arg in ("--remount-ro", str(d))]
 
 
 @functools.cache

@@ -165,16 +165,18 @@ def test_dockerfile_entrypoint_is_the_entrypoint_script() -> None:
 def test_entrypoint_execs_so_the_cli_keeps_its_pid(tmp_path: Path) -> None:
     """The CLI must be PID 1 in the container: the entrypoint's shell replaces itself."""
     fake = tmp_path / "evolve-action"
-    fake.write_text('#!/bin/sh\necho "$$ $*"; ulimit -c\n')
+    fake.write_text('#!/bin/bash\necho "$$ $*"; ulimit -c; env | grep ^INPUT_\n')
     fake.chmod(0o755)
     proc = subprocess.Popen(
         [str(ROOT / "entrypoint"), "run", "--x"],
-        env={"PATH": f"{tmp_path}:/usr/bin:/bin"},
+        env={"PATH": f"{tmp_path}:/usr/bin:/bin", "INPUT_ANTHROPIC-API-KEY": "k"},
         stdout=subprocess.PIPE,
         text=True,
     )
     out, _ = proc.communicate(timeout=30)
-    assert out.split() == [str(proc.pid), "run", "--x", "0"]
+    # The same process, its arguments, no core dumps, and the inputs GitHub names with
+    # hyphens still there (a POSIX sh would have dropped them).
+    assert out.split() == [str(proc.pid), "run", "--x", "0", "INPUT_ANTHROPIC-API-KEY=k"]
 
 
 def test_dockerfile_names_the_sandbox_users() -> None:

@@ -432,3 +432,51 @@ def test_the_pool_users_are_named_once(tmp_path: Path) -> None:
     )
     assert len(passwd) == POOL_SIZE + 1
     assert (tmp_path / "group").read_text().splitlines()[1] == f"evolve-000:x:{POOL_FIRST}:"
+
+
+def test_default_hidden_names_daemon_sockets_and_the_runners_checkout(host_dir: Path) -> None:
+    from evolve_action.sandbox import default_hidden
+
+    checkout = host_dir / "checkout"
+    checkout.mkdir()
+    sock = host_dir / "docker.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(sock))
+    try:
+        environ = {"HOME": str(host_dir), "GITHUB_WORKSPACE": str(checkout)}
+        hidden = default_hidden({**environ, "DOCKER_HOST": f"unix://{sock}"})
+        unset = default_hidden(environ)
+    finally:
+        server.close()
+    assert checkout in hidden and sock in hidden
+    assert sock not in unset
+
+
+@needs_bwrap
+async def test_bwrap_hides_sockets_and_runner_mounts_read_only(ws: Path, host_dir: Path) -> None:
+    github = host_dir / "github"
+    (github / "workspace").mkdir(parents=True)
+    (github / "workspace" / "README.md").write_text("checkout")
+    (github / "file_commands").mkdir()
+    sock = host_dir / "docker.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(sock))
+    server.listen()
+    hidden = (github, github / "workspace", sock)
+    connect = f"import socket; socket.socket(socket.AF_UNIX).connect({str(sock)!r})"
+    python = os.path.realpath(sys.executable)
+    command = (
+        f"ls -A {github} {github}/workspace; echo x > {github}/workspace/PWNED.txt; "
+        f'echo x > {github}/file_commands/env; {python} -I -S -c "{connect}" && echo connected'
+    )
+    try:
+        done = await Confinement(ws, mode=SandboxMode.BWRAP, hidden=hidden).run(
+            command, timeout_s=20
+        )
+    finally:
+        server.close()
+    assert "README.md" not in done.stdout and "connected" not in done.stdout
+    assert "PWNED.txt: Read-only file system" in done.stderr
+    assert "file_commands/env: Directory nonexistent" in done.stderr
+    assert not (github / "workspace" / "PWNED.txt").exists()
+    assert not (github / "file_commands" / "env").exists()
