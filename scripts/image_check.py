@@ -18,9 +18,10 @@ runner's file commands and write into the checkout (`scripts/image_scenario.py`)
 
 In each confined variant the run must still post its comment and check. It needs root,
 podman (with runc where crun cannot run containers here) and the base image
-(python:3.11-slim-bookworm) in podman's storage, or mmdebstrap to build a stand-in for it from
-Debian's packages: `apt-get install podman runc mmdebstrap`. Without them it says why and
-exits 0: tests/e2e/test_image.py turns that into a skip. Exit 1 lists what failed.
+(python:3.11-slim-bookworm) in podman's storage or pullable, or else mmdebstrap to build a
+stand-in for it from Debian's packages: `apt-get install podman runc mmdebstrap`. Without
+them it says why and exits 0: tests/e2e/test_image.py turns that into a skip. Exit 1 lists
+what failed.
 """
 
 from __future__ import annotations
@@ -100,9 +101,11 @@ def why_skip() -> str | None:
     if shutil.which("podman") is None:
         return "podman is not installed (apt-get install podman runc mmdebstrap)"
     has_base = _podman("image", "exists", base_image()).returncode == 0
-    if not has_base and shutil.which("mmdebstrap") is None:
-        return f"{base_image()} is not in podman's storage and mmdebstrap is not installed"
-    return None
+    if has_base or shutil.which("mmdebstrap") is not None:
+        return None
+    if _podman("pull", "-q", base_image(), timeout=600).returncode == 0:
+        return None
+    return f"{base_image()} cannot be pulled and mmdebstrap (for a stand-in) is not installed"
 
 
 @contextlib.contextmanager
