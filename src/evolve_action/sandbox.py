@@ -187,7 +187,7 @@ class Confinement:
     mode: SandboxMode = SandboxMode.AUTO
     hidden: tuple[Path, ...] = field(default_factory=default_hidden)
     kill_grace_s: float = 2.0
-    _slot: _Slot = field(default_factory=_Slot, repr=False, compare=False)
+    _slot: _Slot = field(default_factory=_Slot, init=False, repr=False, compare=False)
 
     @property
     def sandboxed(self) -> bool:
