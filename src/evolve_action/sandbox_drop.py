@@ -90,14 +90,33 @@ def _reap_all() -> None:
             os.wait()
 
 
+def _exec(argv: list[str]) -> None:
+    """`execvp` without its lazy imports: once we are the user, the interpreter's own
+    library may be out of reach (a Python under /root, say), so nothing may be imported."""
+    name = argv[0]
+    paths = os.environ.get("PATH", os.defpath).split(os.pathsep)
+    candidates = [name] if "/" in name else [f"{d or '.'}/{name}" for d in paths]
+    first: OSError | None = None
+    for candidate in candidates:
+        try:
+            os.execv(candidate, argv)
+        except OSError as exc:
+            # Like execvp: a program found but not allowed says more than "not found".
+            if first is None or isinstance(first, FileNotFoundError):
+                first = exc
+    raise first or FileNotFoundError(2, "No such file or directory")
+
+
 def _start(uid: int, argv: list[str]) -> int:
     pid = os.fork()
     if pid == 0:
-        drop(uid)
         try:
-            os.execvp(argv[0], argv)
+            drop(uid)
+            _exec(argv)
         except OSError as exc:
             _fail(f"could not start {argv[0]!r}: {exc.strerror or exc}")
+        except BaseException as exc:  # never a traceback from the child
+            _fail(f"could not start {argv[0]!r}: {type(exc).__name__}")
     return pid
 
 

@@ -253,3 +253,18 @@ def _processes_of(uid: int) -> list[int]:
         except OSError:
             continue
     return found
+
+
+async def test_programs_are_found_on_path_past_directories_the_user_cannot_enter(
+    conf: Confinement, place: Path
+) -> None:
+    """The user's PATH may start with directories only root may enter (/root/.pyenv/shims);
+    the search goes on past them, and nothing the helper needs is loaded after the switch."""
+    closed = place / "closed"
+    closed.mkdir(mode=0o700)
+    env = await conf.environment()
+    env["PATH"] = f"{closed}:{env['PATH']}"
+    done = await conf.launch(["sh", "-c", "echo found"], env=env, timeout_s=20)
+    missing = await conf.launch(["no-such-program-here"], env=env, timeout_s=20)
+    assert (done.exit_code, done.stdout) == (0, "found\n")
+    assert missing.exit_code == -1 and "could not start 'no-such-program-here'" in missing.error
