@@ -77,6 +77,7 @@ class RepoConfig:
     alpha: float | None = None
     max_cost_usd: float | None = None
     agent_network: bool | None = None
+    harness: str | None = None  # sdk | cli
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +227,17 @@ def _layout(raw: Any, at: At, problems: Problems) -> str | None:
     return value
 
 
+def _harness(raw: Any, at: At, problems: Problems) -> str | None:
+    value = _text(raw, at, problems)
+    if value is not None and value.lower() not in _HARNESSES:
+        problems.error(at, f"{value!r} is not a harness; use one of {', '.join(_HARNESSES)}")
+        return None
+    return None if value is None else value.lower()
+
+
+_HARNESSES = ("sdk", "cli")
+
+
 def _strings(raw: Any, at: At, problems: Problems) -> tuple[str, ...] | None:
     """A list of strings, or one comma-separated string as the action input takes it."""
     if isinstance(raw, str):
@@ -264,6 +276,7 @@ _FIELDS: dict[str, Reader] = {
     "alpha": _alpha,
     "max_cost_usd": _positive,
     "agent_network": _flag,
+    "harness": _harness,
 }
 
 KNOWN_KEYS = frozenset({*_FIELDS, "report", "providers", *EVOLVE_ONLY_KEYS})

@@ -6,30 +6,39 @@ Five conventions share one walk of the tree:
   (marketplace, multi or single, detected from marker files in that precedence, or forced);
 - skill-creator's `<skill>/evals/evals.json` (and its `trigger-eval.json`) in any directory that
   holds a SKILL.md;
-- clauditor's `<name>.eval.json` beside a command or inside a skill directory;
-- agentv's `EVAL.yaml`, `*.eval.yaml`, `dataset*.yaml` and JSONL datasets, anywhere.
+- clauditor's `<name>.eval.json` beside a command or inside a skill directory (a skill's
+  `SKILL.eval.json` wins over its `assets/<name>.eval.json`, as clauditor reads only the first);
+- agentv's `EVAL.yaml` and `*.eval.yaml` anywhere, and below an `evals/` folder the names of
+  other generations (`suite.yaml`, `dataset*.yaml`, JSONL datasets). Committed result baselines
+  (`*.baseline.*`), helper files and files another eval file reads as its cases are not evals.
 
 The walk never leaves the root: symlinked directories are not entered, and symlinked eval
-files pointing outside it are reported, not read.
+files pointing outside it are reported, not read. A tree with skills or eval-like files that
+yields no eval file gets a warning saying why.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from evolve_action.discovery_refs import referenced_cases, skill_name_of, why_nothing
 from evolve_action.globs import PathFilter
 from evolve_action.model import Format, Origin, Problem, Severity, Skill
 from evolve_action.placement import (
     EXTENSIONS,
+    MARKETPLACE_MARKER,
     PLUGIN_MARKER,
     EvalFile,
     describe_file,
     format_for_name,
+    generic_agentv_name,
     inside,
     manifest_name,
+    marketplace_plugins,
+    skill_dir_name,
     skill_near,
 )
 
@@ -37,7 +46,7 @@ __all__ = ["LAYOUTS", "Discovery", "EvalFile", "describe_file", "discover", "for
 
 LAYOUTS = ("auto", "single", "multi", "marketplace")
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__"})
-MARKETPLACE_MARKER = ".claude-plugin/marketplace.json"
+TRIGGER_SET_NAMES = ("trigger-eval.json", "trigger_eval.json")  # skill-creator's trigger set
 MULTI_MARKER = "plugins/*/.claude-plugin/plugin.json"
 
 
@@ -84,6 +93,7 @@ class _Discoverer:
         self.index: dict[str, _Dir] = {}
         self.files: dict[str, EvalFile] = {}
         self.problems: list[Problem] = []
+        self.notes: dict[str, list[Problem]] = {}  # rel → warnings shown with that file
 
     def run(self, layout: str) -> Discovery:
         self.index = _walk(self.root)
@@ -96,7 +106,14 @@ class _Discoverer:
         for rel_dir in sorted(self.index):
             self._skill_creator(rel_dir, skill_plugins)
             self._by_name(rel_dir)
-        files = tuple(self.files[key] for key in sorted(self.files))
+        self._drop_referenced()
+        if not self.files and not self.problems:
+            for rel, message in why_nothing(self.root, {k: v.files for k, v in self.index.items()}):
+                self._problem(rel, message, Severity.WARNING)
+        files = tuple(
+            replace(self.files[key], notes=tuple(self.notes.get(key, ())))
+            for key in sorted(self.files)
+        )
         return Discovery(self.root, found, files, tuple(self.problems))
 
     # --- evolve layouts ----------------------------------------------------------------
@@ -126,7 +143,10 @@ class _Discoverer:
             return "", []
         if layout in ("marketplace", "multi"):
             names = sorted(self.index.get("plugins", _Dir()).subdirs)
-            return layout, [_Plugin(name, f"plugins/{name}") for name in names]
+            found = [_Plugin(name, f"plugins/{name}") for name in names]
+            if layout == "marketplace":  # plugins listed by a local `source`, `./` included
+                found += self._listed(self.root, "", found)
+            return layout, found
         if layout == "single":
             return layout, [_Plugin(manifest_name(self.root) or self.root.name, "")]
         if "evals" in self.index:  # no marker: a bare `evals/<skill>/` still means evolve
@@ -145,6 +165,7 @@ class _Discoverer:
             if "marketplace.json" in markers:
                 names = sorted(self.index.get(_join(rel_dir, "plugins"), _Dir()).subdirs)
                 inner = [_Plugin(n, _join(rel_dir, f"plugins/{n}")) for n in names]
+                inner += self._listed(self.root / rel_dir, rel_dir, inner)
             elif "plugin.json" in markers:
                 name = manifest_name(self.root / rel_dir) or rel_dir.rpartition("/")[2]
                 inner = [_Plugin(name, rel_dir)]
@@ -156,19 +177,61 @@ class _Discoverer:
                     found.append(plugin)
         return found
 
+    def _listed(self, base: Path, rel_base: str, known: list[_Plugin]) -> list[_Plugin]:
+        """Plugins a marketplace lists by local source that its `plugins/` folder lacks."""
+        seen = {p.rel for p in known}
+        out = []
+        for name, rel in marketplace_plugins(base):
+            full = _join(rel_base, rel) if rel else rel_base
+            if full not in seen:
+                seen.add(full)
+                out.append(_Plugin(name, full))
+        return out
+
     def _eval_sets(self, plugin: _Plugin) -> None:
         evals_dir = _join(plugin.rel, "evals")
         for name in sorted(self.index.get(evals_dir, _Dir()).subdirs):
-            set_dir = _join(evals_dir, name)
-            skill_dir = self.root / plugin.rel / "skills" / name
-            skill = Skill(
-                name=name,
-                dir=skill_dir if skill_dir.is_dir() else None,
-                plugin=plugin.name,
-                plugin_dir=self.root / plugin.rel,
-            )
-            self._one_per_stem(set_dir, "evals", Format.EVOLVE, skill)
-            self._one_per_stem(set_dir, "triggers", Format.TRIGGERS, skill)
+            self._eval_set(_join(evals_dir, name), self._plugin_skill(plugin, name))
+        top = self.index.get(evals_dir, _Dir()).files
+        if any(f"evals{ext}" in top for ext in EXTENSIONS):
+            self._top_eval_set(plugin, evals_dir)
+
+    def _plugin_skill(self, plugin: _Plugin, name: str) -> Skill:
+        skill_dir = self.root / plugin.rel / "skills" / name
+        return Skill(
+            name=name,
+            dir=skill_dir if skill_dir.is_dir() else None,
+            plugin=plugin.name,
+            plugin_dir=self.root / plugin.rel,
+        )
+
+    def _eval_set(self, set_dir: str, skill: Skill) -> None:
+        """evolve's pair, and skill-creator's trigger set where evolve's is absent."""
+        self._one_per_stem(set_dir, "evals", Format.EVOLVE, skill)
+        if not self._one_per_stem(set_dir, "triggers", Format.TRIGGERS, skill):
+            self._trigger_set(set_dir, skill)
+
+    def _top_eval_set(self, plugin: _Plugin, evals_dir: str) -> None:
+        """`evals/evals.json` directly in a plugin's `evals/`: the skill its `skill_name` names
+        (a plugin whose main skill keeps its evals at the top, the others in subfolders)."""
+        if "SKILL.md" in self.index.get(plugin.rel, _Dir()).files:
+            return  # a skill at the plugin root: skill-creator's `<skill>/evals/` reads it
+        present = self.index[evals_dir].files
+        names = [f"evals{ext}" for ext in EXTENSIONS if f"evals{ext}" in present]
+        name = skill_name_of(self.root / evals_dir / names[0])
+        if (self.root / plugin.rel / "skills" / name / "SKILL.md").is_file():
+            self._eval_set(evals_dir, self._plugin_skill(plugin, name))
+            return
+        if not any(self.keep(_join(evals_dir, n)) for n in names):
+            return
+        said = f"its skill_name {name!r} is no skill here" if name else "it has no skill_name"
+        self._problem(
+            _join(evals_dir, names[0]),
+            f"sits directly in {evals_dir}/ and {said}, so it was not read; move it to"
+            f" {evals_dir}/<skill>/ or set skill_name to a folder under"
+            f" {_join(plugin.rel, 'skills')}/",
+            Severity.WARNING,
+        )
 
     # --- skill-creator, clauditor, agentv ------------------------------------------------
 
@@ -176,27 +239,74 @@ class _Discoverer:
         entry = self.index[rel_dir]
         if "SKILL.md" not in entry.files or "evals" not in entry.subdirs:
             return
-        parent, _, name = rel_dir.rpartition("/")
+        parent, _, _name = rel_dir.rpartition("/")
         plugin = skill_plugins.get(parent) if rel_dir else None
         skill = Skill(
-            name=name or self.root.name,
+            name=skill_dir_name(self.root / rel_dir, self.root),
             dir=self.root / rel_dir,
             plugin=plugin.name if plugin else "",
             plugin_dir=self.root / plugin.rel if plugin else None,
         )
         evals_dir = _join(rel_dir, "evals")
         self._one_per_stem(evals_dir, "evals", Format.EVOLVE, skill)
-        if "trigger-eval.json" in self.index.get(evals_dir, _Dir()).files:
-            self._add(_join(evals_dir, "trigger-eval.json"), Format.TRIGGERS, skill)
+        self._trigger_set(evals_dir, skill)
+
+    def _trigger_set(self, rel_dir: str, skill: Skill) -> None:
+        present = self.index.get(rel_dir, _Dir()).files
+        for name in TRIGGER_SET_NAMES:
+            if name in present:
+                self._add(_join(rel_dir, name), Format.TRIGGERS, skill)
+                return
 
     def _by_name(self, rel_dir: str) -> None:
+        under_evals = "evals" in rel_dir.split("/")
         for name in sorted(self.index[rel_dir].files):
             fmt = format_for_name(name)
-            if fmt is Format.CLAUDITOR or fmt is Format.AGENTV:
-                rel = _join(rel_dir, name)
-                if fmt is Format.AGENTV and self._is_sidecar(rel_dir, name):
+            rel = _join(rel_dir, name)
+            if fmt is Format.AGENTV:
+                if self._is_sidecar(rel_dir, name) or (
+                    generic_agentv_name(name) and not under_evals
+                ):
                     continue
                 self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
+            elif fmt is Format.CLAUDITOR and not self._shadowed_spec(rel_dir, name):
+                self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
+
+    def _shadowed_spec(self, rel_dir: str, name: str) -> bool:
+        """`<skill>/assets/<name>.eval.json` beside a `<skill>/SKILL.eval.json`: clauditor finds
+        only the sibling of SKILL.md, so that one is read and this one is not."""
+        parent, _, folder = rel_dir.rpartition("/")
+        if folder != "assets" or name.upper() == "SKILL.EVAL.JSON":
+            return False
+        siblings = self.index.get(parent, _Dir()).files
+        winner = next((n for n in siblings if n.upper() == "SKILL.EVAL.JSON"), None)
+        if winner is None or "SKILL.md" not in siblings:
+            return False
+        rel = _join(rel_dir, name)
+        if self.keep(rel):
+            self.notes.setdefault(_join(parent, winner), []).append(
+                Problem(
+                    Origin(self.prefix + rel),
+                    f"not read: {_join(parent, winner)} is this skill's eval spec (clauditor reads"
+                    " the SKILL.eval.json beside SKILL.md and only opens assets/ specs when"
+                    " named with --eval); merge the two or delete one",
+                    Severity.WARNING,
+                )
+            )
+        return True
+
+    def _drop_referenced(self) -> None:
+        """An AgentV file another one reads as its cases (`tests: ./dataset.jsonl`,
+        `file://cases/*.yaml`) is loaded through that file only, so no case is loaded twice."""
+        agentv = [rel for rel, f in self.files.items() if f.format is Format.AGENTV]
+        if len(agentv) < 2:
+            return
+        taken: set[str] = set()
+        for rel in agentv:
+            if rel not in taken:
+                taken |= referenced_cases(self.root, rel, agentv)
+        for rel in taken:
+            self.files.pop(rel, None)
 
     def _is_sidecar(self, rel_dir: str, name: str) -> bool:
         """`dataset.yaml` beside `dataset.jsonl` holds the JSONL dataset's shared settings."""
@@ -205,7 +315,8 @@ class _Discoverer:
 
     # --- bookkeeping ---------------------------------------------------------------------
 
-    def _one_per_stem(self, rel_dir: str, stem: str, fmt: Format, skill: Skill) -> None:
+    def _one_per_stem(self, rel_dir: str, stem: str, fmt: Format, skill: Skill) -> bool:
+        """Add `<stem>.<ext>`; True when the folder has one (even an ambiguous one)."""
         present = self.index.get(rel_dir, _Dir()).files
         names = [stem + ext for ext in EXTENSIONS if stem + ext in present]
         if len(names) == 1:
@@ -216,6 +327,7 @@ class _Discoverer:
                 f"ambiguous {stem}: found {', '.join(names)} in {rel_dir or '.'}/;"
                 " keep exactly one",
             )
+        return bool(names)
 
     def _add(self, rel: str, fmt: Format, skill: Skill) -> None:
         if rel in self.files or not self.keep(rel):
@@ -231,9 +343,9 @@ class _Discoverer:
             return
         self.files[rel] = EvalFile(path, self.prefix + rel, fmt, skill)
 
-    def _problem(self, rel: str, message: str) -> None:
+    def _problem(self, rel: str, message: str, severity: Severity = Severity.ERROR) -> None:
         origin = Origin(self.prefix + rel)
-        self.problems.append(Problem(origin, message, Severity.ERROR))
+        self.problems.append(Problem(origin, message, severity))
 
 
 def _walk(root: Path) -> dict[str, _Dir]:

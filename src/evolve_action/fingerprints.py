@@ -94,8 +94,9 @@ class Fingerprinter:
     changed (each `run` does).
     """
 
-    def __init__(self, judge_model: str) -> None:
+    def __init__(self, judge_model: str, harness: str = "") -> None:
         self.judge_model = judge_model
+        self.harness = harness  # "" for the SDK loop; the CLIs and their versions otherwise
         self._trees: dict[Path | None, str] = {}
         self._cases: dict[tuple[str, str, str], str] = {}
 
@@ -115,6 +116,8 @@ class Fingerprinter:
                     "judge": self.judge_model,
                     "tool": __version__,
                     "grading": GRADING_REVISION,
+                    # Only when set, so the SDK loop's runs keep the fingerprints they had.
+                    **({"harness": self.harness} if self.harness else {}),
                 }
             )
         return _digest([self._cases[key], model, repetition])

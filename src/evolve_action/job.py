@@ -21,6 +21,7 @@ from typing import TextIO
 from evolve_action import __version__, stats
 from evolve_action.config import RepoConfig
 from evolve_action.events import Event
+from evolve_action.gate import Gate, evaluate
 from evolve_action.github_api import Publisher
 from evolve_action.model import LoadResult, Suite
 from evolve_action.outcomes import RunResult
@@ -49,9 +50,17 @@ class JobSetup:
 @dataclass
 class Finished:
     execution: Execution
-    report: ReportInput
+    report: ReportInput  # carries the job's one verdict: `report.gate`
     results_path: Path
     invalid: list[LoadResult]
+
+    @property
+    def gate(self) -> Gate:
+        return self.report.decided_gate()
+
+
+# The in-progress comment shows "evals running" whatever its gate says: nothing is decided yet.
+RUNNING = Gate("neutral", "evals running", 0)
 
 
 def _report(
@@ -67,13 +76,21 @@ def _report(
     settings = setup.settings
     runs = execution.results if execution else []
     suites: list[Suite] = [*execution.head_suites, *execution.base_suites] if execution else []
+    aggregate = stats.aggregate(runs, suites, alpha=settings.alpha)
+    has_base = sides.base_root is not None
+    # The job's verdict, decided here once: the comment, check run, outputs, job summary and
+    # exit code all read this same object from the report.
+    gate = RUNNING
+    if not in_progress:
+        failed = sum(1 for r in invalid if not r.ok)
+        gate = evaluate(aggregate, settings, invalid_files=failed, has_base=has_base)
     return ReportInput(
-        aggregate=stats.aggregate(runs, suites, alpha=settings.alpha),
+        aggregate=aggregate,
         runs=runs,
         event=setup.event,
         settings=settings,
         head_sha=sides.head_sha,
-        base_sha=sides.base_sha if sides.base_root is not None else None,
+        base_sha=sides.base_sha if has_base else None,
         head_suites=execution.head_suites if execution else [],
         base_suites=execution.base_suites if execution else [],
         invalid=invalid,
@@ -84,6 +101,7 @@ def _report(
         duration_s=time.monotonic() - started,
         cached_runs=execution.cached if execution else None,
         version=__version__,
+        gate=gate,
         confinement=job_level().level.words,
     )
 
@@ -104,10 +122,17 @@ def _write(setup: JobSetup, execution: Execution, sides: Sides, report: ReportIn
             "pr_number": setup.event.pr_number,
             "event": setup.event.name,
             "incomplete": bool(execution.not_run),
+            # What decided the verdict, so `report` over these files can decide alike.
+            "alpha": settings.alpha,
+            "fail_on_regression": settings.fail_on_regression,
+            "min_pass_rate": settings.min_pass_rate,
             "confinement": report.confinement,
-        },
+        }
+        | ({"shard": str(settings.shard)} if settings.shard.count > 1 else {}),
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         repo_root=sides.head_root,
+        invalid=report.invalid,
+        skipped=execution.plan.skipped,
     )
     return write_results(settings.results_dir, data)[-1]
 

@@ -127,6 +127,38 @@ def _agentv_context(case: Case) -> list[str]:
     return lines
 
 
+# The argument that says what a call did, per tool (AgentV's `{{ tool_calls }}` summary).
+_KEY_ARGUMENT = {
+    "Skill": "skill",
+    "Read": "file_path",
+    "Write": "file_path",
+    "Edit": "file_path",
+    "Bash": "command",
+    "Grep": "pattern",
+    "Glob": "pattern",
+}
+_SHORT_ARGUMENT = 120
+
+
+def tool_call_summary(transcript: Transcript) -> str:
+    """One `- Tool: detail` line per call, for judge prompts that ask for `{{ tool_calls }}`."""
+    lines = []
+    for call in transcript.tool_calls:
+        try:
+            args = json.loads(call.arguments) if call.arguments else {}
+        except ValueError:
+            args = {}
+        detail = ""
+        if isinstance(args, dict):
+            key = _KEY_ARGUMENT.get(call.name)
+            wanted = [args.get(key)] if key else list(args.values())
+            detail = next(
+                (v for v in wanted if isinstance(v, str) and 0 < len(v) <= _SHORT_ARGUMENT), ""
+            )
+        lines.append(f"- {call.name}: {detail}" if detail else f"- {call.name}")
+    return "\n".join(lines)
+
+
 def build_prompt(
     case: Case,
     items: Sequence[JudgeItem],
@@ -154,6 +186,9 @@ def build_prompt(
     lines.extend(
         _fenced("The agent's final response:", cut_bytes(transcript.final_text, FINAL_TEXT_BYTES))
     )
+    if any("tool_calls" in (item.params.get("needs") or ()) for item in items):
+        calls = tool_call_summary(transcript) or "(no tool calls)"
+        lines.extend(_fenced("The agent's tool calls:", cut_bytes(calls, FINAL_TEXT_BYTES)))
     lines.append("")
     if transcript.changed_files:
         lines.append("Files the agent changed: " + ", ".join(sorted(transcript.changed_files)))

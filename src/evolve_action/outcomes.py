@@ -34,6 +34,7 @@ class ErrorKind(StrEnum):
     REPLAY_MISS = "replay_miss"  # replay mode, and the cassette has no such exchange
     WORKSPACE = "workspace"  # the workspace could not be prepared (fixtures, skill)
     BUDGET = "budget"  # not run: the cost budget was spent
+    HARNESS = "harness"  # the agent CLI (`harness: cli`) is missing, crashed or printed nothing
     INTERNAL = "internal"  # a bug of ours; reported, never hidden
 
 

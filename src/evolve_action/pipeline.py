@@ -15,10 +15,12 @@ from pathlib import Path, PurePosixPath
 
 from evolve_action.cache import RunCache
 from evolve_action.changes import affected
-from evolve_action.config import RepoConfig, load_config
+from evolve_action.config import RepoConfig
 from evolve_action.execution import Budget, execute_plan
 from evolve_action.fingerprints import Fingerprinter
 from evolve_action.formats import load_all
+from evolve_action.harness.run import open_harness
+from evolve_action.layering import settings_for
 from evolve_action.model import Format, LoadResult, Problem, Suite
 from evolve_action.outcomes import RunResult, Side
 from evolve_action.planning import Plan, RunSpec, plan_runs
@@ -29,7 +31,7 @@ from evolve_action.providers.setup import (
     choose_models,
 )
 from evolve_action.runner import RunEnvironment, UnavailableProvider
-from evolve_action.settings import INPUTS, Mode, Settings, Shard, field_name, from_values
+from evolve_action.settings import Mode, Settings, Shard
 from evolve_action.sides import Sides
 
 log = logging.getLogger(__name__)
@@ -55,30 +57,9 @@ class Loaded:
 
 
 def effective_settings(request: Request) -> tuple[Settings, RepoConfig, tuple[Problem, ...]]:
-    """Inputs win over the repository config file, which wins over the defaults.
-
-    The runner passes action.yml's defaults as if they were inputs, so an input still equal
-    to its default does not hide the config file's value (else `alpha: 0.1` in
-    `.evolve.yaml` could never apply inside Actions).
-    """
-    raw = dict(request.values)
-    config_path = Path(raw["config"]) if raw.get("config", "").strip() else None
-    loaded = load_config(request.root, config_path)
-    config = loaded.config
-    for spec in INPUTS:
-        given = raw.get(spec.name, "").strip()
-        if given and given != spec.default:
-            continue
-        value = getattr(config, field_name(spec.name), None)
-        if value is None:
-            continue
-        if isinstance(value, tuple):
-            raw[spec.name] = ",".join(value)
-        elif isinstance(value, bool):
-            raw[spec.name] = "true" if value else "false"
-        else:
-            raw[spec.name] = str(value)
-    return from_values(raw), config, loaded.problems
+    """Inputs win over the repository config file, which wins over the defaults
+    (`layering.settings_for`, shared with `report`)."""
+    return settings_for(request.values, request.root)
 
 
 def load_suites(root: Path, settings: Settings, config: RepoConfig) -> Loaded:
@@ -212,16 +193,26 @@ async def run_job(
     env, providers = prepare_environment(request, settings, models, judge)
     budget = Budget(settings.max_cost_usd)
     try:
-        outcome = await execute_plan(
-            plan,
-            env,
-            max_concurrency=settings.max_concurrency,
+        async with open_harness(
+            settings.harness,
+            models,
+            keys=keys,
+            environ=request.environ,
+            cache_dir=settings.cache_dir,
             limiters=providers.limiters,
-            fingerprinter=Fingerprinter(judge),
-            cache=RunCache(settings.cache_dir),
-            budget=budget,
-            on_done=on_done,
-        )
+            record_dir=request.record_dir,
+            replay_dir=request.replay_dir,
+        ) as env.harness:
+            outcome = await execute_plan(
+                plan,
+                env,
+                max_concurrency=settings.max_concurrency,
+                limiters=providers.limiters,
+                fingerprinter=Fingerprinter(judge, env.harness.describe() if env.harness else ""),
+                cache=RunCache(settings.cache_dir),
+                budget=budget,
+                on_done=on_done,
+            )
     finally:
         await providers.aclose()
     providers.save_recordings()

@@ -15,7 +15,20 @@ from pathlib import Path
 from typing import Any
 
 from evolve_action.judge_prompt import cut_bytes
-from evolve_action.model import Case, CaseKind, Format, Origin, Skill, Suite
+from evolve_action.model import (
+    Case,
+    CaseKind,
+    Check,
+    Format,
+    Item,
+    JudgeItem,
+    LoadResult,
+    Origin,
+    Problem,
+    Severity,
+    Skill,
+    Suite,
+)
 from evolve_action.outcomes import (
     ErrorKind,
     Feedback,
@@ -28,6 +41,7 @@ from evolve_action.outcomes import (
     Transcript,
     Usage,
 )
+from evolve_action.planning import Skip
 from evolve_action.significance import TestResult
 from evolve_action.stats import Aggregate, CaseStats, GroupStats, SideStats, Summary
 
@@ -128,11 +142,32 @@ def _origin_doc(o: Origin) -> dict[str, Any]:
     return {"path": o.path, "line": o.line}
 
 
+def _catalog_item(item: Item) -> dict[str, Any]:
+    return {
+        "id": item.id,
+        "text": cut_bytes(item.text, FINAL_TEXT_BYTES),
+        "judged": isinstance(item, JudgeItem),
+        "origin": _origin_doc(item.origin),
+    }
+
+
+def _item_from_doc(d: Mapping[str, Any]) -> Item:
+    """An item as catalogued: its id, text and place, for links; nothing to grade with."""
+    origin = Origin(d["origin"]["path"], d["origin"]["line"])
+    if d["judged"]:
+        return JudgeItem(d["id"], d["text"], origin)
+    return Check(d["id"], "", d["text"], origin)
+
+
 def catalog_doc(suites: Sequence[Suite], repo_root: Path | None) -> list[dict[str, Any]]:
     out = []
     for s in suites:
         skill_dir = s.skill.dir
-        if skill_dir is not None and repo_root is not None and skill_dir.is_relative_to(repo_root):
+        if skill_dir is not None and not skill_dir.is_absolute():
+            skill_path = skill_dir.as_posix()  # read back from a results file (`suite_from_doc`)
+        elif (
+            skill_dir is not None and repo_root is not None and skill_dir.is_relative_to(repo_root)
+        ):
             skill_path = skill_dir.relative_to(repo_root).as_posix()
         else:
             skill_path = ""
@@ -153,12 +188,47 @@ def catalog_doc(suites: Sequence[Suite], repo_root: Path | None) -> list[dict[st
                         "should_trigger": c.should_trigger,
                         "prompt": cut_bytes(c.prompt, FINAL_TEXT_BYTES),
                         "origin": _origin_doc(c.origin),
+                        "items": [_catalog_item(i) for i in c.items],
                     }
                     for c in s.cases
                 ],
             }
         )
     return out
+
+
+def invalid_doc(result: LoadResult) -> dict[str, Any]:
+    """An eval file that failed to load: a sharded job's report must fail on it too."""
+    return {
+        "rel": result.rel,
+        "format": result.format.value if result.format else None,
+        "problems": [
+            {
+                "path": p.origin.path,
+                "line": p.origin.line,
+                "pointer": p.origin.pointer,
+                "message": p.message,
+                "severity": p.severity.value,
+            }
+            for p in result.problems
+        ],
+    }
+
+
+def invalid_from_doc(d: Mapping[str, Any]) -> LoadResult:
+    problems = tuple(
+        Problem(Origin(p["path"], p["line"], p["pointer"]), p["message"], Severity(p["severity"]))
+        for p in d["problems"]
+    )
+    return LoadResult(d["rel"], Format(d["format"]) if d["format"] else None, None, problems)
+
+
+def skip_doc(skip: Skip) -> dict[str, Any]:
+    return {"suite": skip.suite, "case": skip.case, "model": skip.model, "reason": skip.reason}
+
+
+def skip_from_doc(d: Mapping[str, Any]) -> Skip:
+    return Skip(d["suite"], d["case"], d["model"], d["reason"])
 
 
 def _summary_doc(s: Summary) -> dict[str, Any]:
@@ -301,7 +371,8 @@ def run_from_doc(d: Mapping[str, Any]) -> RunResult:
 
 
 def suite_from_doc(d: Mapping[str, Any]) -> Suite:
-    """A suite as catalogued: enough for names, kinds, policies and links; no items."""
+    """A suite as catalogued: enough for names, kinds, policies and links, not for grading.
+    Its paths are relative to the repository, which a reader of results need not have."""
     rel = d["rel"]
     cases = tuple(
         Case(
@@ -311,10 +382,12 @@ def suite_from_doc(d: Mapping[str, Any]) -> Suite:
             name=c["name"],
             kind=CaseKind(c["kind"]),
             should_trigger=c["should_trigger"],
+            items=tuple(_item_from_doc(i) for i in c.get("items", ())),
         )
         for c in d["cases"]
     )
-    skill = Skill(d["skill"], None, d["plugin"])
+    # The skill's folder stays relative to the repository: a merged report writes it back as is.
+    skill = Skill(d["skill"], Path(d["skill_path"]) if d["skill_path"] else None, d["plugin"])
     return Suite(
         Format(d["format"]), Path(rel), rel, skill, cases, name=d["name"], policy=dict(d["policy"])
     )

@@ -13,6 +13,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evolve_action.agent import AgentError, conversation, limits, run_agent
 from evolve_action.checks import CheckContext
@@ -28,9 +29,12 @@ from evolve_action.providers.base import (
     split_model,
 )
 from evolve_action.sandbox import Confinement
-from evolve_action.skill_install import WorkspaceError
+from evolve_action.skill_install import SKILLS_DIR, WorkspaceError
 from evolve_action.tools import WorkspaceTools, system_prompt
 from evolve_action.workspace import Workspace, prepare
+
+if TYPE_CHECKING:
+    from evolve_action.harness.run import CliHarness
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +58,7 @@ class RunEnvironment:
     network: bool = False
     keep_workspaces: bool = False
     work_dir: Path | None = None
+    harness: CliHarness | None = None  # `harness: cli`: the real CLIs run the agent
 
 
 def error_result(
@@ -82,6 +87,7 @@ async def execute(spec: RunSpec, env: RunEnvironment) -> RunResult:
         message = str(failure) if failure else f"no provider {provider_id!r} is configured"
         kind = failure.kind if failure else ErrorKind.AUTH
         return error_result(spec, kind, message, Transcript())
+    cli = env.harness if spec.suite.agent else None
     try:
         # Off the event loop: git and file copies would stall every other run in flight.
         workspace = await asyncio.to_thread(
@@ -92,6 +98,7 @@ async def execute(spec: RunSpec, env: RunEnvironment) -> RunResult:
             keep=env.keep_workspaces,
             with_skill=spec.suite.agent,
             tracked=spec.suite.agent,
+            skills_dir=cli.skills_dir(spec.model) if cli else SKILLS_DIR,
         )
     except (WorkspaceError, OSError) as exc:
         return error_result(spec, ErrorKind.WORKSPACE, f"workspace: {exc}", Transcript())
@@ -125,16 +132,21 @@ async def _run_in(
     else:
         system = case.system or ""
     try:
-        transcript = await run_agent(
-            provider=provider,
-            model=spec.model,
-            system=system,
-            messages=conversation(case),
-            tools=tools,
-            max_turns=max_turns,
-            timeout_s=timeout_s,
-            label=case.id,
-        )
+        if env.harness is not None and suite.agent:
+            transcript = await env.harness.run(
+                spec, root, max_turns=max_turns, timeout_s=timeout_s, network=env.network
+            )
+        else:
+            transcript = await run_agent(
+                provider=provider,
+                model=spec.model,
+                system=system,
+                messages=conversation(case),
+                tools=tools,
+                max_turns=max_turns,
+                timeout_s=timeout_s,
+                label=case.id,
+            )
     except AgentError as exc:
         return error_result(spec, exc.kind, str(exc), exc.transcript)
     try:

@@ -23,6 +23,7 @@ import asyncio
 import ctypes
 import functools
 import logging
+import os
 import re
 import sys
 import time
@@ -41,11 +42,18 @@ from evolve_action.sandbox_bwrap import (
     probe_bwrap,
     resolved,
 )
-from evolve_action.sandbox_env import HOME_DIR, TMP_DIR, is_secret_name, scrubbed_env
+from evolve_action.sandbox_env import (
+    DEFAULT_PATH,
+    HOME_DIR,
+    TMP_DIR,
+    is_secret_name,
+    scrubbed_env,
+)
 from evolve_action.sandbox_exec import spawn
 from evolve_action.sandbox_user import UserLease, UserStatus, probe_user
 
 __all__ = [
+    "DEFAULT_PATH",
     "HOME_DIR",
     "SANDBOX_ROOT",
     "TMP_DIR",
@@ -303,6 +311,13 @@ class Confinement:
             except OSError as exc:
                 return CommandResult(-1, "", "", error=f"no sandbox user: {exc}")
             self._slot.lease = lease
+        program = Path(argv[0])
+        if program.is_absolute() and not sandbox_user.allows(lease.uid, program, os.X_OK):
+            return CommandResult(
+                -1, "", "", error=f"{program} cannot be run by the sandbox user: it is not "
+                "executable by other users, or inside a directory they cannot enter (such as "
+                "/github, closed to them); put it somewhere others may read",
+            )  # fmt: skip
         blocked = sandbox_user.unreachable_parent(root, lease.uid)
         if blocked is not None:
             return CommandResult(

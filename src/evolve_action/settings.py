@@ -32,6 +32,13 @@ class CommentMode(StrEnum):
     OFF = "off"
 
 
+class Harness(StrEnum):
+    """What runs the agent: our loop over the SDKs, or the real Claude Code / Codex CLIs."""
+
+    SDK = "sdk"
+    CLI = "cli"
+
+
 @dataclass(frozen=True, slots=True)
 class Shard:
     index: int  # 1-based
@@ -99,6 +106,12 @@ INPUTS: tuple[InputSpec, ...] = (
     ),
     InputSpec("agent-network", "false", "Let the agent's commands reach the network."),
     InputSpec(
+        "harness",
+        "sdk",
+        "`sdk`: our agent loop over the official SDKs; `cli`: the real `claude` (Anthropic) and"
+        " `codex` (OpenAI) CLIs, behind a loopback key proxy (docs/harness.md).",
+    ),
+    InputSpec(
         "allow-untrusted-code",
         "false",
         "Under pull_request_target, run PR code with secrets. Only for trusted contributors.",
@@ -139,6 +152,7 @@ class Settings:
     shard: Shard = Shard(1, 1)
     config: Path | None = None
     agent_network: bool = False
+    harness: Harness = Harness.SDK
     allow_untrusted_code: bool = False
     allow_unconfined: bool = False
     template: Path | None = None
@@ -250,6 +264,7 @@ _PARSERS: dict[str, Callable[[str, str], Any]] = {
     "shard": _shard,
     "config": _path,
     "agent-network": _bool,
+    "harness": _enum(Harness),
     "allow-untrusted-code": _bool,
     "allow-unconfined": _bool,
     "template": _path,

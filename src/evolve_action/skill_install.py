@@ -86,8 +86,9 @@ def first_paragraph(body: str) -> str:
     return " ".join(words)
 
 
-def install_skill(source: Path, workspace: Path) -> SkillInfo:
-    """Copy one skill (a directory with SKILL.md, or a single command `.md` file) into place."""
+def install_skill(source: Path, workspace: Path, skills_dir: str = SKILLS_DIR) -> SkillInfo:
+    """Copy one skill (a directory with SKILL.md, or a single command `.md` file) into place,
+    under `skills_dir` (Claude Code's `.claude/skills` unless the agent looks elsewhere)."""
     if source.is_file():
         dir_name, skill_md = source.stem, source
     else:
@@ -97,7 +98,7 @@ def install_skill(source: Path, workspace: Path) -> SkillInfo:
             f"cannot install skill {dir_name!r}: {skill_md.name} is missing in its directory; "
             "add a SKILL.md (frontmatter name and description, then instructions)"
         )
-    target = workspace / SKILLS_DIR / dir_name
+    target = workspace / skills_dir / dir_name
     target.mkdir(parents=True, exist_ok=True)
     if source.is_file():
         _copy_file(source, target / "SKILL.md")
@@ -107,7 +108,7 @@ def install_skill(source: Path, workspace: Path) -> SkillInfo:
     text = (target / "SKILL.md").read_text(encoding="utf-8", errors="replace")
     name, description, body = parse_skill_md(text, dir_name)
     others = tuple(sorted(f for f in files if f != "SKILL.md"))
-    return SkillInfo(name, description, body, f"{SKILLS_DIR}/{dir_name}", others)
+    return SkillInfo(name, description, body, f"{skills_dir}/{dir_name}", others)
 
 
 def plugin_skills(plugin_dir: Path | None) -> list[Path]:

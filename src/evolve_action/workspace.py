@@ -31,6 +31,7 @@ from pathlib import Path, PurePosixPath
 from evolve_action.model import Case, CaseKind, Fixture, Suite
 from evolve_action.sandbox import HOME_DIR, TMP_DIR, resolved
 from evolve_action.skill_install import (
+    SKILLS_DIR,
     SkillInfo,
     WorkspaceError,
     install_skill,
@@ -112,12 +113,14 @@ def prepare(
     keep: bool = False,
     with_skill: bool = True,
     tracked: bool = True,
+    skills_dir: str = SKILLS_DIR,
 ) -> Workspace:
     """Build the workspace for one run of `case`.
 
     Task runs get the skill under test; trigger runs get every skill of its plugin too;
     `with_skill=False` installs none (a baseline run). `tracked=False` skips the git
     baseline, for a run whose model gets no tools: nothing but the fixtures is there to grade.
+    `skills_dir` is where the agent looks for skills (Codex: `.agents/skills`).
     """
     try:
         if base_dir is not None:
@@ -134,7 +137,7 @@ def prepare(
         # never list the run directory or read control.git.
         run_dir.chmod(0o711)
         root.mkdir()
-        skills = _install_skills(suite, case, root) if with_skill else ()
+        skills = _install_skills(suite, case, root, skills_dir) if with_skill else ()
         repo = repo_root(suite)
         for fixture in case.files:
             stage_fixture(fixture, repo, root)
@@ -199,7 +202,9 @@ def stage_fixture(fixture: Fixture, repo: Path, workspace: Path) -> None:
     target.chmod(0o644)
 
 
-def _install_skills(suite: Suite, case: Case, root: Path) -> tuple[SkillInfo, ...]:
+def _install_skills(
+    suite: Suite, case: Case, root: Path, skills_dir: str
+) -> tuple[SkillInfo, ...]:
     skill = suite.skill
     if skill.dir is None:
         raise WorkspaceError(
@@ -215,7 +220,7 @@ def _install_skills(suite: Suite, case: Case, root: Path) -> tuple[SkillInfo, ..
         if source.resolve() in seen:
             continue
         seen.add(source.resolve())
-        info = install_skill(source, root)
+        info = install_skill(source, root, skills_dir)
         installed.setdefault(info.dir_name, info)
     return tuple(sorted(installed.values(), key=lambda s: s.name))
 

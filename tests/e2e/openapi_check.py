@@ -29,7 +29,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT4
 
 ROOT = Path(__file__).resolve().parents[2]
-VERSION = "23.0.2"  # keep equal to OCTOKIT_OPENAPI in ./dev
+VERSION = "23.0.2"  # keep equal to the version `./dev test` installs
 PACKAGE = ROOT / ".cache/openapi/node_modules/@octokit/openapi"
 DESCRIPTION = PACKAGE / "generated/api.github.com.json"
 URI = "urn:github-openapi"

@@ -313,6 +313,28 @@ def test_two_stage__an_artifact_naming_a_pr_with_another_head_gets_no_comment(
     assert all(run["head_sha"] == head for run in gh.check_runs)  # only the trusted sha
 
 
+def test_two_stage__the_default_branch_config_decides_not_the_artifact(
+    fakes: tuple[FakeLLM, GitHubFake], artifact: tuple[Path, str], tmp_path: Path
+) -> None:
+    artifact_dir, head = artifact
+    _, gh = fakes
+    gh.add_pull(REPO, 7, head)
+    checkout = tmp_path / "checkout"  # actions/checkout of the default branch: trusted
+    put(checkout, ".evolve.yaml", "fail_on_regression: false\n")
+    env = report_env(tmp_path, gh, head, prs=[7]) | {"GITHUB_WORKSPACE": str(checkout)}
+    done = cli(env, tmp_path, "report", str(artifact_dir))
+
+    assert done.returncode == 0, done.stdout + done.stderr  # regressed, but not a failure here
+    (check,) = gh.check_runs
+    assert check["conclusion"] == "success"
+    assert (
+        "::warning title=evolve%3A settings::the results were decided with fail-on-regression"
+        " true; this report applies false"
+    ) in done.stdout
+    merged = json.loads((tmp_path / "merged/results.json").read_text())["settings"]
+    assert merged["fail_on_regression"] is False and merged["pr_number"] == 7
+
+
 # --- the OpenAPI check itself ---------------------------------------------------------------
 
 

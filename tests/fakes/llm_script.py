@@ -68,10 +68,14 @@ def calls(*items: Call, text: str = "") -> Reply:
 
 @dataclass(frozen=True)
 class Request:
-    """One request as received: which API, its headers (lower-cased names) and JSON body."""
+    """One request as received: which API, its headers (lower-cased names) and JSON body.
+
+    `api` is "anthropic" (Messages), "openai" (Chat Completions) or "responses" (OpenAI's
+    Responses API, which Codex speaks); the accessors below read all three.
+    """
 
     index: int  # 1-based arrival number
-    api: str  # "anthropic" | "openai"
+    api: str  # "anthropic" | "openai" | "responses"
     path: str
     headers: Mapping[str, str]
     body: Mapping[str, Any]
@@ -82,14 +86,33 @@ class Request:
         return str(self.body.get("model", ""))
 
     @property
+    def stream(self) -> bool:
+        return bool(self.body.get("stream"))
+
+    @property
     def messages(self) -> list[Mapping[str, Any]]:
+        """The conversation: `messages`, or the Responses API's `input` items."""
+        if self.api == "responses":
+            items = self.body.get("input", [])
+            if isinstance(items, str):
+                return [{"type": "message", "role": "user", "content": items}]
+            return [i for i in items if isinstance(i, Mapping)]
         return list(self.body.get("messages", []))
 
     @property
     def system(self) -> str:
-        """The system prompt, from either wire format."""
+        """The system prompt, from any of the wire formats."""
         if self.api == "anthropic":
-            return "".join(b.get("text", "") for b in self.body.get("system", []))
+            system = self.body.get("system", [])
+            if isinstance(system, str):
+                return system
+            return "".join(b.get("text", "") for b in system)
+        if self.api == "responses":
+            parts = [str(self.body.get("instructions") or "")]
+            for item in self.messages:
+                if item.get("role") in ("system", "developer"):
+                    parts.append(_text_of(item.get("content")))
+            return "\n".join(p for p in parts if p)
         first = self.messages[:1]
         return (
             str(first[0].get("content", "")) if first and first[0].get("role") == "system" else ""
@@ -103,7 +126,16 @@ class Request:
     @property
     def turn(self) -> int:
         """How many model turns the conversation already holds (0 for a fresh one)."""
-        return sum(1 for m in self.messages if m.get("role") == "assistant")
+        if self.api != "responses":
+            return sum(1 for m in self.messages if m.get("role") == "assistant")
+        # One model turn is a run of output items (reasoning, text, calls) between inputs.
+        turns, inside = 0, False
+        for item in self.messages:
+            output = item.get("type") in _RESPONSE_OUTPUTS or item.get("role") == "assistant"
+            if output and not inside:
+                turns += 1
+            inside = output
+        return turns
 
     @property
     def tool_results(self) -> list[str]:
@@ -112,13 +144,27 @@ class Request:
         for m in self.messages:
             if m.get("role") == "tool":
                 out.append(str(m.get("content", "")))
+            elif m.get("type") in ("function_call_output", "custom_tool_call_output"):
+                out.append(_text_of(m.get("output")))
             elif isinstance(m.get("content"), list):
                 out.extend(
-                    str(b.get("content", ""))
+                    _text_of(b.get("content", ""))
                     for b in m["content"]
                     if b.get("type") == "tool_result"
                 )
         return out
+
+
+_RESPONSE_OUTPUTS = frozenset(
+    {"function_call", "custom_tool_call", "reasoning", "local_shell_call"}
+)
+
+
+def _text_of(content: Any) -> str:
+    """Text of a string, or of a list of content blocks (`text`, `input_text`, `output_text`)."""
+    if isinstance(content, list):
+        return "".join(str(b.get("text", "")) for b in content if isinstance(b, Mapping))
+    return "" if content is None else str(content)
 
 
 Script = Callable[[Request], Answer]

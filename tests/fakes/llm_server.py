@@ -1,8 +1,11 @@
-"""A loopback fake of the Anthropic Messages API and OpenAI Chat Completions, for real SDKs.
+"""A loopback fake of the Anthropic Messages API and OpenAI's Chat Completions and Responses
+APIs, for real SDKs and real agent CLIs.
 
 The real `AsyncAnthropic` / `AsyncOpenAI` clients talk to it over HTTP on 127.0.0.1, so
-tests exercise the SDKs' own request building, parsing, errors and timeouts. Every request
-is recorded; every answer comes from a per-test SCRIPT.
+tests exercise the SDKs' own request building, parsing, errors and timeouts; so do Claude
+Code and Codex (`/v1/messages` and `/v1/responses`, streamed as server-sent events when the
+request says `stream: true`). Every request is recorded; every answer comes from a per-test
+SCRIPT.
 
 Quick start::
 
@@ -11,6 +14,7 @@ Quick start::
     with FakeLLM(scripted_agent(call("Skill", skill="greeter"), text("Done."))) as llm:
         AsyncAnthropic(api_key="test", base_url=llm.anthropic_base_url)   # → /v1/messages
         AsyncOpenAI(api_key="test", base_url=llm.openai_base_url)         # → /v1/chat/completions
+                                                   # (and /v1/responses: `client.responses`)
         ...
         llm.requests[0].body       # the JSON body the SDK sent; also .api, .headers, .turn,
                                    # .system, .tool_names, .tool_results
@@ -49,6 +53,11 @@ number of assistant turns already in the request, so concurrent agent runs each 
 own next turn: `turns[0]` to a fresh conversation, `turns[1]` after one model turn, etc.
 Past the end it answers 400 "script exhausted" (or repeats the last turn).
 `latency=` delays every answer (benchmarks); `api_key=` makes other keys get a 401.
+
+Scripts see the same `Request` whatever the API: `.api` says which ("anthropic", "openai",
+"responses"), and `.turn`, `.tool_results`, `.system` read each format. A `Call` is rendered
+as a `tool_use` block, a Chat Completions tool call, or a Responses `function_call` item
+(Codex's shell tool is `call("exec_command", cmd="ls")`).
 """
 
 from __future__ import annotations
@@ -78,6 +87,7 @@ from tests.fakes.llm_script import (
     scripted_agent,
     text,
 )
+from tests.fakes.llm_sse import stream
 from tests.fakes.llm_wire import render_error, render_reply
 
 __all__ = [
@@ -212,7 +222,11 @@ def _authorized(api: str, headers: Mapping[str, str], expected: str | None) -> b
     return expected is None or given == expected
 
 
-_ROUTES = {"/v1/messages": "anthropic", "/v1/chat/completions": "openai"}
+_ROUTES = {
+    "/v1/messages": "anthropic",
+    "/v1/chat/completions": "openai",
+    "/v1/responses": "responses",
+}
 
 
 def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
@@ -257,13 +271,23 @@ def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 self._send(status, body, extra)
                 return
             assert isinstance(answer, Reply)
-            body = render_reply(api, json.loads(raw), answer, fake._cache_hit)
+            request = json.loads(raw)
+            body = render_reply(api, request, answer, fake._cache_hit)
+            if request.get("stream") and api in ("anthropic", "responses"):
+                self._send(200, stream(api, body), content_type="text/event-stream")
+                return
             self._send(200, body)
 
-        def _send(self, status: int, body: Any, extra: Mapping[str, str] | None = None) -> None:
+        def _send(
+            self,
+            status: int,
+            body: Any,
+            extra: Mapping[str, str] | None = None,
+            content_type: str = "application/json",
+        ) -> None:
             payload = body if isinstance(body, bytes) else json.dumps(body).encode()
             head = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}"]
-            head += ["content-type: application/json", f"content-length: {len(payload)}"]
+            head += [f"content-type: {content_type}", f"content-length: {len(payload)}"]
             head += [f"{k}: {v}" for k, v in (extra or {}).items()]
             try:  # one write: headers and body together (see testing-notes.md)
                 self.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)

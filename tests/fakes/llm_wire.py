@@ -1,7 +1,10 @@
 """The fake LLM server's wire formats: answers and errors as Anthropic and OpenAI send them.
 
-Ids are derived from the request bytes, so the same request gets the same answer bytes and
-record/replay tests see deterministic conversations.
+Three APIs: Anthropic Messages (`anthropic`), OpenAI Chat Completions (`openai`) and OpenAI
+Responses (`responses`, what Codex speaks). Ids are derived from the request bytes, so the
+same request gets the same answer bytes and record/replay tests see deterministic
+conversations. A request asking for `stream: true` gets the same answer as server-sent
+events (`llm_sse.py`).
 """
 
 from __future__ import annotations
@@ -83,6 +86,8 @@ def render_reply(
 ) -> dict[str, Any]:
     if api == "anthropic":
         return _anthropic(body, reply, cache_hit)
+    if api == "responses":
+        return _responses(body, reply, cache_hit)
     return _openai(body, reply, cache_hit)
 
 
@@ -146,5 +151,55 @@ def _openai(body: Mapping[str, Any], reply: Reply, cache_hit: CacheHit) -> dict[
             "completion_tokens": usage["output_tokens"],
             "total_tokens": prompt + usage["output_tokens"],
             "prompt_tokens_details": {"cached_tokens": cached},
+        },
+    }
+
+
+def _responses(body: Mapping[str, Any], reply: Reply, cache_hit: CacheHit) -> dict[str, Any]:
+    """A Responses API `response` object: one `message` item, then one `function_call` each."""
+    digest = _digest(body)
+    output: list[dict[str, Any]] = []
+    if reply.text:
+        output.append(
+            {
+                "type": "message",
+                "id": f"msg_{digest}",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": reply.text, "annotations": []}],
+            }
+        )
+    for i, c in enumerate(reply.calls):
+        output.append(
+            {
+                "type": "function_call",
+                "id": f"fc_{digest}_{i}",
+                "call_id": f"call_{digest}_{i}",
+                "name": c.name,
+                "arguments": c.raw if c.raw is not None else json.dumps(dict(c.arguments)),
+                "status": "completed",
+            }
+        )
+    # Like Chat Completions, the Responses API caches the stable prefix on its own.
+    instructions = [i for i in body.get("input", [])[:1] if isinstance(i, Mapping)]
+    prefix = json.dumps([body.get("tools", []), body.get("instructions"), instructions])
+    usage = _usage(tokens(json.dumps(body)), prefix, reply, cache_hit)
+    cached = usage["cache_read_input_tokens"]
+    prompt = usage["input_tokens"] + cached + usage["cache_creation_input_tokens"]
+    cut = reply.stop_reason == "max_tokens"
+    return {
+        "id": f"resp_{digest}",
+        "object": "response",
+        "created_at": 1_767_225_600,
+        "status": "incomplete" if cut else "completed",
+        "incomplete_details": {"reason": "max_output_tokens"} if cut else None,
+        "model": body.get("model", ""),
+        "output": output,
+        "usage": {
+            "input_tokens": prompt,
+            "input_tokens_details": {"cached_tokens": cached},
+            "output_tokens": usage["output_tokens"],
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": prompt + usage["output_tokens"],
         },
     }

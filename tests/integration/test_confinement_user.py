@@ -268,3 +268,13 @@ async def test_programs_are_found_on_path_past_directories_the_user_cannot_enter
     missing = await conf.launch(["no-such-program-here"], env=env, timeout_s=20)
     assert (done.exit_code, done.stdout) == (0, "found\n")
     assert missing.exit_code == -1 and "could not start 'no-such-program-here'" in missing.error
+
+
+async def test_a_program_the_user_cannot_reach_is_an_error(conf: Confinement, place: Path) -> None:
+    closed = place / "github"
+    closed.mkdir(mode=0o700)
+    tool = closed / "cli"
+    tool.write_text("#!/bin/sh\necho ran\n")
+    tool.chmod(0o755)
+    done = await conf.launch([str(tool)], env=await conf.environment(), timeout_s=20)
+    assert done.exit_code == -1 and "cannot be run by the sandbox user" in done.error

@@ -30,6 +30,7 @@ min_pass_rate: 0.8
 alpha: 0.1
 max_cost_usd: 2.5
 agent_network: true
+harness: cli
 harnesses: [claude, codex]
 stale_results: keep
 checks: {license: MIT}
@@ -59,6 +60,7 @@ FULL = RepoConfig(
     alpha=0.1,
     max_cost_usd=2.5,
     agent_network=True,
+    harness="cli",
 )
 
 
@@ -124,6 +126,7 @@ def test_load_config__syntax_error_names_the_line(tmp_path: Path) -> None:
         ("max_cost_usd: -1", "max_cost_usd", "must be a positive number, got -1"),
         ("fail_on_regression: yes", "fail_on_regression", "must be true or false, not a string"),
         ("layout: flat", "layout", "'flat' is not a layout"),
+        ("harness: claude", "harness", "'claude' is not a harness; use one of sdk, cli"),
         ("judge_model: '  '", "judge_model", "must not be empty"),
         ("models: {a: 1}", "models", "must be a list of strings, not a mapping"),
         ("models: [anthropic, 3]", "models[1]", "must be a non-empty string"),

@@ -48,6 +48,7 @@ class Skipped:
 
 NOT_SAVED = "not found"  # evolve / skill-evaluator fixtures that SOURCES.md did not copy
 NO_SUCH_FILE = "no such file"  # agentv prompt files, scripts and inputs not copied
+NO_SUCH_FOLDER = "no such folder"  # agentv workspace templates not copied
 NO_SYSTEM_PROMPT = "no system prompt"  # clauditor: SKILL.md was not copied
 NO_INPUT = "does not exist next to the eval file"  # clauditor input_files not copied
 
@@ -66,7 +67,9 @@ EXPECTED: dict[str, Loads | Rejected | Skipped] = {
     "evals__dataset-field-accuracy.yaml": Rejected(AGENTV, (NO_SUCH_FILE,)),
     "basic-jsonl__evals__dataset.jsonl": Rejected(AGENTV, (NO_SUCH_FILE,)),
     "basic-jsonl__evals__dataset.yaml": Skipped("the JSONL dataset's sidecar, read with it"),
-    "agent-skills-evals__csv-analyzer.EVAL.yaml": Loads(AGENTV, 2),
+    # AgentV 5's `environment.workdir` (the workspace template) was not saved: it is no longer
+    # ignored, so the file asks for it.
+    "agent-skills-evals__csv-analyzer.EVAL.yaml": Rejected(AGENTV, (NO_SUCH_FOLDER,)),
     "skills__skill-invocation.eval.yaml": Rejected(AGENTV, (NO_SUCH_FILE,)),
     "rubric__evals__operators.eval.yaml": Loads(AGENTV, 1),
     # clauditor
@@ -146,10 +149,14 @@ def rebuilt(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
 
 
 def saved_files(corpus: Path) -> set[str]:
+    """The flattened files; `repos/` holds whole repository snapshots with their own
+    SOURCES.md, read in their own layout by test_snapshots.py."""
     return {
-        p.relative_to(corpus).as_posix()
+        rel
         for p in corpus.rglob("*")
         if p.is_file() and p.name != "SOURCES.md" and "fixtures" not in p.parts
+        for rel in (p.relative_to(corpus).as_posix(),)
+        if not rel.startswith("repos/")
     }
 
 

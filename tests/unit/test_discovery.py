@@ -454,3 +454,84 @@ def test_discover__an_unreadable_plugin_manifest_falls_back_to_the_directory(
     (root / ".claude-plugin").mkdir()
     (root / ".claude-plugin/plugin.json").write_bytes(b"[" * 200_000)
     assert discover(root).files[0].skill.plugin == "repo"
+
+
+def test_discover__agentv_generations_and_what_is_not_an_eval(tmp_path: Path) -> None:
+    make(
+        tmp_path,
+        {
+            "a/evals/suite.yaml": "tests: []",  # AgentV 5
+            "a/evals/suite.baseline.jsonl": "{}",  # results AgentV wrote
+            "a/evals/suite.grader-scores.yaml": "- test_id: x",  # a helper beside it
+            "b/suite.yaml": "x: 1",  # generic names count only below evals/
+            "b/dataset.yaml": "x: 1",
+            "c/evals/dataset.eval.yaml": "tests: ./dataset.jsonl\n",
+            "c/evals/dataset.jsonl": "{}",  # read through the file above, not alone
+            "d/evals/all.eval.yaml": "tests:\n  - file://cases/*.yaml\n",
+            "d/evals/cases/dataset-one.yaml": "- id: x",
+            "e/evals/dataset-2.jsonl": "{}",  # a JSONL dataset no file reads: its own suite
+        },
+    )
+    assert found(tmp_path) == {
+        "a/evals/suite.yaml": Format.AGENTV,
+        "c/evals/dataset.eval.yaml": Format.AGENTV,
+        "d/evals/all.eval.yaml": Format.AGENTV,
+        "e/evals/dataset-2.jsonl": Format.AGENTV,
+    }
+
+
+def test_discover__a_root_skill_is_named_by_its_frontmatter(tmp_path: Path) -> None:
+    root = make(tmp_path / "workspace", {"SKILL.md": SKILL_MD, "evals/evals.json": EVALS})
+    (only,) = discover(root).files
+    assert (only.skill.name, only.skill.dir) == ("pdf", root.resolve())
+    assert describe_file(root, root / "evals/evals.json").skill.name == "pdf"
+
+
+def test_discover__a_marketplace_plugin_at_the_root_and_its_trigger_sets(tmp_path: Path) -> None:
+    marketplace = '{"plugins": [{"name": "docs", "source": "./"}, {"name": "x", "source": "gh"}]}'
+    make(
+        tmp_path,
+        {
+            ".claude-plugin/marketplace.json": marketplace,
+            "skills/a/SKILL.md": SKILL_MD,
+            "skills/b/SKILL.md": SKILL_MD,
+            "evals/evals.json": '{"skill_name": "a", "evals": []}',
+            "evals/trigger-eval.json": "[]",
+            "evals/b/evals.json": EVALS,
+            "evals/b/trigger-eval.json": "[]",
+        },
+    )
+    files = {f.rel: (f.format, f.skill.name, f.skill.plugin) for f in discover(tmp_path).files}
+    assert files == {
+        "evals/evals.json": (Format.EVOLVE, "a", "docs"),
+        "evals/trigger-eval.json": (Format.TRIGGERS, "a", "docs"),
+        "evals/b/evals.json": (Format.EVOLVE, "b", "docs"),
+        "evals/b/trigger-eval.json": (Format.TRIGGERS, "b", "docs"),
+    }
+
+
+def test_discover__says_why_a_tree_with_skills_yields_nothing(tmp_path: Path) -> None:
+    make(tmp_path, {"skills/a/SKILL.md": SKILL_MD})
+    (warning,) = discover(tmp_path).problems
+    assert warning.severity.value == "warning" and warning.origin.path == "skills/a/SKILL.md"
+    assert "found 1 skill(s) (a) but no eval file" in warning.message
+    make(tmp_path, {"a/dataset.yaml": "tests: []"})
+    (warning,) = discover(tmp_path).problems
+    assert warning.origin.path == "a/dataset.yaml"
+    assert "only below an evals/ folder" in warning.message
+    assert discover(tmp_path / "skills").problems != ()
+
+
+def test_discover__clauditor_reads_the_sibling_spec_first(tmp_path: Path) -> None:
+    make(
+        tmp_path,
+        {
+            "skills/r/SKILL.md": SKILL_MD,
+            "skills/r/SKILL.eval.json": "{}",
+            "skills/r/assets/r.eval.json": "{}",
+        },
+    )
+    (only,) = discover(tmp_path).files
+    assert only.rel == "skills/r/SKILL.eval.json"
+    (note,) = only.notes
+    assert note.origin.path == "skills/r/assets/r.eval.json" and "not read" in note.message

@@ -32,6 +32,10 @@ REFERENCED: dict[str, dict[str, str]] = {
     },
     "EntityProcess__agentv__examples__features__agent-skills-evals__csv-analyzer.EVAL.yaml": {
         "examples/features/agent-skills-evals/evals/files/sales.csv": "month,revenue\n",
+        # its `environment.workdir`, the workspace template with the skill
+        "examples/features/agent-skills-evals/workspace/.claude/skills/csv-analyzer/SKILL.md": (
+            "---\nname: csv-analyzer\ndescription: Analyze CSV files.\n---\n"
+        ),
     },
     "EntityProcess__agentv__examples__features__basic-jsonl__evals__dataset.jsonl": {
         "examples/features/basic/evals/javascript.instructions.md": "js\n",
@@ -180,7 +184,11 @@ def test_corpus__tool_trajectory_and_field_accuracy_params(
     (first, *_rest) = load_corpus(corpus_dir, tmp_path / "t", saved).suite.cases  # type: ignore[union-attr]
     (workflow,) = first.items
     assert isinstance(workflow, Check)
-    assert workflow.params["expected"][0] == {"tool": "search", "args": {"query": "any"}}
+    assert workflow.params["expected"][0] == {
+        "tool": "search",
+        "args": {"query": "any"},
+        "args_match": "superset",  # the spec's listed-keys match (AgentV 4 files say exact)
+    }
     result = load_corpus(corpus_dir, tmp_path / "f", EXTRACTION)
     assert result.suite is not None
     fuzzy = result.suite.cases[1].items[0]

@@ -240,9 +240,11 @@ def test_skill_creator_assertion_objects_load_as_judge_items_with_one_warning(
     texts = [i.text for i in suite_of(result).cases[0].judge_items]
     assert texts == ["All 4 steps are present", "Uses pnpm", "slug-only"]
     warnings = messages(result, Severity.WARNING)
-    assert len(warnings) == 2
+    assert len(warnings) == 3
     assert any("2 assertion objects have no `type`" in w for w in warnings)
     assert any("llm_judge" in w for w in warnings)
+    # the statement is graded; the label beside it is said to be ignored
+    assert any("`name` is not graded (on 1 assertion object)" in w for w in warnings)
 
 
 # --- drafts, fields, file-level --------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,9 @@ from evolve_action.model import (
     Check,
     Format,
     JudgeItem,
+    LoadResult,
     Origin,
+    Problem,
     Scale,
     Skill,
     Suite,
@@ -33,6 +36,7 @@ from evolve_action.outcomes import (
     Transcript,
     Usage,
 )
+from evolve_action.planning import Skip
 from evolve_action.results import (
     ResultsData,
     ResultsLoadError,
@@ -486,8 +490,35 @@ def test_load_refuses_oversized_files(tmp_path: Path, monkeypatch: pytest.Monkey
 def test_merge_shards_keeps_each_run_once(written: tuple[Path, list[Path], ResultsData]) -> None:
     out, _, data = written
     shard = load_results(out / "results.json")
-    runs, suites = merge([shard, shard])
-    assert len(runs) == len(data.runs) and [s.rel for s in suites] == [REL]
+    merged = merge([shard, shard])
+    assert len(merged.runs) == len(data.runs) and [s.rel for s in merged.suites] == [REL]
+
+
+def test_merge_keeps_head_and_base_apart_and_invalid_files_and_skips_once(
+    tmp_path: Path,
+) -> None:
+    head = _suite(tmp_path / "repo")
+    base = replace(head, cases=head.cases[:1])  # a case the PR added is only on head
+    broken = LoadResult(
+        "evals/broken/evals.json",
+        Format.EVOLVE,
+        None,
+        (Problem(Origin("evals/broken/evals.json", 3, "evals[0].prompt"), "not a string"),),
+    )
+    skip = Skip(REL, "farewell", "openai/gpt-5.4", "skip_providers lists openai")
+    data = replace(_data(tmp_path), suites=[head, base], invalid=[broken], skipped=[skip])
+    shards = []
+    for name in ("one", "two"):
+        write_results(tmp_path / name, data)
+        shards.append(load_results(tmp_path / name))
+
+    merged = merge(shards)
+    assert [len(s.cases) for s in merged.head_suites] == [len(head.cases)]
+    assert [len(s.cases) for s in merged.base_suites] == [1]
+    assert merged.invalid == [broken] and merged.skipped == [skip]
+    assert merged.head_suites[0].skill.dir == Path("skills/greeter")  # relative, as written
+    item = merged.head_suites[0].cases[0].items[0]
+    assert (item.id, item.origin) == (head.cases[0].items[0].id, head.cases[0].items[0].origin)
 
 
 def test_slugs_are_safe_and_distinct() -> None:

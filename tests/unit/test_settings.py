@@ -62,6 +62,7 @@ def test_secrets_are_hidden_from_repr() -> None:
         ("mode", "some", "changed, all"),
         ("fail-on-regression", "maybe", "true or false"),
         ("max-cost-usd", "-1", "positive"),
+        ("harness", "claude", "sdk, cli"),
     ],
 )
 def test_from_values__bad_values_name_the_input(name: str, raw: str, needle: str) -> None:
@@ -88,3 +89,16 @@ def test_effective_settings__config_beats_defaults_but_not_explicit_inputs(tmp_p
     explicit = defaults | {"alpha": "0.01", "runs": "2"}
     settings, _, _ = effective_settings(Request(explicit, {}, tmp_path))
     assert (settings.alpha, settings.runs) == (0.01, 2)
+
+
+def test_effective_settings__the_harness_comes_from_the_input_or_the_config(tmp_path: Path) -> None:
+    from evolve_action.pipeline import Request, effective_settings
+    from evolve_action.settings import Harness
+
+    defaults = {spec.name: spec.default for spec in INPUTS}
+    assert effective_settings(Request(defaults, {}, tmp_path))[0].harness is Harness.SDK
+    (tmp_path / ".evolve.yaml").write_text("harness: cli\n")
+    assert effective_settings(Request(defaults, {}, tmp_path))[0].harness is Harness.CLI
+    (tmp_path / ".evolve.yaml").write_text("harness: sdk\n")
+    explicit = defaults | {"harness": "CLI"}  # an explicit input wins, in any case
+    assert effective_settings(Request(explicit, {}, tmp_path))[0].harness is Harness.CLI

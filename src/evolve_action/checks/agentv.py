@@ -149,6 +149,7 @@ def _verdict(stdout: str) -> dict[str, Any] | None:
 @register("agentv.contains")
 @register("agentv.equals")
 @register("agentv.starts_with")
+@register("agentv.ends_with")
 async def text_rule(check: Check, ctx: CheckContext) -> ItemResult:
     p = check.params
     answer = ctx.transcript.final_text
@@ -164,8 +165,10 @@ async def text_rule(check: Check, ctx: CheckContext) -> ItemResult:
 def _holds(op: str, hay: str, needle: str) -> bool:
     if op == "equals":
         return hay.strip() == needle.strip()
-    if op == "starts_with":
-        return hay.lstrip().startswith(needle)
+    if op == "starts_with":  # both sides trimmed, as AgentV compares them
+        return hay.strip().startswith(needle.strip())
+    if op == "ends_with":
+        return hay.strip().endswith(needle.strip())
     return needle in hay
 
 

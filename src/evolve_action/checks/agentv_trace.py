@@ -32,6 +32,10 @@ async def tool_trajectory(check: Check, ctx: CheckContext) -> ItemResult:
         hits, total, notes = _any_order(p, calls)
     elif p["mode"] == "in_order":
         hits, total, notes = _in_order(p["expected"], calls)
+    elif p["mode"] == "superset":
+        hits, total, notes = _superset(p["expected"], calls)
+    elif p["mode"] == "subset":
+        hits, total, notes = _subset(p["expected"], calls)
     else:
         hits, total, notes = _exact(p["expected"], calls)
     score = hits / total if total else 1.0
@@ -64,7 +68,7 @@ def _in_order(expected: list[Any], calls: list[ToolCall]) -> tuple[int, int, lis
         if at == len(calls):
             notes.append(f"step {step}: {want['tool']} not called (in order)")
             continue
-        if args_match(want["args"], calls[at].arguments):
+        if _matches(want, calls[at]):
             hits += 1
         else:
             notes.append(f"step {step}: {want['tool']} called with other arguments")
@@ -82,7 +86,7 @@ def _exact(expected: list[Any], calls: list[ToolCall]) -> tuple[int, int, list[s
         call = calls[step - 1]
         if call.name != want["tool"]:
             notes.append(f"step {step}: expected {want['tool']}, got {call.name}")
-        elif not args_match(want["args"], call.arguments):
+        elif not _matches(want, call):
             notes.append(f"step {step}: {want['tool']} called with other arguments")
         else:
             hits += 1
@@ -90,6 +94,35 @@ def _exact(expected: list[Any], calls: list[ToolCall]) -> tuple[int, int, list[s
     if len(calls) > len(expected):
         notes.append(f"{len(calls) - len(expected)} more call(s) than expected")
     return hits, total, notes
+
+
+def _superset(expected: list[Any], calls: list[ToolCall]) -> tuple[int, int, list[str]]:
+    """Every expected call is somewhere among the calls, each call used once (AgentV 4)."""
+    used: set[int] = set()
+    notes = []
+    for want in expected:
+        at = next((i for i, c in enumerate(calls) if i not in used and _matches(want, c)), None)
+        if at is None:
+            notes.append(f"{want['tool']} not called (with matching arguments)")
+        else:
+            used.add(at)
+    return len(expected) - len(notes), len(expected), notes
+
+
+def _subset(expected: list[Any], calls: list[ToolCall]) -> tuple[int, int, list[str]]:
+    """Every call is one the expected list allows; no call at all is trivially fine."""
+    notes = [
+        f"call {n}: {call.name} is not an allowed call"
+        for n, call in enumerate(calls, start=1)
+        if not any(_matches(want, call) for want in expected)
+    ]
+    return len(calls) - len(notes), len(calls), notes
+
+
+def _matches(want: Any, call: ToolCall) -> bool:
+    return call.name == want["tool"] and args_match(
+        want["args"], call.arguments, want.get("args_match", "superset")
+    )
 
 
 def _latency(want: Any, call: ToolCall, hits: int, total: int, notes: list[str]) -> tuple[int, int]:
@@ -103,20 +136,43 @@ def _latency(want: Any, call: ToolCall, hits: int, total: int, notes: list[str])
     return hits, total + 1
 
 
-def args_match(expected: Any, raw: str) -> bool:
-    """`any` matches all; a mapping matches when each listed key is present and equal
-    (a value of `any` only asks for the key)."""
-    if expected == "any" or expected is None:
+def args_match(expected: Any, raw: str, mode: Any = "superset") -> bool:
+    """`any` matches all. A mapping, by `mode`: `superset` each listed key is present and
+    equal (a value of `any` only asks for the key), `exact` the arguments are exactly these,
+    `subset` no argument beyond the listed ones, `ignore` anything; a list of (dotted) fields
+    compares only those."""
+    if expected == "any" or expected is None or mode == "ignore":
         return True
     try:
         actual = json.loads(raw) if raw else {}
     except ValueError:
         return False
-    if not isinstance(actual, dict):
+    if not isinstance(actual, dict) or not isinstance(expected, dict):
         return False
+    if isinstance(mode, list):
+        return all(
+            _field(actual, name) == _field(expected, name)
+            for name in mode
+            if _field(expected, name) is not _MISSING
+        )
+    if mode == "exact":
+        return actual == expected
+    if mode == "subset":
+        return all(key in expected and expected[key] == value for key, value in actual.items())
     return all(
         key in actual and (want == "any" or actual[key] == want) for key, want in expected.items()
     )
+
+
+_MISSING = object()
+
+
+def _field(data: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        if not isinstance(data, dict) or part not in data:
+            return _MISSING
+        data = data[part]
+    return data
 
 
 @register("agentv.execution_metrics")

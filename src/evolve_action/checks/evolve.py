@@ -170,7 +170,9 @@ async def tool_call(check: Check, ctx: CheckContext) -> ItemResult:
 
 @register("triggers.fired")
 async def fired(check: Check, ctx: CheckContext) -> ItemResult:
-    """A hit is a `Skill` call naming the skill, or a `Read` of its SKILL.md (evolve §8.1)."""
+    """A hit is a `Skill` call naming the skill, or a `Read` of its SKILL.md (evolve §8.1).
+    Codex has neither tool: its skills are read through its shell, so a command that names
+    the skill's SKILL.md is its hit."""
     if not ctx.reports_tool_calls:
         return _result(check, None, "skipped: harness does not report tool calls")
     skill = str(check.params["skill"])
@@ -178,7 +180,7 @@ async def fired(check: Check, ctx: CheckContext) -> ItemResult:
     manifest = f"skills/{skill}/SKILL.md"
     for call in ctx.transcript.tool_calls:
         hit = (call.name == "Skill" and skill in call.arguments) or (
-            call.name == "Read" and manifest in call.arguments
+            call.name in ("Read", "command_execution") and manifest in call.arguments
         )
         if hit:
             evidence = f"fired: {call.name} {_head(call.arguments)}"

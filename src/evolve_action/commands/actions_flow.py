@@ -50,7 +50,7 @@ def _finish(setup: job.JobSetup, sides: Sides, out: TextIO) -> tuple[int, job.Fi
         return 2
     finally:
         sides.close()
-    code = published.exit_code if published else finished.report.decided_gate().exit_code
+    code = published.exit_code if published else finished.gate.exit_code
     return code, finished
 
 
@@ -119,7 +119,7 @@ def run_in_actions(
     if action is Action.REPORT:
         from evolve_action.commands.report import report_in_actions
 
-        return report_in_actions(settings, event, publisher, files, sys.stdout)
+        return report_in_actions(request.values, config, event, publisher, files, sys.stdout)
     if action is Action.REFUSE:
         print(annotate("error", REFUSAL, title="evolve: refusing pull_request_target"))
         return 2

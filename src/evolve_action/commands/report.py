@@ -5,6 +5,11 @@ stage of the fork-safe pattern, where a `workflow_run` job posts results that an
 `pull_request` job uploaded as an artifact. Those files are untrusted data: they are
 validated against our schema, never executed, and the pull request they name is only
 commented on when its current head is the commit GitHub says the artifact's run was for.
+
+The settings come in the same layers as `run`'s (`layering`): the report job's inputs, then the
+repository config in its checkout (for `workflow_run`, the default branch), then the verdict
+settings the results record (what the shards decided with), then the defaults. So a sharded
+job reaches the verdict an unsharded one would, with or without a checkout in its report job.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,8 +25,11 @@ from typing import Any, TextIO
 
 from evolve_action import __version__, stats
 from evolve_action.annotations import annotate
+from evolve_action.config import RepoConfig
 from evolve_action.events import Event, EventError, from_environ
+from evolve_action.gate import evaluate
 from evolve_action.github_api import Publisher, make_client
+from evolve_action.layering import layer, overridden, read_config, recorded_settings
 from evolve_action.publish import RunnerFiles, publish
 from evolve_action.render.build import ReportInput, build_view
 from evolve_action.render.comment import render
@@ -51,6 +59,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="results directories (or results.json files) to merge; default: --results-dir",
     )
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="the repository whose config (.evolve.yaml, ...) applies (default: the workspace"
+        " inside Actions, else .)",
+    )
     inputs = parser.add_argument_group("action inputs (the same names as in action.yml)")
     for spec in INPUTS:
         inputs.add_argument(
@@ -75,26 +90,92 @@ def load_all_results(paths: Sequence[Path]) -> list[LoadedResults]:
 
 def _first(docs: Sequence[LoadedResults], key: str) -> Any:
     for loaded in docs:
-        value = (loaded.document.get("settings") or {}).get(key)
+        value = loaded.settings.get(key)
         if value:
+            return value
+    return None
+
+
+def decide_settings(
+    values: Mapping[str, str], config: RepoConfig, docs: Sequence[LoadedResults]
+) -> tuple[Settings, list[str]]:
+    """The report's settings (`layering`), and warnings about the verdict settings the results
+    record: when they disagree among themselves, or the report job's own ones replace them."""
+    recorded, warnings = recorded_settings([(str(d.path), d.settings) for d in docs])
+    settings = layer(values, config, recorded=recorded)
+    return settings, warnings + overridden(settings, recorded)
+
+
+def _shard(value: Any) -> tuple[int, int] | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        shard = from_values({"shard": value}).shard
+    except SettingsError:
+        return None
+    return shard.index, shard.count
+
+
+def shard_notices(docs: Sequence[LoadedResults]) -> tuple[str, ...]:
+    """What the merged results lack: a shard that never reported, runs a shard did not finish."""
+    notices = []
+    shards = [_shard(d.settings.get("shard")) for d in docs]
+    counts = {s[1] for s in shards if s is not None}
+    if len(counts) == 1:
+        (count,) = counts
+        missing = sorted(set(range(1, count + 1)) - {s[0] for s in shards if s is not None})
+        if missing:
+            names = ", ".join(f"{i}/{count}" for i in missing)
+            notices.append(f"Incomplete: no results from shard {names}.")
+    elif len(counts) > 1:
+        notices.append("Incomplete: the results come from jobs split in different ways.")
+    for doc, shard in zip(docs, shards, strict=True):
+        if doc.settings.get("incomplete") is True:
+            which = f"shard {shard[0]}/{shard[1]}" if shard else f"the job of {doc.path}"
+            notices.append(
+                f"Incomplete: {which} did not finish every run (stopped, or its cost budget"
+                " ran out)."
+            )
+    return tuple(notices)
+
+
+def _models(docs: Sequence[LoadedResults]) -> list[str]:
+    found: dict[str, None] = {}
+    for doc in docs:
+        models = doc.settings.get("models")
+        if isinstance(models, list):
+            found.update(dict.fromkeys(m for m in models if isinstance(m, str)))
+    return list(found)
+
+
+def _recorded(docs: Sequence[LoadedResults], key: str, kind: type) -> Any:
+    """The first value of `key` of type `kind` the results record (they are untrusted)."""
+    for doc in docs:
+        value = doc.settings.get(key)
+        if isinstance(value, kind) and not isinstance(value, bool):
             return value
     return None
 
 
 def _confinement(docs: Sequence[LoadedResults]) -> str:
     """How the merged jobs confined commands; shards that differ are all named."""
-    said = [(d.document.get("settings") or {}).get("confinement") for d in docs]
+    said = [d.settings.get("confinement") for d in docs]
     return "; ".join(dict.fromkeys(s for s in said if isinstance(s, str) and s))
 
 
 def build_report(
     docs: Sequence[LoadedResults], settings: Settings, event: Event, head_sha: str
 ) -> tuple[ReportInput, ResultsData]:
-    runs, suites = merge(docs)
+    merged = merge(docs)
+    runs = merged.runs
+    aggregate = stats.aggregate(runs, merged.suites, alpha=settings.alpha)
     confinement = _confinement(docs)
-    aggregate = stats.aggregate(runs, suites, alpha=settings.alpha)
     base = _first(docs, "base_sha")
-    has_base = any((d.document.get("settings") or {}).get("base_sha") is not None for d in docs)
+    has_base = any(d.settings.get("base_sha") is not None for d in docs)
+    # The job's verdict, decided here once and carried by the report to every output.
+    invalid = len(merged.invalid)
+    gate = evaluate(aggregate, settings, invalid_files=invalid, has_base=has_base)
+    notices = shard_notices(docs)
     report = ReportInput(
         aggregate=aggregate,
         runs=runs,
@@ -102,39 +183,66 @@ def build_report(
         settings=settings,
         head_sha=head_sha,
         base_sha=str(base or "") if has_base else None,
-        head_suites=suites,
+        head_suites=merged.head_suites,
+        base_suites=merged.base_suites,
+        invalid=merged.invalid,
+        skipped=merged.skipped,
+        notices=notices,
         version=__version__,
+        gate=gate,
         confinement=confinement,
     )
     data = ResultsData(
         runs=runs,
         aggregate=aggregate,
-        suites=suites,
-        judge_model=_first(docs, "judge_model"),
+        suites=merged.suites,
+        judge_model=next(
+            (j for d in docs if isinstance(j := d.document["judge_model"], str)), None
+        ),
         settings={
+            "models": _models(docs),
+            "runs": _recorded(docs, "runs", int),
             "head_sha": head_sha,
             "base_sha": base if has_base else None,
+            "pr_number": event.pr_number,
+            "event": _recorded(docs, "event", str) or event.name,
+            "incomplete": bool(notices),
+            "alpha": settings.alpha,
+            "fail_on_regression": settings.fail_on_regression,
+            "min_pass_rate": settings.min_pass_rate,
             "merged_from": len(docs),
             "confinement": confinement,
         },
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        invalid=merged.invalid,
+        skipped=merged.skipped,
     )
     return report, data
 
 
 def report_in_actions(
-    settings: Settings,
+    values: Mapping[str, str],
+    config: RepoConfig,
     event: Event,
     publisher: Publisher | None,
     files: RunnerFiles,
     stream: TextIO,
     paths: Sequence[Path] = (),
 ) -> int:
+    """Merge, decide, write and publish. `values` are the raw inputs, `config` the repository
+    config of the report job's own checkout (`layering` says which wins)."""
     try:
+        settings = layer(values, config)
         docs = load_all_results(paths or [settings.results_dir])
+    except SettingsError as exc:
+        print(annotate("error", str(exc), title="evolve: bad input"), file=stream)
+        return 2
     except ResultsLoadError as exc:
         print(annotate("error", str(exc), title="evolve: cannot read results"), file=stream)
         return 2
+    settings, warnings = decide_settings(values, config, docs)
+    for warning in warnings:
+        print(annotate("warning", warning, title="evolve: settings"), file=stream)
     head = event.head_sha or str(_first(docs, "head_sha") or "")
     claimed = _first(docs, "pr_number")
     if event.name == "workflow_run" and event.pr_number is None and isinstance(claimed, int):
@@ -156,20 +264,25 @@ def report_in_actions(
 
 def execute(args: argparse.Namespace) -> int:
     environ = dict(os.environ)
-    values = {
+    in_actions = environ.get("GITHUB_ACTIONS") == "true"
+    values = raw_inputs(environ) if in_actions else {}
+    values |= {
         spec.name: getattr(args, field_name(spec.name))
         for spec in INPUTS
         if getattr(args, field_name(spec.name)) is not None
     }
-    if environ.get("GITHUB_ACTIONS") == "true":
-        values = raw_inputs(environ) | values
+    default_root = environ.get("GITHUB_WORKSPACE", ".") if in_actions else "."
+    loaded = read_config(values, (args.root or Path(default_root)).resolve())
+    for problem in loaded.problems:
+        print(problem.render(), file=sys.stderr)
+    if loaded.errors:
+        return 2
     try:
-        settings = from_values(values)
+        settings = layer(values, loaded.config)
     except SettingsError as exc:
         print(f"evolve-action: {exc}", file=sys.stderr)
         return 2
-    paths = args.results or [settings.results_dir]
-    if environ.get("GITHUB_ACTIONS") == "true":
+    if in_actions:
         try:
             event = from_environ(environ)
         except EventError as exc:
@@ -180,14 +293,18 @@ def execute(args: argparse.Namespace) -> int:
             client = make_client(settings.github_token, api_url=event.api_url)
             publisher = Publisher(client, event.repo)
         files = RunnerFiles(environ.get("GITHUB_OUTPUT"), environ.get("GITHUB_STEP_SUMMARY"))
-        return report_in_actions(settings, event, publisher, files, sys.stdout, args.results)
+        return report_in_actions(
+            values, loaded.config, event, publisher, files, sys.stdout, args.results
+        )
     try:
-        docs = load_all_results(paths)
+        docs = load_all_results(args.results or [settings.results_dir])
     except ResultsLoadError as exc:
         print(f"evolve-action: {exc}", file=sys.stderr)
         return 2
-    report, _ = build_report(
-        docs, settings, Event(name="local"), str(_first(docs, "head_sha") or "")
-    )
+    settings, warnings = decide_settings(values, loaded.config, docs)
+    for warning in warnings:
+        print(f"evolve-action: warning: {warning}", file=sys.stderr)
+    head = str(_first(docs, "head_sha") or "")
+    report, _ = build_report(docs, settings, Event(name="local"), head)
     print(render(build_view(report)))
     return report.decided_gate().exit_code

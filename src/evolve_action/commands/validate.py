@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 from evolve_action import config, discovery
 from evolve_action.annotations import problem_annotation
-from evolve_action.formats import load_file
+from evolve_action.formats import load_file, load_found
 from evolve_action.formats.base import LoadContext
 from evolve_action.model import Format, LoadResult, Origin, Problem, Severity
 
@@ -169,9 +169,7 @@ def _directory(
         if item.path in seen:
             continue
         seen.add(item.path)
-        ctx = LoadContext(root=found.root, skill=item.skill)
-        result = load_file(item.path, item.rel, item.format, ctx)
-        report.entries.append(Entry(result, item.skill.name))
+        report.entries.append(Entry(load_found(found.root, item), item.skill.name))
 
 
 def _file(path: Path, cwd: Path, fmt: Format | None) -> Entry:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -71,14 +72,26 @@ def sniff(doc: Document, fmt: Format) -> Format:
 
 
 def load_all(root: Path, *, paths: Sequence[str] = (), layout: str = "auto") -> list[LoadResult]:
-    """Discover every eval file under `root` and load each; discovery problems come first,
-    each as a `LoadResult` without a suite."""
+    """Discover every eval file under `root` and load each; discovery errors come first, each
+    as a `LoadResult` without a suite. Discovery's warnings about a file travel with its
+    result; the others (why nothing was found) are for `validate`, not for a run."""
     found = discovery.discover(root, paths=paths, layout=layout)
-    results = [LoadResult(p.origin.path, None, None, (p,)) for p in found.problems]
+    results = [
+        LoadResult(p.origin.path, None, None, (p,))
+        for p in found.problems
+        if p.severity is Severity.ERROR
+    ]
     for item in found.files:
-        ctx = LoadContext(root=found.root, skill=item.skill)
-        results.append(load_file(item.path, item.rel, item.format, ctx))
+        results.append(load_found(found.root, item))
     return results
+
+
+def load_found(root: Path, item: discovery.EvalFile) -> LoadResult:
+    """Load one file discovery found, with the warnings discovery has about it."""
+    result = load_file(item.path, item.rel, item.format, LoadContext(root=root, skill=item.skill))
+    if not item.notes:
+        return result
+    return replace(result, problems=(*item.notes, *result.problems))
 
 
 def _loader(fmt: Format) -> Loader | None:

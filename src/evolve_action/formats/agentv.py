@@ -1,10 +1,13 @@
-"""The AgentV / AgentEvals loader: `EVAL.yaml`, `*.eval.yaml`, `dataset*.yaml`, JSONL datasets.
+"""The AgentV / AgentEvals loader: `EVAL.yaml`, `*.eval.yaml`, `suite.yaml`, `dataset*.yaml`,
+JSONL datasets.
 
 The format renamed its keys almost weekly (reference/agentv_clauditor.md A.1), so every
-generation is read: the case list is `evalcases`, `eval_cases`, `cases` or `tests` (whose
-entries may be file paths to more cases); a JSONL dataset takes its shared settings from the
-YAML sidecar of the same name. Grading follows the spec's verdict: a weighted mean of the
-evaluators' scores against a threshold (0.8), with `required` items as floors.
+generation is read: the case list is `evalcases`, `eval_cases`, `cases` or `tests` (inline,
+or files and folders it names, `agentv_tests.py`); a JSONL dataset takes its shared settings
+from the YAML sidecar of the same name. Keys a generation defines are read or, when they
+cannot be honoured, rejected with a reason; keys none defines are warned about, so nothing is
+ignored without a word. Grading follows the spec's verdict: a weighted mean of the graders'
+scores against a threshold (0.8), with `required` items as floors.
 """
 
 from __future__ import annotations
@@ -15,44 +18,56 @@ from typing import Any
 
 import re2
 
-from evolve_action.documents import Document, DocumentError, read
-from evolve_action.formats.agentv_case import Defaults, build_case
+from evolve_action.documents import Document
+from evolve_action.formats import agentv_workspace
+from evolve_action.formats.agentv_case import build_case
 from evolve_action.formats.agentv_common import (
     DEFAULT_THRESHOLD,
     At,
     Src,
     kind_of,
     number,
-    resolve_file,
 )
-from evolve_action.formats.agentv_evaluators import Evaluator, parse_list
-from evolve_action.formats.agentv_template import prompt_template
+from evolve_action.formats.agentv_keys import check_keys
+from evolve_action.formats.agentv_suite import mapping_or_file, suite_defaults, trials
+from evolve_action.formats.agentv_tests import case_rows, read_src
+from evolve_action.formats.agentv_vars import without_env
+from evolve_action.formats.agentv_workspace import Workspace
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.model import (
     Case,
+    Check,
+    Fixture,
     Format,
     LoadResult,
     Origin,
-    Problem,
     Severity,
     Skill,
     Suite,
 )
+from evolve_action.placement import GENERIC_STEMS, feature_folder
 
-CASE_KEYS = ("evalcases", "eval_cases", "cases", "tests")
 # Spec rule: lowercase letters, digits and single hyphens; starts with a letter; 2-64 long.
 _NAME = re2.compile(r"^[a-z](?:[a-z0-9]|-[a-z0-9])*$")
-_STEMS_WITHOUT_MEANING = ("eval", "dataset")
+# AgentV 4 only asks for lowercase letters, digits and hyphens.
+_NAME_4 = re2.compile(r"^[a-z0-9-]+$")
 
 
 def load(doc: Document, ctx: LoadContext) -> LoadResult:
     root = ctx.root.resolve()
     main = Src(doc, Problems(doc), root, doc.path.parent.resolve())
+    main.doc = replace(doc, data=without_env(main, doc.data))
     sources = [main]
     settings_src, settings = _settings(main, sources)
-    rows = _rows(main, settings_src, settings, sources)
-    defaults = _defaults(settings_src, settings)
+    check_keys(settings_src, settings)
+    rows = case_rows(main, settings, sources)
+    if rows is None:
+        main.error((), "no cases: add `tests:` (older files say evalcases, eval_cases or cases)")
+        rows = []
+    defaults = suite_defaults(settings_src, settings, sources)
+    suite_space = _workspace(settings_src, ("workspace",), settings, sources)
     cases: list[Case] = []
+    spaces: list[Workspace] = [suite_space] if suite_space else []
     seen: dict[str, Origin] = {}
     for src, at, row in rows:
         case = build_case(src, at, row, defaults)
@@ -62,14 +77,20 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
             src.error((*at, "id"), f"case id {case.id!r} is already used at {seen[case.id]}")
             continue
         seen[case.id] = case.origin
+        space = _workspace(src, (*at, "workspace"), row, sources) or suite_space
+        if space is not None:
+            spaces.append(space)
+            case = replace(case, files=(*space.files, *case.files))
         cases.append(case)
     name = _suite_name(settings_src, settings, doc.path)
     skill = _skill(settings_src, settings, ctx.skill)
+    skill, cases = _template_skill(skill, spaces, cases)
     meta = settings.get("metadata")
     names_skill = isinstance(meta, dict) and any(
         isinstance(meta.get(k), str) for k in ("skill", "skill_path")
     )
     policy = _policy(settings_src, settings)
+    runs = trials(settings_src, settings)
     problems = tuple(p for s in sources for p in s.problems.items)
     if any(p.severity is Severity.ERROR for p in problems):
         return LoadResult(doc.rel, Format.AGENTV, None, problems)
@@ -80,6 +101,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         skill=skill,
         cases=tuple(cases),
         name=name,
+        runs=runs,
         policy=policy,
         agent=skill.dir is not None or names_skill,
         warnings=tuple(p for p in problems if p.severity is Severity.WARNING),
@@ -88,18 +110,21 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
 
 
 def _settings(main: Src, sources: list[Src]) -> tuple[Src, dict[str, Any]]:
-    """The mapping of suite-level keys: the file itself, or a JSONL dataset's YAML sidecar."""
+    """The mapping of suite-level keys: the file itself, or a JSONL dataset's YAML sidecar.
+    A YAML file holding a bare list of cases (AgentV's `cases` file type) has none."""
     if isinstance(main.doc.data, dict):
         return main, main.doc.data
     if not isinstance(main.doc.data, list):
         found = kind_of(main.doc.data)
         main.error((), f"an agentv eval file is a mapping with `tests:`, not {found}")
         return main, {}
+    if main.doc.path.suffix != ".jsonl":
+        return main, {}
     for suffix in (".yaml", ".yml"):
         sidecar = main.doc.path.with_suffix(suffix)
         if sidecar.is_file():
             rel = str(Path(main.doc.rel).with_suffix(suffix).as_posix())
-            src = _read(main, (), sidecar, rel)
+            src = read_src(main, sidecar, rel)
             if src is None:
                 return main, {}
             sources.append(src)
@@ -110,109 +135,61 @@ def _settings(main: Src, sources: list[Src]) -> tuple[Src, dict[str, Any]]:
     return main, {}
 
 
-def _read(src: Src, at: At, path: Path, rel: str) -> Src | None:
-    try:
-        doc = read(path, rel, scalar_keys=True)
-    except DocumentError as exc:
-        src.problems.items.append(Problem(Origin(exc.rel, exc.line), exc.message))
+def _workspace(src: Src, at: At, holder: Any, sources: list[Src]) -> Workspace | None:
+    """`workspace:`, or AgentV 5's `environment: {type: host, workdir}` (the same template)."""
+    if not isinstance(holder, dict):
         return None
-    return Src(doc, Problems(doc), src.root, src.main_dir)
-
-
-def _rows(
-    main: Src, settings_src: Src, settings: dict[str, Any], sources: list[Src]
-) -> list[tuple[Src, At, Any]]:
-    if isinstance(main.doc.data, list):
-        return [(main, (i,), row) for i, row in enumerate(main.doc.data)]
-    keys = [k for k in CASE_KEYS if k in settings]
-    if not keys:
-        main.error((), "no cases: add `tests:` (older files say evalcases, eval_cases or cases)")
-        return []
-    if len(keys) > 1:
-        main.error((keys[1],), f"both {keys[0]!r} and {keys[1]!r} list cases; keep one")
-        return []
-    key = keys[0]
-    value = settings[key]
-    if isinstance(value, str):
-        return _referenced(main, (key,), value, sources)
-    if not isinstance(value, list) or not value:
-        main.error((key,), "must be a non-empty list of cases")
-        return []
-    rows: list[tuple[Src, At, Any]] = []
-    for i, row in enumerate(value):
-        if isinstance(row, str) and key == "tests":
-            rows.extend(_referenced(main, (key, i), row, sources))
-        else:
-            rows.append((main, (key, i), row))
-    return rows
-
-
-def _referenced(main: Src, at: At, ref: str, sources: list[Src]) -> list[tuple[Src, At, Any]]:
-    """Cases from a file named in `tests` (YAML list or mapping, or JSONL rows)."""
-    if not ref.endswith((".yaml", ".yml", ".jsonl", ".json")):
-        main.error(at, f"{ref!r}: a test file reference must name a .yaml, .yml or .jsonl file")
-        return []
-    path = resolve_file(main, at, ref)
-    if path is None:
-        return []
-    src = _read(main, at, path, path.relative_to(main.root).as_posix())
-    if src is None:
-        return []
-    sources.append(src)
-    data = src.doc.data
-    if isinstance(data, dict):
-        key = next((k for k in CASE_KEYS if isinstance(data.get(k), list)), None)
-        if key is None:
-            src.error((), "a referenced test file holds a list of cases (or `tests:`)")
-            return []
-        prefix: At = (key,)
-        data = data[key]
-    else:
-        prefix = ()
-    if not isinstance(data, list):
-        src.error((), "a referenced test file holds a list of cases")
-        return []
-    out: list[tuple[Src, At, Any]] = []
-    for i, row in enumerate(data):
-        if isinstance(row, str):
-            src.error((*prefix, i), "a referenced test file cannot reference further files")
-            continue
-        out.append((src, (*prefix, i), row))
-    return out
-
-
-def _defaults(src: Src, settings: dict[str, Any]) -> Defaults:
-    execution = settings.get("execution", {})
-    if not isinstance(execution, dict):
-        src.error(("execution",), "must be a mapping (target, timeout_seconds, evaluators)")
-        execution = {}
-    evaluators: tuple[Evaluator, ...] = ()
-    if "assertions" in settings:  # AgentV 4's name for the list wins, as there
-        evaluators = parse_list(src, ("assertions",), settings["assertions"])
-    elif "evaluators" in execution:
-        evaluators = parse_list(src, ("execution", "evaluators"), execution["evaluators"])
-    elif "assert" in settings:
-        evaluators = parse_list(src, ("assert",), settings["assert"])
-    if isinstance(settings.get("evaluator"), str) and settings["evaluator"] != "llm_judge":
-        src.warn(("evaluator",), "ignored: only llm_judge can be a default evaluator kind")
-    timeout = None
-    if "timeout_seconds" in execution:
-        where = ("execution", "timeout_seconds")
-        timeout = number(src, where, execution["timeout_seconds"], lo=1, hi=3600, integer=True)
-    return Defaults(evaluators=evaluators, timeout_s=timeout, prompt=_prompt(src, settings))
-
-
-def _prompt(src: Src, settings: dict[str, Any]) -> str | None:
-    """Later files wrap each test's input in `prompts:` (usually just `{{ input }}`)."""
-    if "prompts" not in settings:
+    if "workspace" in holder:
+        return agentv_workspace.parse(src, at, holder["workspace"], sources)
+    if "environment" not in holder:
         return None
-    prompts = settings["prompts"]
-    if not isinstance(prompts, list) or not prompts or not all(isinstance(p, str) for p in prompts):
-        src.error(("prompts",), "must be a list of prompt templates, such as ['{{ input }}']")
+    at = (*at[:-1], "environment")
+    found = mapping_or_file(src, at, holder["environment"], sources)
+    if found is None:
         return None
-    if len(prompts) > 1:
-        src.warn(("prompts",), "several prompts: only the first is used")
-    return prompt_template(prompts)
+    env_src, env_at, env = found
+    if env.get("type", "host") != "host" or set(env) - {"type", "workdir"}:
+        env_src.error(
+            env_at,
+            "only `environment: {type: host, workdir: <folder>}` is supported: the workdir is"
+            " copied into every run's workspace; containers and setup steps are not",
+        )
+        return None
+    if "workdir" not in env:
+        return None
+    return agentv_workspace.parse(env_src, env_at, {"template": env["workdir"]}, sources)
+
+
+def _template_skill(
+    skill: Skill, spaces: list[Workspace], cases: list[Case]
+) -> tuple[Skill, list[Case]]:
+    """A skill kept in a workspace template is the one the suite evaluates when its
+    skill-trigger graders name it (or it is the template's only skill). It is installed as the
+    skill under test, so its files are not copied a second time as fixtures."""
+    offered: dict[str, Path] = {}
+    for space in spaces:
+        for name, folder in space.skills.items():
+            offered.setdefault(name, folder)
+    if not offered or skill.dir is not None:
+        return skill, cases
+    named = [
+        str(item.params.get("skill"))
+        for case in cases
+        for item in case.items
+        if isinstance(item, Check) and item.kind == "agentv.skill_used"
+    ]
+    chosen = next((n for n in named if n in offered), None)
+    if chosen is None and len(offered) == 1:
+        chosen = next(iter(offered))
+    if chosen is None:
+        return skill, cases
+    folder = offered[chosen]
+    kept = [replace(c, files=tuple(f for f in c.files if not _under(f, folder))) for c in cases]
+    return replace(skill, name=chosen, dir=folder), kept
+
+
+def _under(fixture: Fixture, folder: Path) -> bool:
+    return fixture.source.is_relative_to(folder)
 
 
 def _skill(src: Src, settings: dict[str, Any], found: Skill) -> Skill:
@@ -251,21 +228,31 @@ def _skill_dir(src: Src, value: str) -> Path | None:
 def _suite_name(src: Src, settings: dict[str, Any], path: Path) -> str:
     name = settings.get("name")
     if isinstance(name, str) and name:
-        if not 2 <= len(name) <= 64 or not _NAME.match(name):
+        if not 1 <= len(name) <= 64 or not _NAME_4.match(name):
             src.error(
                 ("name",),
-                f"{name!r} is not a valid eval name: 2-64 lowercase letters, digits and single"
-                " hyphens, starting with a letter and ending with a letter or digit",
+                f"{name!r} is not a valid eval name: up to 64 lowercase letters, digits and"
+                " hyphens",
+            )
+        elif not _NAME.match(name) or len(name) < 2:
+            src.warn(
+                ("name",),
+                f"{name!r} does not follow the spec's rule (2-64 characters, a letter first,"
+                " single hyphens, no hyphen at the end); AgentV accepts it",
             )
         return name
     if "name" in settings:
         src.error(("name",), "must be a non-empty string")
     if isinstance(settings.get("dataset"), str) and settings["dataset"]:
         return str(settings["dataset"])
+    return suite_label(path)
+
+
+def suite_label(path: Path) -> str:
+    """A nameless suite is called after its file, or after its feature's folder when the file
+    has a generic name (`examples/features/basic/evals/dataset.eval.yaml` → `basic`)."""
     stem = path.name.split(".")[0]
-    if stem.lower().startswith(_STEMS_WITHOUT_MEANING) and path.parent.name:
-        return path.parent.name
-    return stem
+    return feature_folder(path) if stem.lower().startswith(GENERIC_STEMS) else stem
 
 
 def _policy(src: Src, settings: dict[str, Any]) -> dict[str, Any]:
@@ -273,6 +260,9 @@ def _policy(src: Src, settings: dict[str, Any]) -> dict[str, Any]:
     execution = settings.get("execution")
     if isinstance(execution, dict) and "threshold" in execution:
         got = number(src, ("execution", "threshold"), execution["threshold"], lo=0.0, hi=1.0)
+        threshold = DEFAULT_THRESHOLD if got is None else got
+    elif "threshold" in settings:  # AgentV 5 writes it at the top
+        got = number(src, ("threshold",), settings["threshold"], lo=0.0, hi=1.0)
         threshold = DEFAULT_THRESHOLD if got is None else got
     return {
         "aggregation": "weighted_mean",

@@ -1,14 +1,17 @@
 """One agentv case (an `evalcases` / `tests` entry or a JSONL row) → `model.Case`.
 
 The input comes from `agentv_input.py`; here are the case's id, outcome, expected output,
-limits and evaluators. A case's own evaluator list replaces the suite's, and inline `rubrics`
-come first (AgentV's order); a case with neither is graded against its expected outcome.
+limits and graders. The test's `vars` are rendered into its fields first. Graders follow each
+generation's rule: AgentV 4 runs the case's own and then the suite's `assertions` (unless the
+case sets `execution.skip_defaults`); before it, a case's own `evaluators` replaced the
+suite's. Inline `rubrics` come first (AgentV's order); a case with no grader at all is graded
+against its criteria and expected output.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from evolve_action.formats import agentv_items
@@ -20,8 +23,18 @@ from evolve_action.formats.agentv_common import (
     text,
 )
 from evolve_action.formats.agentv_evaluators import Evaluator, parse_list
-from evolve_action.formats.agentv_input import conversation, input_at, plain_input, read_input
+from evolve_action.formats.agentv_input import (
+    Preset,
+    Prompt,
+    conversation,
+    input_at,
+    input_text,
+    plain_input,
+    read_input,
+)
+from evolve_action.formats.agentv_keys import check_keys
 from evolve_action.formats.agentv_rubrics import parse_rubrics
+from evolve_action.formats.agentv_vars import with_vars
 from evolve_action.model import Case, Check, Fixture
 
 OUTCOME_KEYS = ("expected_outcome", "criteria", "outcome")
@@ -32,22 +45,31 @@ class Defaults:
     """Suite-level settings every case inherits unless it sets its own."""
 
     evaluators: tuple[Evaluator, ...] = ()
+    append: bool = False  # AgentV 4: the suite's graders run after each case's own
     timeout_s: float | None = None
-    prompt: str | None = None  # the file's `prompts:` template, when it is more than the input
+    prompt: Prompt | None = None  # the file's prompt, when it is more than the input itself
+    preset: Preset = field(default_factory=Preset)  # the suite's `input` and `input_files`
+    variables: dict[str, Any] | None = None  # AgentV 5 `default_test.vars`
+    threshold: float | None = None  # AgentV 5 `default_test.threshold`
 
 
 def build_case(src: Src, at: At, row: Any, defaults: Defaults) -> Case | None:
     if not isinstance(row, dict):
         src.error(at, f"a case is a mapping with id, input and criteria, not {kind_of(row)}")
         return None
+    check_keys(src, row, at=at, scope="case")
+    variables = {**(defaults.variables or {}), **_dict_of(row, "vars")}
+    row = with_vars(row, variables)
+    variables = {**(defaults.variables or {}), **_dict_of(row, "vars")}
+    skip = _dict_of(row, "execution").get("skip_defaults") is True
     case_id = _case_id(src, at, row)
-    variables = _dict_of(row, "vars")
     outcome = _outcome(src, at, row)
     files: list[Fixture] = []
-    turns = read_input(src, at, row, variables, files, defaults.prompt)
+    preset = Preset() if skip else defaults.preset
+    turns = read_input(src, at, row, variables, files, defaults.prompt, preset)
     reference, data, expected = _expected(src, at, row, variables)
-    evaluators = _evaluators(src, at, row, defaults)
-    authored = _authored(row) or bool(defaults.evaluators)
+    evaluators = _evaluators(src, at, row, defaults, skip=skip)
+    authored = _authored(row) or (bool(defaults.evaluators) and not skip)
     timeout, threshold = _limits(src, at, row, defaults)
     if case_id is None or turns is None:
         return None
@@ -63,6 +85,8 @@ def build_case(src: Src, at: At, row: Any, defaults: Defaults) -> Case | None:
         note=row["note"] if isinstance(row.get("note"), str) else "",
         expected_messages=tuple(expected),
         input_messages=tuple(plain_input(row, variables)),
+        input_text=input_text(turns),
+        metadata=row.get("metadata"),
     )
     built = agentv_items.build(src, at, evaluators, info, default=not authored)
     return Case(
@@ -85,13 +109,15 @@ def _limits(
 ) -> tuple[float | None, float | None]:
     """(timeout in seconds, pass threshold) of the case's own `execution`, else the suite's."""
     execution = _dict_of(row, "execution")
-    timeout, threshold = defaults.timeout_s, None
+    timeout, threshold = defaults.timeout_s, defaults.threshold
     if "timeout_seconds" in execution:
         where = (*at, "execution", "timeout_seconds")
         timeout = number(src, where, execution["timeout_seconds"], lo=1, hi=3600, integer=True)
     if "threshold" in execution:
         where = (*at, "execution", "threshold")
         threshold = number(src, where, execution["threshold"], lo=0.0, hi=1.0)
+    elif "threshold" in row:  # AgentV 5 writes a test's threshold at the top of the test
+        threshold = number(src, (*at, "threshold"), row["threshold"], lo=0.0, hi=1.0)
     return timeout, threshold
 
 
@@ -159,6 +185,8 @@ def _expected(
         where, value = (*at, "expected_messages"), row["expected_messages"]
     elif "expected_output" in row:
         where, value = (*at, "expected_output"), row["expected_output"]
+    elif "reference_answer" in row:  # AgentV 2's SDK examples
+        where, value = (*at, "reference_answer"), row["reference_answer"]
     elif "expected_output" in variables:
         where, value = (*at, "vars", "expected_output"), variables["expected_output"]
     else:
@@ -200,21 +228,32 @@ def _authored(row: dict[str, Any]) -> bool:
     return any(isinstance(v, list) and v for v in lists)
 
 
-def _evaluators(src: Src, at: At, row: dict[str, Any], defaults: Defaults) -> tuple[Evaluator, ...]:
-    """The case's own list replaces the suite's; inline rubrics come first (AgentV).
-
-    `assertions` is AgentV 4's name for the list and wins over the older names, as there."""
+def _own_list(src: Src, at: At, row: dict[str, Any]) -> tuple[Evaluator, ...] | None:
+    """The case's own graders, in AgentV 4's order of names; None when it names none."""
     execution = row.get("execution")
     if "assertions" in row:
-        own = parse_list(src, (*at, "assertions"), row["assertions"])
-    elif isinstance(execution, dict) and "evaluators" in execution:
-        own = parse_list(src, (*at, "execution", "evaluators"), execution["evaluators"])
-    elif "evaluators" in row:
-        own = parse_list(src, (*at, "evaluators"), row["evaluators"])
-    elif "assert" in row:
-        own = parse_list(src, (*at, "assert"), row["assert"])
-    else:
-        own = defaults.evaluators
+        return parse_list(src, (*at, "assertions"), row["assertions"])
+    if "assert" in row:
+        return parse_list(src, (*at, "assert"), row["assert"])
+    if isinstance(execution, dict) and "evaluators" in execution:
+        return parse_list(src, (*at, "execution", "evaluators"), execution["evaluators"])
+    if "evaluators" in row:
+        return parse_list(src, (*at, "evaluators"), row["evaluators"])
+    return None
+
+
+def _evaluators(
+    src: Src, at: At, row: dict[str, Any], defaults: Defaults, *, skip: bool
+) -> tuple[Evaluator, ...]:
+    """The case's graders, then the suite's (AgentV 4) or instead of them (before); inline
+    rubrics come first (AgentV)."""
+    own = _own_list(src, at, row)
+    suite = () if skip else defaults.evaluators
+    if own is None:
+        own = suite
+    elif defaults.append:
+        taken = {ev.name for ev in own}
+        own = (*own, *(_renamed(ev, taken) for ev in suite))
     if "rubrics" not in row:
         return own
     rubrics = parse_rubrics(src, (*at, "rubrics"), row["rubrics"])
@@ -227,3 +266,13 @@ def _evaluators(src: Src, at: At, row: dict[str, Any], defaults: Defaults) -> tu
         name = f"rubric-{n}"
     inline = Evaluator(name, "rubric", src.origin((*at, "rubrics")), rubrics=rubrics)
     return (inline, *own)
+
+
+def _renamed(ev: Evaluator, taken: set[str]) -> Evaluator:
+    """A suite grader whose name a case grader already uses gets the next free `name-N`."""
+    name, n = ev.name, 1
+    while name in taken:
+        n += 1
+        name = f"{ev.name}-{n}"
+    taken.add(name)
+    return ev if name == ev.name else replace(ev, name=name)

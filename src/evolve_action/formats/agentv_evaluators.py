@@ -18,54 +18,55 @@ from evolve_action.formats.agentv_common import (
     At,
     Src,
     kind_of,
-    mapping,
     number,
     required_floor,
     resolve_file,
     root_rel,
-    string_list,
 )
+from evolve_action.formats.agentv_composite import CHILD_KEYS, composite
 from evolve_action.formats.agentv_rubrics import Rubric, parse_rubrics
-from evolve_action.formats.agentv_template import TEMPLATE_VARIABLES, VARIABLE
+from evolve_action.formats.agentv_template import TEMPLATE_VARIABLES, variables_in
+from evolve_action.formats.agentv_types import accepted_types, kind_of_type
 from evolve_action.model import Origin
 
+METRIC_KINDS = ("execution_metrics", "latency", "cost", "token_usage")
+SKILL_KINDS = ("skill_used", "not_skill_used", "skill_trigger")
 TEXT_KINDS = frozenset(
     f"{neg}{kind}"
     for neg in ("", "not_")
     for kind in (
         *(f"{i}contains{m}" for i in ("", "i") for m in ("", "_any", "_all")),
         "starts_with",
+        "ends_with",
         "equals",
         "regex",
         "is_json",
     )
 )
-ALIASES = {
-    "code_grader": "code_judge",
-    "llm_grader": "llm_judge",
-    "rubrics": "rubric",
-    "llm_rubric": "rubric",
+# Keys every grader may carry; the rest are the type's own (unknown ones are warned about).
+COMMON_KEYS = frozenset({"name", "type", "weight", "required", "min_score", "negate", "id"})
+OWN_KEYS: dict[str, frozenset[str]] = {
+    "llm_judge": frozenset({"prompt", "rubrics", "model", "target", "config", "max_steps"})
+    | frozenset({"temperature", "preprocessors"}),
+    "rubric": frozenset({"rubrics", "criteria", "value", "preprocessors"}),
+    "composite": frozenset({*CHILD_KEYS, "aggregator"}),
+    "tool_trajectory": frozenset({"mode", "minimums", "expected", "args_match", "argsMatch"}),
+    "field_accuracy": frozenset({"fields", "aggregation"}),
+    "execution_metrics": frozenset(params.METRIC_LIMITS)
+    | frozenset({"target_exploration_ratio", "exploration_tolerance"}),
+    "latency": frozenset({"threshold"}),
+    "cost": frozenset({"budget"}),
+    "token_usage": frozenset({"max_total", "max_input", "max_output"}),
+    "skill_used": frozenset({"skill", "value", "should_trigger"}),
+    "text": frozenset({"value", "values", "flags"}),
 }
-METRIC_KINDS = ("execution_metrics", "latency", "cost", "token_usage")
-SKILL_KINDS = ("skill_used", "not_skill_used", "skill_trigger")
-SPEC_KINDS = (
-    "code_judge",
-    "llm_judge",
-    "rubric",
-    "composite",
-    "tool_trajectory",
-    "field_accuracy",
-    "execution_metrics",
-)
-MAX_COMPOSITE_DEPTH = 16  # deeper trees are a mistake, and would exhaust Python's stack
-AGGREGATORS = ("weighted_average", "minimum", "maximum", "safety_gate", "all_or_nothing")
 PROMPT_EXTENSIONS = (".md", ".txt", ".prompt", ".j2", ".jinja", ".hbs", ".mustache", ".tmpl")
 
 
 @dataclass(frozen=True)
 class Evaluator:
     name: str
-    type: str  # normalized: a SPEC_KINDS entry, a text kind, or skill_used
+    type: str  # normalized: an agentv_types kind, a text kind folded to its rule, skill_used
     origin: Origin
     weight: float = 1.0
     required: float | None = None
@@ -74,6 +75,7 @@ class Evaluator:
     children: tuple[Evaluator, ...] = ()
     aggregator: Mapping[str, Any] | None = None
     template: str | None = None  # llm_judge prompt, read from its file when it names one
+    negate: bool = False  # AgentV 4: the score is inverted (1 - score), pass and fail swap
 
 
 def parse_list(src: Src, at: At, value: Any) -> tuple[Evaluator, ...]:
@@ -123,22 +125,55 @@ def _one(src: Src, at: At, ev: Any, names: set[str], written: set[str]) -> Evalu
         src.error(at, f"an evaluator is a mapping with name and type, not {kind_of(ev)}")
         return None
     raw_type = ev.get("type")
-    if not isinstance(raw_type, str) or not raw_type.strip():
-        src.error(at, "an evaluator needs `type:` (for example llm_judge or code_judge)")
+    if set(ev) == {"include"}:
+        src.error(
+            at,
+            "assertion templates (`include:`) are not supported yet; write the graders here",
+        )
         return None
-    kind = raw_type.strip().lower().replace("-", "_")
-    kind = ALIASES.get(kind, kind)
+    if not isinstance(raw_type, str) or not raw_type.strip():
+        src.error(at, "a grader needs `type:` (for example llm-grader, contains or code-grader)")
+        return None
+    kind = kind_of_type(raw_type)
+    if kind is None:
+        src.error((*at, "type"), f"unknown grader type {raw_type!r}; use one of {accepted_types()}")
+        return None
     name = _name(src, at, ev, kind, names, written)
     if name is None:
         return None
     weight = 1.0
     if "weight" in ev:
         weight = number(src, (*at, "weight"), ev["weight"], lo=0.0) or 0.0
-    required = required_floor(
+    required = _required(src, at, ev)
+    negate = ev.get("negate") is True
+    if "negate" in ev and not isinstance(ev["negate"], bool):
+        src.error((*at, "negate"), "must be true or false")
+    if kind != "code_judge":
+        _unknown_keys(src, at, ev, kind)
+    base = Evaluator(name, kind, src.origin(at), weight, required, negate=negate)
+    return _typed(src, at, ev, base, raw_type)
+
+
+def _required(src: Src, at: At, ev: dict[str, Any]) -> float | None:
+    """The floor a required grader must reach: `min_score`, a number, else the 0.8 of `true`.
+    `min_score` alone only sets when AgentV calls that grader passed, not the case's verdict."""
+    floor = required_floor(
         src, (*at, "required"), ev.get("required"), true_floor=REQUIRED_TRUE_FLOOR
     )
-    base = Evaluator(name, kind, src.origin(at), weight, required)
-    return _typed(src, at, ev, base, raw_type)
+    if "min_score" in ev:
+        own = number(src, (*at, "min_score"), ev["min_score"], lo=0.0, hi=1.0)
+        if floor is not None and own is not None:
+            return own
+    return floor
+
+
+def _unknown_keys(src: Src, at: At, ev: dict[str, Any], kind: str) -> None:
+    own = OWN_KEYS.get("text" if kind in TEXT_KINDS else kind, frozenset())
+    if kind in SKILL_KINDS:
+        own = OWN_KEYS["skill_used"]
+    for key in ev:
+        if key not in COMMON_KEYS and key not in own:
+            src.warn((*at, key), f"unknown key {key!r} of a {ev.get('type')} grader is ignored")
 
 
 def _name(
@@ -171,9 +206,9 @@ def _typed(
         rubrics = parse_rubrics(src, (*at, key), ev.get(key))
         return _replace(base, rubrics=rubrics) if rubrics else None
     elif kind == "composite":
-        return _composite(src, at, ev, base)
+        return composite(src, at, ev, base, parse_list)
     elif kind == "tool_trajectory":
-        found = params.tool_trajectory(src, at, ev)
+        found = params.tool_trajectory(src, at, ev, exact_args="assertions" in at)
     elif kind == "field_accuracy":
         found = params.field_accuracy(src, at, ev)
     elif kind in METRIC_KINDS:
@@ -182,19 +217,20 @@ def _typed(
     elif kind in TEXT_KINDS:
         found = params.text_check(src, at, ev, kind)
         kind = _text_kind(kind)
+        if found is not None and base.negate:  # `negate: true` folds into the text rule
+            found = {**found, "negate": not found["negate"]}
+            base = _replace(base, negate=False)
     elif kind in SKILL_KINDS:
         found = params.skill_used(src, at, ev, kind)
         kind = "skill_used"
-    else:
-        known = ", ".join((*SPEC_KINDS, "contains", "regex", "equals", "is_json", "skill-used"))
-        src.error((*at, "type"), f"unknown evaluator type {raw_type!r}; use one of {known}")
-        return None
+    else:  # the catalogue and these branches list the same kinds; a gap is a bug here
+        raise ValueError(f"grader kind {kind!r} ({raw_type!r}) has no parser")
     return None if found is None else _replace(base, type=kind, params=found)
 
 
 def _text_kind(kind: str) -> str:
     base = kind.removeprefix("not_")
-    if base in ("regex", "is_json", "equals", "starts_with"):
+    if base in ("regex", "is_json", "equals", "starts_with", "ends_with"):
         return base
     return "contains"
 
@@ -210,6 +246,11 @@ def _llm_judge(src: Src, at: At, ev: dict[str, Any], base: Evaluator) -> Evaluat
                 (*at, key), "ignored: one judge model grades every run (the judge-model input)"
             )
     if "rubrics" in ev:
+        if "prompt" in ev:
+            src.warn(
+                (*at, "prompt"),
+                "not used: with `rubrics`, the judge grades each rubric item on its own",
+            )
         rubrics = parse_rubrics(src, (*at, "rubrics"), ev["rubrics"])
         return _replace(base, type="rubric", rubrics=rubrics) if rubrics else None
     prompt = ev.get("prompt")
@@ -221,10 +262,11 @@ def _llm_judge(src: Src, at: At, ev: dict[str, Any], base: Evaluator) -> Evaluat
     if not isinstance(prompt, str) or not prompt.strip():
         src.error((*at, "prompt"), "must be the judge prompt or the path of a prompt file")
         return None
-    if not _looks_like_path(prompt):
+    written = prompt.strip().removeprefix("file://")
+    if not prompt.strip().startswith("file://") and not _looks_like_path(prompt):
         _unknown_variables(src, (*at, "prompt"), prompt)
         return _replace(base, template=prompt)
-    path = resolve_file(src, (*at, "prompt"), prompt.strip())
+    path = resolve_file(src, (*at, "prompt"), written)
     if path is None:
         return None
     try:
@@ -232,18 +274,12 @@ def _llm_judge(src: Src, at: At, ev: dict[str, Any], base: Evaluator) -> Evaluat
     except (OSError, UnicodeDecodeError) as exc:
         src.error((*at, "prompt"), f"cannot read {prompt!r}: {exc}")
         return None
-    if not any(v in template for v in ("candidate_answer", "{{answer", "expected_messages")):
-        src.error(
-            (*at, "prompt"),
-            f"{prompt!r} never shows the answer: add {{{{candidate_answer}}}} to the template",
-        )
-        return None
     _unknown_variables(src, (*at, "prompt"), template)
     return _replace(base, template=template, params={"prompt_file": root_rel(src, path)})
 
 
 def _unknown_variables(src: Src, at: At, template: str) -> None:
-    unknown = sorted(set(VARIABLE.findall(template)) - set(TEMPLATE_VARIABLES))
+    unknown = sorted(variables_in(template) - set(TEMPLATE_VARIABLES))
     if unknown:
         shown = ", ".join(f"{{{{{name}}}}}" for name in unknown)
         src.warn(at, f"unknown template variables stay as written: {shown}")
@@ -254,58 +290,3 @@ def _looks_like_path(prompt: str) -> bool:
     if "\n" in one or " " in one:
         return False
     return one.endswith(PROMPT_EXTENSIONS) or "/" in one
-
-
-def _composite(src: Src, at: At, ev: dict[str, Any], base: Evaluator) -> Evaluator | None:
-    if at.count("evaluators") >= MAX_COMPOSITE_DEPTH:
-        src.error(at, f"composites nest more than {MAX_COMPOSITE_DEPTH} levels deep; flatten them")
-        return None
-    children = parse_list(src, (*at, "evaluators"), ev.get("evaluators"))
-    if not children:
-        if ev.get("evaluators") in (None, []):
-            src.error((*at, "evaluators"), "a composite needs child evaluators")
-        return None
-    aggregator = _aggregator(src, (*at, "aggregator"), ev.get("aggregator"), children)
-    if aggregator is None:
-        return None
-    return _replace(base, children=children, aggregator=aggregator)
-
-
-def _aggregator(
-    src: Src, at: At, value: Any, children: tuple[Evaluator, ...]
-) -> dict[str, Any] | None:
-    if value is None:
-        return {"type": "weighted_average", "weights": {}, "required": [], "threshold": None}
-    agg = mapping(src, at, value)
-    if agg is None:
-        return None
-    kind = agg.get("type")
-    if kind in ("code_judge", "llm_judge", "script", "llm"):
-        src.error(
-            (*at, "type"),
-            f"{kind} aggregators are not supported yet; use one of {', '.join(AGGREGATORS)}",
-        )
-        return None
-    if kind not in AGGREGATORS:
-        src.error(
-            (*at, "type"), f"unknown aggregator {kind!r}; use one of {', '.join(AGGREGATORS)}"
-        )
-        return None
-    names = {c.name for c in children}
-    weights: dict[str, float] = {}
-    for name, weight in (mapping(src, (*at, "weights"), agg.get("weights", {})) or {}).items():
-        got = number(src, (*at, "weights", name), weight, lo=0.0)
-        if name not in names:
-            src.error((*at, "weights", name), f"no child evaluator is named {name!r}")
-        elif got is not None:
-            weights[name] = got
-    required = string_list(src, (*at, "required"), agg.get("required", [])) or []
-    for name in required:
-        if name not in names:
-            src.error((*at, "required"), f"no child evaluator is named {name!r}")
-    if kind == "safety_gate" and not required:
-        src.error((*at, "required"), "safety_gate needs `required:`, the children that gate")
-    threshold = None
-    if "threshold" in agg:
-        threshold = number(src, (*at, "threshold"), agg["threshold"], lo=0.0, hi=1.0)
-    return {"type": kind, "weights": weights, "required": required, "threshold": threshold}

@@ -1,20 +1,23 @@
 """The input of an agentv case: messages, content blocks, and the conversation they make.
 
 `input_messages` wins over `input`, which wins over `vars.input`; a string is one user
-message (wrapped in the file's prompt template, if any). System messages become the case's
-system prompt, the trailing user messages its prompt, and earlier turns its history. The agent
-works in a workspace, so `file` blocks are staged there at their repository path and the
-message says where (AgentV hands agent targets a file reference rather than the text).
+message (wrapped in the file's prompt template, if any), after the `input_files` blocks of
+the case (else the suite's). AgentV 5 may give no input at all: the file's prompt, rendered
+with the test's vars, is the input then. The suite's own `input` comes first, unless the case
+sets `execution.skip_defaults`. System messages become the case's system prompt, the trailing
+user messages its prompt, and earlier turns its history. The agent works in a workspace, so
+`file` blocks are staged there at their repository path and the message says where (AgentV
+hands agent targets a file reference rather than the text).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from evolve_action.formats.agentv_common import At, Src, resolve_file, root_rel
-from evolve_action.formats.agentv_template import render
+from evolve_action.formats.agentv_vars import fill
 from evolve_action.model import Fixture, Message
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -25,6 +28,26 @@ class Turn:
     role: str
     text: str
     words: str  # the text blocks only (AgentV's `question` is built from these)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A file's prompt template: text (`{{ input }}` wrapped in words) or chat messages."""
+
+    template: Any  # str, or a list of {role, content} messages
+
+    def render(self, scope: dict[str, Any]) -> Any:
+        return fill(self.template, scope)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """What the suite adds to every case's input: its own turns, and files for string inputs."""
+
+    turns: tuple[Turn, ...] = ()
+    turn_files: tuple[Fixture, ...] = ()  # files the suite's own turns attach
+    files: tuple[Fixture, ...] = ()
+    blocks: tuple[str, ...] = ()  # the `[file: path]` texts of the suite's `input_files`
 
 
 def input_at(at: At, row: dict[str, Any], variables: dict[str, Any]) -> At:
@@ -40,29 +63,113 @@ def read_input(
     row: dict[str, Any],
     variables: dict[str, Any],
     files: list[Fixture],
-    template: str | None,
+    prompt: Prompt | None,
+    preset: Preset = Preset(),
 ) -> list[Turn] | None:
+    """The case's turns after the suite's; `preset` is empty when the case skips defaults."""
+    scope = {**variables, "vars": variables}
+    files.extend(f for f in preset.turn_files if all(f.dest != g.dest for g in files))
+    if variables and preset.turns:  # the suite's input is rendered with each test's vars
+        turns = tuple(Turn(t.role, fill(t.text, scope), fill(t.words, scope)) for t in preset.turns)
+        preset = replace(preset, turns=turns)
+    from_prompt = False
     if "input_messages" in row:
         where, value = (*at, "input_messages"), row["input_messages"]
     elif "input" in row:
         where, value = (*at, "input"), row["input"]
     elif "input" in variables:
         where, value = (*at, "vars", "input"), variables["input"]
+    elif prompt is not None:  # AgentV 5: the prompt, filled with the test's vars, is the input
+        where, value, from_prompt = at, prompt.render(scope), True
     else:
         src.error(at, "a case needs `input:` (a string or a list of messages)")
         return None
+    if isinstance(value, dict) and "role" in value:
+        value = [value]  # one message written as a mapping (AgentV 4 shorthand)
     if isinstance(value, str) and value.strip():
-        if template is not None:
-            known = {k: v if isinstance(v, str) else json.dumps(v) for k, v in variables.items()}
-            value = render(template, {**known, "input": value}, answer=None)
-        return [Turn("user", value, value.strip())]
+        if prompt is not None and not from_prompt:
+            value = prompt.render({**scope, "input": value})
+            if not isinstance(value, str):
+                return _with_preset(preset, _turns(src, where, value, files))
+        return [*preset.turns, _text_turn(src, at, row, value, files, preset)]
     if not isinstance(value, list) or not value:
         src.error(where, "must be a non-empty string or list of {role, content} messages")
         return None
-    if template is not None:
+    if prompt is not None and not from_prompt and isinstance(prompt.template, str):
         src.warn(where, "the file's prompt template applies to text inputs; messages go as written")
+    return _with_preset(preset, _turns(src, where, value, files))
+
+
+def _with_preset(preset: Preset, turns: list[Turn] | None) -> list[Turn] | None:
+    return None if turns is None else [*preset.turns, *turns]
+
+
+def _turns(src: Src, where: At, value: Any, files: list[Fixture]) -> list[Turn] | None:
+    if not isinstance(value, list) or not value:
+        src.error(where, "the prompt must render to text or a list of {role, content} messages")
+        return None
     turns = [_turn(src, (*where, i), message, files) for i, message in enumerate(value)]
     return [t for t in turns if t is not None] if all(t is not None for t in turns) else None
+
+
+def _text_turn(
+    src: Src, at: At, row: dict[str, Any], value: str, files: list[Fixture], preset: Preset
+) -> Turn:
+    """A string input, after the file blocks of `input_files` (the case's, else the suite's)."""
+    blocks: list[str] = []
+    if "input_files" in row:
+        found = file_blocks(src, (*at, "input_files"), row["input_files"])
+        if found is not None:
+            blocks, fixtures = found
+            files.extend(f for f in fixtures if all(f.dest != g.dest for g in files))
+    else:
+        blocks = list(preset.blocks)
+        files.extend(f for f in preset.files if all(f.dest != g.dest for g in files))
+    return Turn("user", "\n\n".join([*blocks, value]), value.strip())
+
+
+def file_blocks(src: Src, at: At, paths: Any) -> tuple[list[str], list[Fixture]] | None:
+    """`input_files`: each path becomes a `file` block ahead of the text (AgentV 4)."""
+    if not isinstance(paths, list) or not all(isinstance(p, str) and p for p in paths):
+        src.error(at, "input_files is a list of file paths")
+        return None
+    fixtures: list[Fixture] = []
+    blocks = []
+    for i, value in enumerate(paths):
+        text = _block(src, (*at, i), {"type": "file", "value": value}, fixtures)
+        if text is None:
+            return None
+        blocks.append(text[0])
+    return blocks, fixtures
+
+
+def preset_of(src: Src, settings: dict[str, Any], system: str | None = None) -> Preset:
+    """The suite's `input` turns and `input_files` blocks, read once for every case; `system`
+    is AgentV 5's `defaults.system_message`."""
+    turns: list[Turn] = [Turn("system", system, "")] if system else []
+    turn_files: list[Fixture] = []
+    if "input" in settings:
+        value = settings["input"]
+        if isinstance(value, str) and value.strip():
+            turns.append(Turn("user", value, value.strip()))
+        else:
+            turns += _turns(src, ("input",), value, turn_files) or []
+    blocks: list[str] = []
+    fixtures: list[Fixture] = []
+    if "input_files" in settings:
+        found = file_blocks(src, ("input_files",), settings["input_files"])
+        if found is not None:
+            blocks, fixtures = found
+    return Preset(tuple(turns), tuple(turn_files), tuple(fixtures), tuple(blocks))
+
+
+def input_text(turns: list[Turn]) -> str:
+    """AgentV 4's `{{ input }}`: the text of a single message, else the conversation with
+    role markers (`@[User]:`)."""
+    shown = [t for t in turns if t.text.strip()]
+    if len(shown) == 1 and shown[0].role in ("user", "system"):
+        return shown[0].text.strip()
+    return "\n\n".join(f"@[{t.role.title()}]:\n{t.text.strip()}" for t in shown)
 
 
 def _turn(src: Src, at: At, message: Any, files: list[Fixture]) -> Turn | None:
@@ -135,4 +242,6 @@ def conversation(
 
 def plain_input(row: dict[str, Any], variables: dict[str, Any]) -> list[Any]:
     value = row.get("input_messages", row.get("input", variables.get("input")))
+    if isinstance(value, dict):
+        return [value]
     return [{"role": "user", "content": value}] if isinstance(value, str) else list(value or [])

@@ -15,7 +15,7 @@ from typing import Any
 from evolve_action.formats.agentv_common import At, Src, fmt_num
 from evolve_action.formats.agentv_evaluators import Evaluator
 from evolve_action.formats.agentv_rubrics import Rubric
-from evolve_action.formats.agentv_template import render
+from evolve_action.formats.agentv_template import RUN_VARIABLES, render, variables_in
 from evolve_action.model import Check, Item, JudgeItem, Scale
 
 
@@ -30,6 +30,8 @@ class CaseInfo:
     note: str = ""
     expected_messages: tuple[dict[str, Any], ...] = ()
     input_messages: tuple[dict[str, Any], ...] = ()
+    input_text: str = ""  # AgentV 4's `{{ input }}`: the text, or a role-prefixed conversation
+    metadata: Any = None
 
 
 @dataclass
@@ -51,19 +53,24 @@ def build(
 
 
 def _default(src: Src, case_at: At, info: CaseInfo, built: Built) -> None:
-    """No evaluator and no rubric: the judge grades the answer against the expected outcome."""
-    if not info.outcome:
+    """No evaluator and no rubric: the judge grades the answer against the expected outcome,
+    else (AgentV 4, criteria optional) against the expected output."""
+    if info.outcome.strip():
+        words = f"The answer achieves the expected outcome: {info.outcome.strip()}"
+    elif info.reference.strip():
+        words = "The answer agrees with the reference answer (shown as context)"
+    else:
         src.error(
             case_at,
-            "nothing grades this case: add `criteria:` (or expected_outcome), rubrics,"
-            " or evaluators",
+            "nothing grades this case: add `criteria:` (or expected_outcome), expected_output,"
+            " rubrics, or assertions",
         )
         return
     built.groups.append(_group("default", "llm_judge", 1.0, None, None))
     built.items.append(
         JudgeItem(
             id="default",
-            text=f"The answer achieves the expected outcome: {info.outcome.strip()}",
+            text=words,
             origin=src.origin(case_at),
             scale=Scale.UNIT,
             kind="freeform",
@@ -74,20 +81,31 @@ def _default(src: Src, case_at: At, info: CaseInfo, built: Built) -> None:
 
 
 def _group(
-    path: str, kind: str, weight: float, required: float | None, aggregator: Any
+    path: str,
+    kind: str,
+    weight: float,
+    required: float | None,
+    aggregator: Any,
+    *,
+    negate: bool = False,
 ) -> dict[str, Any]:
-    return {
+    group = {
         "path": path,
         "type": kind,
         "weight": weight,
         "required": required,
         "aggregator": dict(aggregator) if aggregator is not None else None,
     }
+    if negate:
+        group["negate"] = True  # AgentV 4: the grader's score counts as 1 - score
+    return group
 
 
 def _add(src: Src, case_at: At, ev: Evaluator, parent: str, info: CaseInfo, built: Built) -> None:
     path = f"{parent}/{ev.name}" if parent else ev.name
-    built.groups.append(_group(path, ev.type, ev.weight, ev.required, ev.aggregator))
+    built.groups.append(
+        _group(path, ev.type, ev.weight, ev.required, ev.aggregator, negate=ev.negate)
+    )
     if ev.type == "composite":
         for child in ev.children:
             _add(src, case_at, child, path, info, built)
@@ -136,10 +154,12 @@ def _rubric_text(rubric: Rubric) -> str:
 
 
 def _freeform(ev: Evaluator, path: str, info: CaseInfo) -> JudgeItem:
+    needs: list[str] = []
     if ev.template is None:
         words = f"The answer achieves the expected outcome: {info.outcome.strip()}"
     else:
         words = render(ev.template, _variables(info)).strip()
+        needs = sorted(variables_in(ev.template) & set(RUN_VARIABLES))
     return JudgeItem(
         id=path,
         text=words,
@@ -148,17 +168,25 @@ def _freeform(ev: Evaluator, path: str, info: CaseInfo) -> JudgeItem:
         kind="freeform",
         weight=ev.weight,
         required=ev.required,
-        params={"template": ev.template or "", **ev.params},
+        params={"template": ev.template or "", "needs": needs, **ev.params},
         group=path,
         source="llm_judge",
     )
 
 
 def _variables(info: CaseInfo) -> dict[str, str]:
+    """Every case variable of every generation (agentv_template.CASE_VARIABLES)."""
+    metadata = info.metadata
     return {
+        "input": info.input_text or info.question,
+        "expected_output": info.reference,
+        "criteria": info.outcome,
+        "metadata": "" if metadata is None else json.dumps(metadata, indent=2, ensure_ascii=False),
+        "metadata_json": "" if metadata is None else json.dumps(metadata, ensure_ascii=False),
+        "rubrics": "",  # a prompt with rubrics grades them item by item instead (agentv_evaluators)
+        "rubrics_json": "",
         "question": info.question,
         "expected_outcome": info.outcome,
-        "criteria": info.outcome,
         "reference_answer": info.reference,
         "note": info.note,
         "expected_messages": json.dumps(list(info.expected_messages), ensure_ascii=False),
@@ -197,6 +225,12 @@ def describe(ev: Evaluator) -> str:
         command = p.get("command") or " ".join(p.get("argv", []))
         return f"{ev.name}: script `{_short(command)}` scores the answer"
     if ev.type == "tool_trajectory":
+        if p["mode"] == "subset":
+            allowed = ", ".join(sorted({c["tool"] for c in p["expected"]})) or "none"
+            return f"{ev.name}: the agent calls only these tools: {allowed}"
+        if p["mode"] == "superset":
+            calls = ", ".join(c["tool"] for c in p["expected"])
+            return f"{ev.name}: the agent calls each of these tools: {calls}"
         if p["expected"] and p["mode"] != "any_order":
             calls = " → ".join(c["tool"] for c in p["expected"])
             return f"{ev.name}: tool calls {p['mode'].replace('_', ' ')}: {calls}"
@@ -230,6 +264,8 @@ def _text_rule(kind: str, p: Any) -> str:
         return f"{'does not equal' if no else 'equals'} {values}{case}"
     if kind == "starts_with":
         return f"{'does not start' if no else 'starts'} with {values}{case}"
+    if kind == "ends_with":
+        return f"{'does not end' if no else 'ends'} with {values}{case}"
     quantifier = "any of " if p["mode"] == "any" and len(p["values"]) > 1 else ""
     return f"{'does not contain' if no else 'contains'} {quantifier}{values}{case}"
 

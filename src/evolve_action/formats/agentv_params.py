@@ -33,7 +33,10 @@ from evolve_action.formats.base import regex_problem
 SCRIPT_EXTENSIONS = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".sh", ".rb", ".pl")
 _COMMON_KEYS = {"name", "type", "weight", "required", "config"}
 _CODE_KEYS = {"script", "command", "cwd", "target"}
-TRAJECTORY_MODES = ("any_order", "in_order", "exact")
+TRAJECTORY_MODES = ("any_order", "in_order", "exact", "superset", "subset")
+# How an expected call's args are compared (AgentV 4): `exact` deep equality, `superset` the
+# listed keys equal, `subset` no key beyond the listed ones, `ignore`, or a list of fields.
+ARGS_MATCHES = ("exact", "superset", "subset", "ignore")
 FIELD_MATCHES = ("exact", "contains", "regex", "numeric_tolerance", "date")
 FIELD_AGGREGATIONS = ("weighted_average", "minimum", "all_or_nothing")
 METRIC_LIMITS = (
@@ -128,10 +131,17 @@ def _sha256(path: Path) -> str:
         return "unreadable"
 
 
-def tool_trajectory(src: Src, at: At, ev: dict[str, Any]) -> dict[str, Any] | None:
+def tool_trajectory(
+    src: Src, at: At, ev: dict[str, Any], *, exact_args: bool = False
+) -> dict[str, Any] | None:
+    """`exact_args`: the file is AgentV 4's, whose args compare by deep equality unless
+    `args_match` says otherwise; earlier generations matched the listed keys only."""
     mode = ev.get("mode", "any_order")
     if mode not in TRAJECTORY_MODES:
         src.error((*at, "mode"), f"unknown mode {mode!r}; use {', '.join(TRAJECTORY_MODES)}")
+        return None
+    default = _args_match(src, at, ev, "exact" if exact_args else "superset")
+    if default is None:
         return None
     minimums: dict[str, int] = {}
     if "minimums" in ev:
@@ -140,19 +150,35 @@ def tool_trajectory(src: Src, at: At, ev: dict[str, Any]) -> dict[str, Any] | No
             got = number(src, (*at, "minimums", tool), count, lo=0, integer=True)
             if got is not None:
                 minimums[tool] = int(got)
-    expected = _expected_calls(src, at, ev.get("expected")) if "expected" in ev else []
+    expected = _expected_calls(src, at, ev.get("expected"), default) if "expected" in ev else []
     if expected is None:
         return None
     if mode == "any_order" and not minimums and not expected:
         src.error(at, "any_order needs `minimums: {tool: count}` (or `expected` calls)")
         return None
-    if mode != "any_order" and not expected:
-        src.error(at, f"{mode} needs `expected:`, the list of tool calls in order")
+    if mode in ("in_order", "exact", "superset") and not expected:
+        src.error(at, f"{mode} needs `expected:`, the list of tool calls")
         return None
     return {"mode": mode, "minimums": minimums, "expected": expected}
 
 
-def _expected_calls(src: Src, at: At, value: Any) -> list[dict[str, Any]] | None:
+def _args_match(src: Src, at: At, entry: dict[str, Any], default: Any) -> Any:
+    """An `args_match` (or `argsMatch`) value, else `default`; None after an error."""
+    key = "args_match" if "args_match" in entry else "argsMatch"
+    if key not in entry:
+        return default
+    value = entry[key]
+    if value in ARGS_MATCHES:
+        return value
+    if isinstance(value, list) and value and all(isinstance(v, str) and v for v in value):
+        return list(value)
+    src.error(
+        (*at, key), f"use one of {', '.join(ARGS_MATCHES)}, or a list of argument fields to compare"
+    )
+    return None
+
+
+def _expected_calls(src: Src, at: At, value: Any, default: Any) -> list[dict[str, Any]] | None:
     where = (*at, "expected")
     if not isinstance(value, list):
         src.error(where, "must be a list of {tool, args} entries")
@@ -167,9 +193,13 @@ def _expected_calls(src: Src, at: At, value: Any) -> list[dict[str, Any]] | None
         if args != "any" and not isinstance(args, dict):
             src.error((*e_at, "args"), "use `any` or a mapping of the arguments to match")
             return None
-        call: dict[str, Any] = {"tool": entry["tool"], "args": args}
-        if "max_duration_ms" in entry:
-            limit = number(src, (*e_at, "max_duration_ms"), entry["max_duration_ms"], lo=0)
+        match = _args_match(src, e_at, entry, default)
+        if match is None:
+            return None
+        call: dict[str, Any] = {"tool": entry["tool"], "args": args, "args_match": match}
+        limit_key = "max_duration_ms" if "max_duration_ms" in entry else "maxDurationMs"
+        if limit_key in entry:
+            limit = number(src, (*e_at, limit_key), entry[limit_key], lo=0)
             if limit is None:
                 return None
             call["max_duration_ms"] = limit
@@ -266,7 +296,8 @@ def execution_metrics(src: Src, at: At, ev: dict[str, Any], kind: str) -> dict[s
 
 
 def text_check(src: Src, at: At, ev: dict[str, Any], kind: str) -> dict[str, Any] | None:
-    """`contains` / `icontains-any` / `not-contains` / `regex` / `equals` / `starts-with`."""
+    """`contains` / `icontains-any` / `not-contains` / `regex` / `equals` / `starts-with` /
+    `ends-with`."""
     negate = kind.startswith("not_")
     base = kind.removeprefix("not_")
     if base == "is_json":
@@ -274,10 +305,13 @@ def text_check(src: Src, at: At, ev: dict[str, Any], kind: str) -> dict[str, Any
     value = ev.get("value", ev.get("values"))
     if base == "regex":
         pattern = text(src, (*at, "value"), value)
+        flags = _regex_flags(src, at, ev.get("flags", ""))
+        if pattern is not None and flags:
+            pattern = f"(?{flags}){pattern}"
         problem = regex_problem(pattern) if pattern else None
         if problem:
             src.error((*at, "value"), problem)
-        if pattern is None or problem:
+        if pattern is None or flags is None or problem:
             return None
         return {"pattern": pattern, "negate": negate}
     if isinstance(value, str):
@@ -291,10 +325,19 @@ def text_check(src: Src, at: At, ev: dict[str, Any], kind: str) -> dict[str, Any
     core = base.removeprefix("i") if ignore_case else base
     mode = "any" if core.endswith("_any") else "all"
     op = core.removesuffix("_any").removesuffix("_all")
-    if op in ("equals", "starts_with") and len(values) != 1:
+    if op in ("equals", "starts_with", "ends_with") and len(values) != 1:
         src.error((*at, "value"), f"{op} compares with one string")
         return None
     return {"op": op, "values": values, "mode": mode, "ignore_case": ignore_case, "negate": negate}
+
+
+def _regex_flags(src: Src, at: At, flags: Any) -> str | None:
+    """JavaScript regex flags (AgentV 4 `flags: "i"`) as RE2 inline flags; `g`, `u` and `d`
+    change nothing about whether the answer matches."""
+    if not isinstance(flags, str) or set(flags) - set("gimsud"):
+        src.error((*at, "flags"), "use regex flags from i, m, s (g, u, d change nothing)")
+        return None
+    return "".join(f for f in "ims" if f in flags)
 
 
 def skill_used(src: Src, at: At, ev: dict[str, Any], kind: str) -> dict[str, Any] | None:

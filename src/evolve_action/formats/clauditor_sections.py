@@ -59,14 +59,24 @@ def sections(p: Problems, ids: Ids, raw: Any) -> JudgeItem | None:
 def _section(p: Problems, ids: Ids, at: At, entry: Any) -> dict[str, Any] | None:
     if f.obj(p, at, entry, "a section with name and tiers") is None:
         return None
-    f.unknown_keys(p, at, entry, ("name", "tiers", "fields"), strict=False)
+    flat = entry.get("tiers") is None and "fields" in entry  # the pre-#12 shape
+    # A flat section carried its tier's entry counts itself; they move into its one tier.
+    counts = ("min_entries", "max_entries") if flat else ()
+    f.unknown_keys(p, at, entry, ("name", "tiers", "fields", *counts), strict=False)
     name = f.text(p, (*at, "name"), entry.get("name"), blank_ok=False)
     tiers_raw = entry.get("tiers")
     if tiers_raw is not None and "fields" in entry:
         p.warn((*at, "fields"), "is ignored beside 'tiers'; move the fields into a tier")
-    if tiers_raw is None and "fields" in entry:  # pre-#12 shape
-        p.warn(at, "flat 'fields' without 'tiers' is an older shape; read as one 'default' tier")
-        tiers_raw = [{"label": "default", "fields": entry["fields"]}]
+    if flat:
+        p.warn(
+            at,
+            "flat 'fields' without 'tiers' is an older shape; read as one 'default' tier"
+            " (with the section's min_entries and max_entries)",
+        )
+        tiers_raw = [
+            {"label": "default", "fields": entry["fields"]}
+            | {k: entry[k] for k in counts if k in entry}
+        ]
         at_tiers: At = at
     elif tiers_raw is None:
         p.error(at, "a section needs 'tiers': a list of {label, min_entries, fields}")

@@ -19,7 +19,10 @@ TYPES = (*DETERMINISTIC, "llm")
 FIELDS = ("path", "pattern", "run", "cwd", "tool", "requires", "expect_exit")
 # Other tools' names for a judged statement; real skill-creator files use them.
 JUDGE_ALIASES = ("llm_judge", "llm-judge")
-TEXT_KEYS = ("text", "description", "name")  # skill-creator's untyped assertion objects
+# skill-creator's untyped assertion objects: the key that holds the statement to grade, in
+# order of preference (`{name, check}` names it `check`), and keys that only label it.
+TEXT_KEYS = ("text", "check", "criterion", "description", "expectation", "assertion", "statement")
+LABEL_KEYS = ("name", "id")
 ASSERTION_KEYS = ("type", *FIELDS, "text")
 
 Path_ = tuple[str | int, ...]
@@ -68,13 +71,25 @@ class Lenient:
 
     untyped: list[Path_] = field(default_factory=list)
     aliased: list[Path_] = field(default_factory=list)
+    graded_keys: dict[str, None] = field(default_factory=dict)  # the keys graded, in order
+    ignored: dict[str, list[Path_]] = field(default_factory=dict)  # key → where it was ignored
 
     def report(self, problems: Problems) -> None:
         if self.untyped:
+            keys = " / ".join(f"`{k}`" for k in self.graded_keys) or "text"
             problems.warn(
                 self.untyped[0],
                 f"{_count(self.untyped, 'assertion object')} no `type`; graded by the judge as"
-                ' llm assertions on their text. Write {"type": "llm", "text": ...} to be explicit',
+                f" llm assertions on their {keys}. Write"
+                ' {"type": "llm", "text": ...} to be explicit',
+            )
+        graded = " / ".join(f"`{k}`" for k in self.graded_keys)
+        for key, places in self.ignored.items():
+            objects = "1 assertion object" if len(places) == 1 else f"{len(places)} objects"
+            problems.warn(
+                places[0],
+                f"`{key}` is not graded (on {objects}): the judge grades only the {graded}"
+                " statement, so a name is just a label; fold anything it must check into it",
             )
         if self.aliased:
             problems.warn(
@@ -127,10 +142,16 @@ class AssertionReader:
         return self._check(at, value, kind, item_id)
 
     def _untyped(self, at: Path_, value: dict[str, Any], item_id: str) -> Item | None:
-        for key in TEXT_KEYS:
+        """An object without `type`: its statement (`text`, `check`, ...) is graded; a lone
+        `name` is graded when there is nothing else; other keys are reported as ignored."""
+        for key in (*TEXT_KEYS, *LABEL_KEYS):
             text = value.get(key)
             if isinstance(text, str) and text.strip():
                 self.lenient.untyped.append(at)
+                self.lenient.graded_keys.setdefault(key, None)
+                for other in value:
+                    if other != key and other not in ASSERTION_KEYS:
+                        self.lenient.ignored.setdefault(other, []).append((*at, other))
                 return self._judge(at, text, item_id, "assertion")
         self.problems.error(
             at, f"missing `type`: one of {', '.join(TYPES)} (or a bare string for the judge)"

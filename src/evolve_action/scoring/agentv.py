@@ -29,6 +29,7 @@ class _Group:
     weight: float = 1.0
     required: float | None = None
     aggregator: Mapping[str, Any] | None = None
+    negate: bool = False
     children: list[_Group] = field(default_factory=list)
     items: list[Item] = field(default_factory=list)
 
@@ -80,6 +81,7 @@ def _tree(case: Case) -> list[_Group]:
             weight=float(spec.get("weight", 1.0)),
             required=spec.get("required"),
             aggregator=spec.get("aggregator"),
+            negate=spec.get("negate") is True,
         )
         by_path[group.path] = group
         parent = by_path.get(group.path.rpartition("/")[0])
@@ -100,6 +102,8 @@ def _score(group: _Group, results: Mapping[str, ItemResult], failures: list[str]
         score = _combine(group, results, failures)
     else:
         score = _leaf(group, results, failures)
+    if score is not None and group.negate:  # AgentV 4 `negate: true`, before the required gate
+        score = 1.0 - score
     if score is not None and group.required is not None and score + _EPSILON < group.required:
         failures.append(f"required {group.path} scored {score:.2f}, below {group.required:g}")
     return score
@@ -143,6 +147,8 @@ def _combine(group: _Group, results: Mapping[str, ItemResult], failures: list[st
         return min(values)
     if kind == "maximum":
         return max(values)
+    if kind == "threshold":  # AgentV 4: the share of children that pass
+        return sum(v + _EPSILON >= DEFAULT_THRESHOLD for v in values) / len(values)
     if kind == "all_or_nothing":
         floor = agg.get("threshold")
         floor = DEFAULT_THRESHOLD if floor is None else float(floor)
