@@ -67,6 +67,7 @@ __all__ = [
     "is_secret_name",
     "probe_bwrap",
     "probe_user",
+    "python_for_commands",
     "resolved",
     "scrubbed_env",
 ]
@@ -148,6 +149,27 @@ def unconfined_refusal(allow_unconfined: bool) -> str | None:
         "to an unprivileged user), install bubblewrap where unprivileged user namespaces "
         "are allowed, or set `allow-unconfined: true` only if you trust every PR's code."
     )
+
+
+@functools.cache
+def python_for_commands() -> str:
+    """A Python interpreter a confined command can start, for launchers of our own (the CLI
+    harness's relay): ours, unless commands run as a sandbox user who cannot reach it or its
+    library (a pyenv build under /root, say); then a system one that user can run."""
+    ours = sys.executable
+    chosen = job_level()
+    if chosen.level is not Level.USER:
+        return ours
+    library = Path(sys.base_prefix, "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}")
+    candidates = [(ours, library / "os.py")]
+    for system in ("/usr/local/bin/python3", "/usr/bin/python3"):
+        candidates.append((system, Path(system).resolve().parent.parent / "lib"))
+    uid = sandbox_user.POOL_FIRST  # every pool user has the same rights on shared files
+    for program, needs in candidates:
+        real = Path(os.path.realpath(program))
+        if sandbox_user.allows(uid, real, os.X_OK) and sandbox_user.allows(uid, needs, os.R_OK):
+            return program
+    return ours
 
 
 @functools.cache

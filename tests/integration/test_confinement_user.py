@@ -278,3 +278,26 @@ async def test_a_program_the_user_cannot_reach_is_an_error(conf: Confinement, pl
     tool.chmod(0o755)
     done = await conf.launch([str(tool)], env=await conf.environment(), timeout_s=20)
     assert done.exit_code == -1 and "cannot be run by the sandbox user" in done.error
+
+
+async def test_our_own_launchers_get_a_python_the_user_can_start(
+    conf: Confinement, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI harness's relay runs as the sandbox user: its interpreter must be one that user
+    can start, which ours (a venv or pyenv build under /root) may not be."""
+    from evolve_action import sandbox
+    from evolve_action.sandbox import BwrapStatus, python_for_commands
+
+    monkeypatch.setattr(sandbox, "probe_bwrap", lambda: BwrapStatus(False, "not here"))
+    python_for_commands.cache_clear()
+    try:
+        python = python_for_commands()
+    finally:
+        python_for_commands.cache_clear()
+    done = await conf.launch(
+        [python, "-I", "-S", "-c", "import os; print(os.getuid())"],
+        env=await conf.environment(),
+        timeout_s=20,
+    )
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.strip() == str(conf.user)
