@@ -1,5 +1,7 @@
 # The image behind `uses: bitwise-media-group/evolve@v1`. GitHub builds it at the start of a
 # job (action.yml `image: Dockerfile`) or pulls the copy release.yml publishes to GHCR.
+# docs/image.md has the size of each layer and what was cut; scripts/image_check.py builds it
+# and starts it as GitHub does.
 #
 # Python 3.11 because requirements/runtime.lock is compiled for it (`./dev lock`); a newer
 # interpreter could resolve different environment markers than the lock was checked against.
@@ -10,14 +12,32 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
-# git: base/head worktrees and each run's workspace repository. bubblewrap: confinement of the
-# agent's commands (sandbox.py falls back, and says so, where the runner's container may not
-# create namespaces). safe.directory: actions/checkout trusts the workspace only in the runner
-# user's global config, and the container's root user has another HOME, so without it git
-# refuses /github/workspace as "dubious ownership".
-RUN apt-get update \
+# git: base/head worktrees and each run's workspace repository. bubblewrap: namespaces for the
+# agent's commands where the runner's container allows them (Docker's default seccomp profile
+# does not; then they run as unprivileged users, see sandbox_user.py). safe.directory:
+# actions/checkout trusts the workspace only in the runner user's global config, and the
+# container's root user has another HOME, so without it git refuses /github/workspace as
+# "dubious ownership". No documentation, manual pages or translations (dpkg skips them; the
+# copyright files stay), and apt's package caches go with its lists: a run reads none of it.
+# Perl's full distribution (about 50 MB) comes only because git's scripts for e-mail and
+# foreign version control need it; every git command we and the agent use is built in, and
+# /usr/bin/perl itself stays (perl-base, which Debian always has). Git's servers (daemon,
+# http-backend, shell, gitweb), mail and push-over-WebDAV helpers and scalar are 2 MB each
+# and never run here; fetching over HTTPS (git-remote-http) stays. /usr/lib/git-core/git is a
+# second copy of /usr/bin/git: a hard link stores it once.
+RUN printf '%s\n' 'path-exclude=/usr/share/doc/*' 'path-include=/usr/share/doc/*/copyright' \
+        'path-exclude=/usr/share/man/*' 'path-exclude=/usr/share/info/*' \
+        'path-exclude=/usr/share/locale/*' >/etc/dpkg/dpkg.cfg.d/evolve-slim \
+    && apt-get update \
     && apt-get install -y --no-install-recommends git bubblewrap ca-certificates \
-    && rm -rf /var/lib/apt/lists/* \
+    && dpkg --remove --force-depends perl perl-modules-5.36 libperl5.36 liberror-perl \
+    && apt-get clean \
+    && rm -rf /var/lib/apt/lists/* /var/cache/apt/* /var/log/apt /var/log/dpkg.log \
+        /var/lib/dpkg/*-old /var/cache/debconf/*-old /usr/share/gitweb /usr/bin/scalar \
+        /usr/bin/git-shell \
+    && (cd /usr/lib/git-core && rm -f git-daemon git-http-backend git-http-fetch \
+        git-http-push git-imap-send git-shell scalar) \
+    && ln -f /usr/bin/git /usr/lib/git-core/git \
     && git config --system --add safe.directory '*'
 
 WORKDIR /opt/evolve-action
@@ -27,16 +47,21 @@ COPY requirements/runtime.lock requirements/runtime.lock
 RUN python -m pip install --require-hashes -r requirements/runtime.lock
 
 # Then the package itself; --no-deps keeps the lock the only source of third-party code. The
-# source is removed once installed: Python imports the copy in site-packages.
+# source is removed once installed: Python imports the copy in site-packages. The pool of
+# users that confine the agent's commands gets names (evolve-000, …) in /etc/passwd.
 COPY pyproject.toml README.md ./
 COPY src ./src
 RUN python -m pip install --no-deps . \
-    && rm -rf build src
+    && rm -rf build src \
+    && python -c 'from evolve_action.sandbox_user import add_pool_users; add_pool_users()'
 
 # No USER: GitHub runs container actions as root and mounts /github/workspace and
 # /github/file_commands owned by the runner user; its docs ask actions not to set USER, because
-# a non-root user cannot write outputs, the job summary or results into the workspace.
+# a non-root user cannot write outputs, the job summary or results into the workspace. Being
+# root is also what lets each run's commands become a user of their own.
 #
-# Exec form, console script directly: Python is PID 1, so no shell sits between the runner and
-# the process that holds the API keys, and signals reach Python. action.yml passes `run`.
-ENTRYPOINT ["evolve-action"]
+# Exec form: the entrypoint script `exec`s the CLI, so Python is PID 1, no shell sits between
+# the runner and the process that holds the API keys, and signals reach Python. action.yml
+# passes `run`.
+COPY entrypoint /usr/local/bin/evolve-entrypoint
+ENTRYPOINT ["/usr/local/bin/evolve-entrypoint"]

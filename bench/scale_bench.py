@@ -40,7 +40,8 @@ from evolve_action.render.escape import cell
 from evolve_action.render.view import CaseRow, CommentView, FailureRow, SuiteRow
 
 REPO = Path(__file__).resolve().parent.parent
-KIT = Path(os.environ.get("PEERS_KIT", "/work/shared/peers"))
+# The peers kit sits beside the repository (../shared/peers) wherever the clone is.
+KIT = Path(os.environ.get("PEERS_KIT", REPO.parent / "shared" / "peers"))
 MODELS = ("openai/fake-a", "openai/fake-b")
 
 

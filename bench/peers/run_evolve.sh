@@ -3,8 +3,8 @@
 # file (the AgentV EVAL.yaml written by the kit's agentv/gen_eval.py: one regex and one judge
 # statement per case). Prints one JSON line (medians) on stdout, like the kit's run_*.sh.
 #
-# Env knobs (defaults), as in /work/shared/peers/run_agentv.sh:
-#   PEERS_KIT          the kit (/work/shared/peers)     EVOLVE_BIN  (.venv/bin/evolve-action)
+# Env knobs (defaults), as in the kit's run_agentv.sh:
+#   PEERS_KIT          the kit (../shared/peers)        EVOLVE_BIN  (.venv/bin/evolve-action)
 #   PEERS_SCRATCH      scratch dir for the eval file, results and logs ("${TMPDIR:-/tmp}/peers-scratch")
 #   PEERS_N            test cases (200)                 PEERS_CONCURRENCY  --max-concurrency (8)
 #   PEERS_REPEAT       measured runs (3)                FAKE_LATENCY_S     server latency (0.2)
@@ -14,7 +14,7 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
-KIT="${PEERS_KIT:-/work/shared/peers}"
+KIT="${PEERS_KIT:-$REPO/../shared/peers}"
 EV="${EVOLVE_BIN:-$REPO/.venv/bin/evolve-action}"
 SCRATCH="${PEERS_SCRATCH:-${TMPDIR:-/tmp}/peers-scratch}"
 N="${PEERS_N:-200}"

@@ -30,6 +30,7 @@ from evolve_action.planning import RunSpec
 from evolve_action.publish import Published, RunnerFiles, publish, publish_in_progress
 from evolve_action.render.build import ReportInput
 from evolve_action.results import ResultsData, check_writable, write_results
+from evolve_action.sandbox import job_level
 from evolve_action.settings import Settings
 from evolve_action.sides import Sides
 
@@ -105,6 +106,7 @@ def _report(
         version=__version__,
         gate=gate,
         effort=effort,
+        confinement=job_level().level.words,
     )
 
 
@@ -129,6 +131,7 @@ def _write(setup: JobSetup, execution: Execution, sides: Sides, report: ReportIn
             "alpha": settings.alpha,
             "fail_on_regression": settings.fail_on_regression,
             "min_pass_rate": settings.min_pass_rate,
+            "confinement": report.confinement,
         }
         | ({"shard": str(settings.shard)} if settings.shard.count > 1 else {}),
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -102,21 +102,27 @@ async def execute(spec: RunSpec, env: RunEnvironment) -> RunResult:
         )
     except (WorkspaceError, OSError) as exc:
         return error_result(spec, ErrorKind.WORKSPACE, f"workspace: {exc}", Transcript())
+    confinement = Confinement(workspace.root, network=env.network)
     try:
-        return await _run_in(spec, env, provider, workspace.root, workspace)
+        return await _run_in(spec, env, provider, confinement, workspace)
     finally:
+        confinement.release()
         await asyncio.shield(asyncio.to_thread(workspace.cleanup))
 
 
 async def _run_in(
-    spec: RunSpec, env: RunEnvironment, provider: Provider, root: Path, workspace: Workspace
+    spec: RunSpec,
+    env: RunEnvironment,
+    provider: Provider,
+    confinement: Confinement,
+    workspace: Workspace,
 ) -> RunResult:
+    root = workspace.root
     case, suite = spec.case, spec.suite
     trigger = case.kind is CaseKind.TRIGGER
     limit = limits(case, env.max_turns, env.timeout_s)
     max_turns = TRIGGER_TURNS if trigger else limit.max_turns
     timeout_s = min(limit.timeout_s, TRIGGER_TIMEOUT_S) if trigger else limit.timeout_s
-    confinement = Confinement(root, network=env.network)
     deadline = time.monotonic() + timeout_s
     # A suite that evaluates a model rather than a skill offers no tools: one chat turn.
     offer = (TRIGGER_TOOLS if trigger else AGENT_TOOLS) if suite.agent else ()

@@ -129,6 +129,12 @@ INPUTS: tuple[InputSpec, ...] = (
         "false",
         "Under pull_request_target, run PR code with secrets. Only for trusted contributors.",
     ),
+    InputSpec(
+        "allow-unconfined",
+        "false",
+        "Where commands cannot be confined (not root, no working bubblewrap), run the agent's"
+        " commands and `command` checks unconfined anyway. Only for trusted code.",
+    ),
     InputSpec("template", "", "Path of a Jinja2 template that replaces the comment template."),
 )
 
@@ -163,6 +169,7 @@ class Settings:
     agent_network: bool = False
     harness: Harness = Harness.SDK
     allow_untrusted_code: bool = False
+    allow_unconfined: bool = False
     template: Path | None = None
 
 
@@ -284,6 +291,7 @@ _PARSERS: dict[str, Callable[[str, str], Any]] = {
     "agent-network": _bool,
     "harness": _enum(Harness),
     "allow-untrusted-code": _bool,
+    "allow-unconfined": _bool,
     "template": _path,
 }
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -54,6 +55,11 @@ class Paths:
             raise ToolFailure(f"{raw}: the path cannot be resolved (a symlink loop?)")
         if not target.is_relative_to(self.root):
             raise ToolFailure(self._outside(raw))
+        if linked_elsewhere(target):
+            raise ToolFailure(
+                f"{raw}: the file has other names (hard links), which may be outside the "
+                "workspace; tools do not read or write through hard links"
+            )
         return target
 
     def show(self, path: Path) -> str:
@@ -268,10 +274,21 @@ def _files(base: Path, root: Path) -> Iterator[Path]:
                 yield file
 
 
+def linked_elsewhere(path: Path) -> bool:
+    """A file with more than one hard link: resolving its path proves nothing about its
+    other names. Commands can create such links where no namespace stops them (a sandbox
+    user, on a kernel without protected hard links), and our tools run with more rights."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return not stat.S_ISDIR(info.st_mode) and info.st_nlink > 1
+
+
 def _text_lines(file: Path) -> Iterator[tuple[int, str]]:
     try:
         real = resolved(file)
-        if real is None or real.stat().st_size > _GREP_MAX_BYTES:
+        if real is None or linked_elsewhere(real) or real.stat().st_size > _GREP_MAX_BYTES:
             return
         with real.open("rb") as fh:
             if b"\0" in fh.read(_BINARY_PROBE):

@@ -133,6 +133,9 @@ def prepare(
         ) from exc
     root = run_dir / "workspace"
     try:
+        # Searchable, not readable: a sandbox user (sandbox_user) must reach its workspace,
+        # never list the run directory or read control.git.
+        run_dir.chmod(0o711)
         root.mkdir()
         skills = _install_skills(suite, case, root, skills_dir) if with_skill else ()
         repo = repo_root(suite)
@@ -141,6 +144,7 @@ def prepare(
         if tracked:
             _commit(root)
             shutil.copytree(root / ".git", run_dir / "control.git", symlinks=True)
+            (run_dir / "control.git").chmod(0o700)
     except OSError as exc:
         shutil.rmtree(run_dir, ignore_errors=True)
         name = Path(exc.filename).name if isinstance(exc.filename, str) else ""

@@ -138,6 +138,10 @@ def container_env(
         "INPUT_CACHE-DIR": str(tmp / "cache"),
         "INPUT_RESULTS-DIR": str(tmp / "results"),
         "INPUT_FAIL-ON-REGRESSION": "true",
+        # Where nothing can confine commands (not root, no bubblewrap) the job would refuse to
+        # start; these runs execute only scripted commands. The refusal has its own test
+        # (test_confinement_level.py); where confinement works, this input changes nothing.
+        "INPUT_ALLOW-UNCONFINED": "true",
         "ANTHROPIC_API_KEY": "sk-ant-test",
         "ANTHROPIC_BASE_URL": llm.anthropic_base_url,
         "OPENAI_API_KEY": "sk-test",

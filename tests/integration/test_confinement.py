@@ -1,7 +1,8 @@
 """Confinement end to end: a prepared workspace, the agent's tools and the command runner
 against planted secrets, escapes, runaway loops and floods (DESIGN §10).
 
-Every test runs without an OS sandbox; the bubblewrap variants run too where it works here.
+Every test runs without confinement; the unprivileged-user and bubblewrap variants run too
+where they work here (root; bubblewrap able to create its namespaces).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pytest
 
 from evolve_action.model import Case, Fixture, Format, Origin, Skill, Suite
 from evolve_action.providers.base import ToolResultPart
-from evolve_action.sandbox import Confinement, SandboxMode, probe_bwrap
+from evolve_action.sandbox import Confinement, SandboxMode, probe_bwrap, probe_user
 from evolve_action.tools import WorkspaceTools
 from evolve_action.workspace import Workspace, WorkspaceError, prepare
 
@@ -36,7 +37,14 @@ ORIGIN = Origin("evals/demo/evals.json", 1)
 needs_bwrap = pytest.mark.skipif(
     not probe_bwrap().works, reason=f"bubblewrap unusable: {probe_bwrap().reason}"
 )
-MODES = [SandboxMode.NONE, pytest.param(SandboxMode.BWRAP, marks=needs_bwrap)]
+needs_user = pytest.mark.skipif(
+    not probe_user().works, reason=f"no unprivileged user: {probe_user().reason}"
+)
+MODES = [
+    SandboxMode.NONE,
+    pytest.param(SandboxMode.USER, marks=needs_user),
+    pytest.param(SandboxMode.BWRAP, marks=needs_bwrap),
+]
 
 
 @pytest.fixture
@@ -72,10 +80,9 @@ def repo(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def workspace(repo: Path, tmp_path: Path, host_home: Path) -> Iterator[Workspace]:
-    runs = tmp_path / "runs"
-    runs.mkdir()
-    with prepare(_suite(repo), _case(repo, "files/input.txt"), base_dir=runs) as ws:
+def workspace(repo: Path, host_home: Path) -> Iterator[Workspace]:
+    # In the default temporary directory, whose parents a sandbox user may search.
+    with prepare(_suite(repo), _case(repo, "files/input.txt")) as ws:
         yield ws
 
 
@@ -151,11 +158,17 @@ async def test_file_tools_cannot_write_outside(
     assert not (workspace.run_dir / "outside").exists()
 
 
-@needs_bwrap
-async def test_bwrap_commands_cannot_write_outside_even_by_absolute_path(
-    workspace: Workspace, tmp_path: Path
+@pytest.mark.parametrize(
+    "mode",
+    [
+        pytest.param(SandboxMode.USER, marks=needs_user),
+        pytest.param(SandboxMode.BWRAP, marks=needs_bwrap),
+    ],
+)
+async def test_commands_cannot_write_outside_even_by_absolute_path(
+    workspace: Workspace, tmp_path: Path, mode: SandboxMode
 ) -> None:
-    tools = _tools(workspace, SandboxMode.BWRAP)
+    tools = _tools(workspace, mode)
     target = tmp_path / "escaped.txt"
     result = await _bash(
         tools, f"echo pwned > {target}; echo pwned > {workspace.run_dir}/x; touch /etc/evil"
@@ -163,8 +176,11 @@ async def test_bwrap_commands_cannot_write_outside_even_by_absolute_path(
     assert result.is_error
     assert not target.exists() and not (workspace.run_dir / "x").exists()
     assert not Path("/etc/evil").exists()
-    inside = await _bash(tools, "echo fine > /workspace/ok.txt && echo fine > rel.txt")
-    assert not inside.is_error
+    # Only bubblewrap can show the workspace at /workspace; without namespaces it keeps its
+    # real path (which the output masks), so the model is best served by relative paths.
+    absolute = "/workspace/ok.txt" if mode is SandboxMode.BWRAP else "$PWD/ok.txt"
+    inside = await _bash(tools, f"echo fine > {absolute} && echo fine > rel.txt")
+    assert not inside.is_error, inside.content
     assert workspace.changed_files() == ["ok.txt", "rel.txt"]
 
 

@@ -2,9 +2,10 @@
 
 From exactly the files the image's build context keeps (.dockerignore), into a clean virtual
 environment: the hashed runtime lock, then the package with `--no-deps`, then the image's
-ENTRYPOINT. It proves the lock is complete (every import the program makes resolves, `pip
-check` agrees) and that the package installs from the context alone. CI's `image` job builds
-the real image as well.
+ENTRYPOINT (the `entrypoint` script, which execs the console script). It proves the lock is
+complete (every import the program makes resolves, `pip check` agrees) and that the package
+installs from the context alone. CI's `image` job builds the real image as well, and
+scripts/image_check.py starts it as GitHub does.
 """
 
 from __future__ import annotations
@@ -61,17 +62,22 @@ def _context(dest: Path) -> Path:
     return dest
 
 
-def _entrypoint() -> list[str]:
-    for line in (ROOT / "Dockerfile").read_text(encoding="utf-8").splitlines():
-        if line.startswith("ENTRYPOINT "):
-            argv: list[str] = json.loads(line.removeprefix("ENTRYPOINT "))
-            return argv
-    raise AssertionError("Dockerfile has no ENTRYPOINT")
+def _entrypoint(context: Path) -> list[str]:
+    """The image's ENTRYPOINT, its program taken from the build context it is copied from."""
+    lines = (ROOT / "Dockerfile").read_text(encoding="utf-8").splitlines()
+    entry = next((ln for ln in lines if ln.startswith("ENTRYPOINT ")), None)
+    assert entry is not None, "Dockerfile has no ENTRYPOINT"
+    argv: list[str] = json.loads(entry.removeprefix("ENTRYPOINT "))
+    copied = {ln.split()[-1]: ln.split()[1] for ln in lines if ln.startswith("COPY ")}
+    assert argv[0] in copied, f"the ENTRYPOINT {argv[0]} is not copied from the context"
+    return [str(context / copied[argv[0]]), *argv[1:]]
 
 
-def _run(argv: list[str], cwd: Path) -> str:
+def _run(argv: list[str], cwd: Path, path: str | None = None) -> str:
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("VIRTUAL_ENV", None)
+    if path is not None:
+        env["PATH"] = f"{path}{os.pathsep}{env.get('PATH', '')}"
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 0, f"{' '.join(argv)}\n{done.stdout}\n{done.stderr}"
     return done.stdout
@@ -93,8 +99,8 @@ def test_runtime_lock_and_package_install_into_a_clean_venv(tmp_path: Path) -> N
 
     _run([python, "-m", "pip", "check"], tmp_path)
     _run([python, "-c", f"import {IMPORTS}"], tmp_path)
-    entry = _entrypoint()
-    out = _run([str(env_dir / "bin" / entry[0]), *entry[1:], "--version"], tmp_path)
+    # The entrypoint script finds the console script on PATH, as in the image.
+    out = _run([*_entrypoint(context), "--version"], tmp_path, path=str(env_dir / "bin"))
     assert out.strip() == f"evolve-action {__version__}"
     # Package data the image needs with no source tree beside it: the results schema (report,
     # workflow_run) and the comment template.

@@ -118,6 +118,9 @@ def actions_env(
         **base_env(tmp, llm_urls),
         "GITHUB_ACTIONS": "true",
         "CI": "true",
+        # Scripted commands only; where nothing can confine them the job would refuse to start
+        # (tested in tests/e2e/test_confinement_level.py). Changes nothing where it can.
+        "INPUT_ALLOW-UNCONFINED": "true",
         "GITHUB_EVENT_NAME": "pull_request",
         "GITHUB_EVENT_PATH": str(event),
         "GITHUB_REPOSITORY": REPO,

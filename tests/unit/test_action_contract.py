@@ -148,13 +148,40 @@ def test_dockerfile_prepares_git_bubblewrap_and_python_for_the_runner() -> None:
     assert "USER" not in {i for i, _ in _dockerfile()}
 
 
-def test_dockerfile_entrypoint_execs_the_console_script() -> None:
+def test_dockerfile_entrypoint_is_the_entrypoint_script() -> None:
     entry = [a for i, a in _dockerfile() if i == "ENTRYPOINT"]
     assert len(entry) == 1
-    argv = json.loads(entry[0])  # exec form: no shell holds the secrets, Python is PID 1
+    argv = json.loads(entry[0])  # exec form: no shell of Docker's between the runner and us
+    assert argv == ["/usr/local/bin/evolve-entrypoint"]
+    assert ("COPY", "entrypoint /usr/local/bin/evolve-entrypoint") in _dockerfile()
+    script = ROOT / "entrypoint"
+    assert script.stat().st_mode & 0o111, "entrypoint must be executable"
+    lines = [ln for ln in script.read_text().splitlines() if ln and not ln.startswith("#")]
+    assert lines == ["ulimit -c 0", 'exec evolve-action "$@"']
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert argv == ["evolve-action"]
     assert pyproject["project"]["scripts"]["evolve-action"] == "evolve_action.cli:main"
+
+
+def test_entrypoint_execs_so_the_cli_keeps_its_pid(tmp_path: Path) -> None:
+    """The CLI must be PID 1 in the container: the entrypoint's shell replaces itself."""
+    fake = tmp_path / "evolve-action"
+    fake.write_text('#!/bin/bash\necho "$$ $*"; ulimit -c; env | grep ^INPUT_\n')
+    fake.chmod(0o755)
+    proc = subprocess.Popen(
+        [str(ROOT / "entrypoint"), "run", "--x"],
+        env={"PATH": f"{tmp_path}:/usr/bin:/bin", "INPUT_ANTHROPIC-API-KEY": "k"},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    out, _ = proc.communicate(timeout=30)
+    # The same process, its arguments, no core dumps, and the inputs GitHub names with
+    # hyphens still there (a POSIX sh would have dropped them).
+    assert out.split() == [str(proc.pid), "run", "--x", "0", "INPUT_ANTHROPIC-API-KEY=k"]
+
+
+def test_dockerfile_names_the_sandbox_users() -> None:
+    text = " ".join(a for _, a in _dockerfile())
+    assert "from evolve_action.sandbox_user import add_pool_users; add_pool_users()" in text
 
 
 def test_dockerignore_keeps_exactly_what_the_dockerfile_copies() -> None:

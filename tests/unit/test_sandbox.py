@@ -20,26 +20,40 @@ from evolve_action import sandbox
 from evolve_action.checks import CommandRunner
 from evolve_action.sandbox import (
     BwrapStatus,
+    Choice,
     Confinement,
+    Level,
     SandboxMode,
+    UserStatus,
+    choose,
     is_secret_name,
     probe_bwrap,
+    probe_user,
     scrubbed_env,
 )
 
 BWRAP = probe_bwrap().works
 needs_bwrap = pytest.mark.skipif(not BWRAP, reason=f"bubblewrap unusable: {probe_bwrap().reason}")
+needs_user = pytest.mark.skipif(
+    not probe_user().works, reason=f"no unprivileged user: {probe_user().reason}"
+)
 MODES = [
     SandboxMode.NONE,
+    pytest.param(SandboxMode.USER, marks=needs_user),
     pytest.param(SandboxMode.BWRAP, marks=needs_bwrap),
 ]
 
 
 @pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
+def ws() -> Iterator[Path]:
+    """A workspace whose parents a sandbox user may search (pytest's own tmp_path sits in a
+    directory only its owner may enter)."""
+    parent = Path(tempfile.mkdtemp(prefix="evolve-test-ws-"))
+    parent.chmod(0o711)
+    root = parent / "ws"
     root.mkdir()
-    return root
+    yield root
+    shutil.rmtree(parent, ignore_errors=True)
 
 
 @pytest.fixture
@@ -173,12 +187,15 @@ async def test_timeout_kills_the_whole_group(ws: Path, mode: SandboxMode) -> Non
     assert time.monotonic() - started < 15
     assert done.timed_out and done.exit_code == -1
     assert done.stdout == "started\n"
-    if mode is SandboxMode.NONE:  # the pid is only meaningful outside a pid namespace
+    if mode is not SandboxMode.BWRAP:  # the pid is only meaningful outside a pid namespace
         assert not _alive(int((ws / "child.pid").read_text()))
 
 
-async def test_background_jobs_end_with_their_command(ws: Path) -> None:
-    conf = Confinement(ws, mode=SandboxMode.NONE)
+@pytest.mark.parametrize(
+    "mode", [SandboxMode.NONE, pytest.param(SandboxMode.USER, marks=needs_user)]
+)
+async def test_background_jobs_end_with_their_command(ws: Path, mode: SandboxMode) -> None:
+    conf = Confinement(ws, mode=mode)
     started = time.monotonic()
     done = await conf.run("sleep 300 & echo $! > child.pid; echo done", timeout_s=30)
     assert time.monotonic() - started < 10
@@ -223,6 +240,48 @@ def _broken_bwrap(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sandbox, "probe_bwrap", lambda: BwrapStatus(False, "bwrap is missing"))
 
 
+def _no_user(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox, "probe_user", lambda: UserStatus(False, "the process is not root"))
+
+
+def _user(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox, "probe_user", lambda: UserStatus(True))
+
+
+def test_auto_takes_the_strongest_level_that_works(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox, "probe_bwrap", lambda: BwrapStatus(True))
+    _user(monkeypatch)
+    assert choose() == Choice(Level.BWRAP)
+    assert choose(SandboxMode.USER) == Choice(Level.USER, "")
+    _broken_bwrap(monkeypatch)
+    assert choose() == Choice(Level.USER, "bwrap is missing")
+    _no_user(monkeypatch)
+    assert choose() == Choice(Level.NONE, "bwrap is missing; the process is not root")
+    assert choose(SandboxMode.NONE).level is Level.NONE  # type: ignore[union-attr]
+    required = choose(SandboxMode.USER)
+    assert isinstance(required, str) and "the process is not root" in required
+
+
+def test_levels_are_stated_in_words() -> None:
+    assert [level.words for level in Level] == [
+        "namespaces (bubblewrap)",
+        "unprivileged user, no namespaces: the network is not isolated",
+        "none",
+    ]
+
+
+def test_unconfined_refusal_only_when_nothing_confines(monkeypatch: pytest.MonkeyPatch) -> None:
+    _broken_bwrap(monkeypatch)
+    _user(monkeypatch)
+    assert sandbox.unconfined_refusal(False) is None
+    _no_user(monkeypatch)
+    refusal = sandbox.unconfined_refusal(False)
+    assert refusal is not None
+    assert "bwrap is missing; the process is not root" in refusal
+    assert "allow-unconfined: true" in refusal
+    assert sandbox.unconfined_refusal(True) is None
+
+
 async def test_required_sandbox_refuses_to_run_unconfined(
     ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -232,19 +291,20 @@ async def test_required_sandbox_refuses_to_run_unconfined(
     assert not (ws / "ran").exists()
 
 
-async def test_auto_without_bwrap_runs_directly_and_warns_once(
+async def test_auto_without_bwrap_or_user_runs_directly_and_warns_once(
     ws: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     _broken_bwrap(monkeypatch)
+    _no_user(monkeypatch)
     sandbox._warn_unsandboxed.cache_clear()
     conf = Confinement(ws)
     with caplog.at_level(logging.WARNING, logger="evolve_action.sandbox"):
         first = await conf.run("echo one", timeout_s=5)
         second = await conf.run("echo two", timeout_s=5)
     assert (first.stdout, second.stdout) == ("one\n", "two\n")
-    warnings = [r for r in caplog.records if "WITHOUT an OS sandbox" in r.getMessage()]
+    warnings = [r for r in caplog.records if "WITHOUT confinement" in r.getMessage()]
     assert len(warnings) == 1 and "bwrap is missing" in warnings[0].getMessage()
-    assert conf.note() == "sandbox off: bwrap is missing"
+    assert conf.note() == "sandbox off: bwrap is missing; the process is not root"
     assert not conf.sandboxed
     sandbox._warn_unsandboxed.cache_clear()
 
@@ -287,9 +347,11 @@ async def test_bwrap_network_only_when_allowed(ws: Path) -> None:
     server.bind(("127.0.0.1", 0))
     server.listen()
     port = server.getsockname()[1]
-    probe = (
-        f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 5)\""
-    )
+    # The interpreter itself, not the venv's link to it: a clone under /tmp has its venv
+    # there, which the sandbox's private /tmp hides. -I -S: the stdlib is all it needs.
+    python = os.path.realpath(sys.executable)
+    connect = f"import socket; socket.create_connection(('127.0.0.1', {port}), 5)"
+    probe = f'{python} -I -S -c "{connect}"'
     try:
         closed = await Confinement(ws, mode=SandboxMode.BWRAP).run(probe, timeout_s=20)
         opened = await Confinement(ws, mode=SandboxMode.BWRAP, network=True).run(
@@ -354,3 +416,67 @@ def test_unsandboxed_commands_cannot_read_our_environment(ws: Path) -> None:
         check=False,
     )
     assert done.stdout.split() == ["before:LEAK", "after:SAFE"], done.stderr
+
+
+def test_the_pool_users_are_named_once(tmp_path: Path) -> None:
+    from evolve_action.sandbox_user import POOL_FIRST, POOL_SIZE, add_pool_users
+
+    (tmp_path / "passwd").write_text("root:x:0:0:root:/root:/bin/sh\n")
+    (tmp_path / "group").write_text("root:x:0:\n")
+    assert add_pool_users(tmp_path) == POOL_SIZE
+    assert add_pool_users(tmp_path) == 0
+    passwd = (tmp_path / "passwd").read_text().splitlines()
+    assert (
+        passwd[1]
+        == f"evolve-000:x:{POOL_FIRST}:{POOL_FIRST}:evolve sandbox:/nonexistent:/usr/sbin/nologin"
+    )
+    assert len(passwd) == POOL_SIZE + 1
+    assert (tmp_path / "group").read_text().splitlines()[1] == f"evolve-000:x:{POOL_FIRST}:"
+
+
+def test_default_hidden_names_daemon_sockets_and_the_runners_checkout(host_dir: Path) -> None:
+    from evolve_action.sandbox import default_hidden
+
+    checkout = host_dir / "checkout"
+    checkout.mkdir()
+    sock = host_dir / "docker.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(sock))
+    try:
+        environ = {"HOME": str(host_dir), "GITHUB_WORKSPACE": str(checkout)}
+        hidden = default_hidden({**environ, "DOCKER_HOST": f"unix://{sock}"})
+        unset = default_hidden(environ)
+    finally:
+        server.close()
+    assert checkout in hidden and sock in hidden
+    assert sock not in unset
+
+
+@needs_bwrap
+async def test_bwrap_hides_sockets_and_runner_mounts_read_only(ws: Path, host_dir: Path) -> None:
+    github = host_dir / "github"
+    (github / "workspace").mkdir(parents=True)
+    (github / "workspace" / "README.md").write_text("checkout")
+    (github / "file_commands").mkdir()
+    sock = host_dir / "docker.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(sock))
+    server.listen()
+    hidden = (github, github / "workspace", sock)
+    connect = f"import socket; socket.socket(socket.AF_UNIX).connect({str(sock)!r})"
+    python = os.path.realpath(sys.executable)
+    command = (
+        f"ls -A {github} {github}/workspace; echo x > {github}/workspace/PWNED.txt; "
+        f'echo x > {github}/file_commands/env; {python} -I -S -c "{connect}" && echo connected'
+    )
+    try:
+        done = await Confinement(ws, mode=SandboxMode.BWRAP, hidden=hidden).run(
+            command, timeout_s=20
+        )
+    finally:
+        server.close()
+    assert "README.md" not in done.stdout and "connected" not in done.stdout
+    assert "PWNED.txt: Read-only file system" in done.stderr
+    assert "file_commands/env: Directory nonexistent" in done.stderr
+    assert not (github / "workspace" / "PWNED.txt").exists()
+    assert not (github / "file_commands" / "env").exists()

@@ -27,6 +27,7 @@ from evolve_action.publish import RunnerFiles, publish_validation_only
 from evolve_action.render.build import build_view
 from evolve_action.render.comment import render
 from evolve_action.results import ResultsWriteError
+from evolve_action.sandbox import unconfined_refusal
 from evolve_action.settings import Mode, Settings
 from evolve_action.sides import Sides, event_sides, local_sides
 
@@ -133,6 +134,11 @@ def run_in_actions(
             files=files,
         )
         return published.exit_code
+    refusal = unconfined_refusal(settings.allow_unconfined)
+    if refusal is not None:
+        # Fail closed: PR code must not run with this job's privileges unless asked to.
+        print(annotate("error", refusal, title="evolve: commands cannot be confined"))
+        return 2
     if not event.is_pr:
         # push and workflow_dispatch check everything against the previous (or given) base.
         settings = replace(settings, mode=Mode.ALL)

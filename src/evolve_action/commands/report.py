@@ -157,6 +157,12 @@ def _recorded(docs: Sequence[LoadedResults], key: str, kind: type) -> Any:
     return None
 
 
+def _confinement(docs: Sequence[LoadedResults]) -> str:
+    """How the merged jobs confined commands; shards that differ are all named."""
+    said = [d.settings.get("confinement") for d in docs]
+    return "; ".join(dict.fromkeys(s for s in said if isinstance(s, str) and s))
+
+
 def build_report(
     docs: Sequence[LoadedResults], settings: Settings, event: Event, head_sha: str
 ) -> tuple[ReportInput, ResultsData]:
@@ -166,6 +172,7 @@ def build_report(
     bounds = adaptive_verdict.bounds_of(_first(docs, "adaptive"))
     if bounds is not None:  # `runs: auto` added runs because of what it saw: judge sequentially
         aggregate = adaptive_verdict.judged(aggregate, runs, bounds)
+    confinement = _confinement(docs)
     base = _first(docs, "base_sha")
     has_base = any(d.settings.get("base_sha") is not None for d in docs)
     # The job's verdict, decided here once and carried by the report to every output.
@@ -186,6 +193,7 @@ def build_report(
         notices=notices,
         version=__version__,
         gate=gate,
+        confinement=confinement,
     )
     data = ResultsData(
         runs=runs,
@@ -207,6 +215,7 @@ def build_report(
             "min_pass_rate": settings.min_pass_rate,
             "merged_from": len(docs),
             **({"adaptive": _first(docs, "adaptive")} if bounds is not None else {}),
+            "confinement": confinement,
         },
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         invalid=merged.invalid,

@@ -17,7 +17,6 @@ import contextlib
 import hashlib
 import json
 import logging
-import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,7 @@ from typing import Any
 
 from evolve_action.agent import AgentError
 from evolve_action.fingerprints import case_digest, tree_digest
-from evolve_action.harness import claude, codex
+from evolve_action.harness import claude, codex, relay
 from evolve_action.harness.cassette import CliCassettes
 from evolve_action.harness.events import CliOutcome
 from evolve_action.harness.forward import Upstream
@@ -40,7 +39,13 @@ from evolve_action.providers.base import ProviderError, split_model
 from evolve_action.providers.faults import RetryPolicy
 from evolve_action.providers.limiter import AdaptiveLimiter
 from evolve_action.providers.registry import credentials
-from evolve_action.sandbox import DEFAULT_PATH, HOME_DIR, TMP_DIR, Confinement
+from evolve_action.sandbox import (
+    DEFAULT_PATH,
+    HOME_DIR,
+    TMP_DIR,
+    Confinement,
+    python_for_commands,
+)
 from evolve_action.settings import Harness
 
 log = logging.getLogger(__name__)
@@ -165,8 +170,11 @@ class CliHarness:
 
 
 def _relay(env: Mapping[str, str]) -> list[str]:
-    # -I: the relay starts in the workspace, whose files must never shadow our modules.
-    argv = [sys.executable, "-I", "-m", "evolve_action.harness.relay", "--socket", SOCKET]
+    # -I: the relay starts in the workspace, whose files must never shadow our modules. Its
+    # source goes on the command line (it is standard library only): run as a sandbox user,
+    # neither our venv nor the package's files need be within that user's reach.
+    source = Path(relay.__file__).read_text(encoding="utf-8")
+    argv = [python_for_commands(), "-I", "-S", "-c", source, "--socket", SOCKET]
     for name, value in env.items():
         argv += ["--setenv", name, value]
     return argv

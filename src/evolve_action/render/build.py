@@ -55,6 +55,7 @@ class ReportInput:
     version: str = ""
     gate: Gate | None = None  # None: `gate.evaluate` with the settings
     effort: Effort | None = None  # `runs: auto`: runs per case and why each stopped
+    confinement: str = ""  # how commands were confined, in words (`sandbox.Level.words`)
 
     @property
     def has_base(self) -> bool:
@@ -225,5 +226,7 @@ def footer(report: ReportInput) -> str:
         parts.append(f"{plural(cached, 'cached run')} reused")
     if report.event.run_url:
         parts.append(f"[workflow run]({report.event.run_url})")
+    if report.confinement:
+        parts.append(f"confinement: {inline(report.confinement)}")
     parts.append(f"evolve-action {report.version}".strip())
     return " · ".join(parts)
