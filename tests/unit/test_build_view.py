@@ -251,3 +251,22 @@ def test_long_lists_of_phrases_are_capped_with_a_count() -> None:
     view = build_view(make_report([suite], rs))
     assert len(view.unchanged_failures) == 21
     assert view.unchanged_failures[-1] == "and 5 more in results.json"
+
+
+def test_suggestions_do_not_repeat_the_case_id_the_line_already_names() -> None:
+    rs = outcome(
+        GREETER,
+        "greets",
+        M1,
+        base=(4, 0),
+        head=(4, 0),
+        suggestion={"reason": "greets: nothing checks the second line"},
+    )
+    rs += outcome(
+        GREETER, "weather", M1, base=(0, 4), head=(0, 4), suggestion={"reason": "weather:"}
+    )
+    view = build_view(make_report([GREETER], rs))
+    assert [(s.target, s.reason) for s in view.suggestions] == [
+        ("`greets`", "nothing checks the second line"),
+        ("`weather`", "weather:"),  # nothing left after the id: kept as written
+    ]

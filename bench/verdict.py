@@ -1,0 +1,257 @@
+"""The verdict's two error rates, simulated: false alarms when nothing got worse (A/A) and
+power when something did, over K cases × M models × N runs per side (issue 11).
+
+One simulated pull request draws, for every (case, model), each base and head run's pass from
+that cell's probability on that side, and hands the counts to `verdict.decide`, the function
+`stats.aggregate` calls on the product's own runs (`--check` sends a few pull requests through
+`stats.aggregate` too and stops if the two disagree). A PR is *flagged* when the verdict says
+something regressed: exactly when the check fails with `fail-on-regression`.
+
+    .venv/bin/python -m bench.verdict                    # the whole grid, 2 worker processes
+    .venv/bin/python -m bench.verdict --prs 500 --power-prs 200 --only aa
+
+Cases are grouped ten to a suite (100 cases are 10 skills). Null scenarios: `mixed` (each
+cell's rate uniform on [0, 1]), `half` (every rate 0.5), `high` (uniform on [0.7, 1]),
+`improving` (a fifth of the cases rise by 0.4, the rest mixed). Drop scenarios, on a
+background of mixed rates: `break` (case 0 goes 1 → 0 on every model), `mirror` (the same
+while case 1 goes 0 → 1; K ≥ 5), `flip` (case 0 goes 1 → 0 on one model and 0 → 1 on another;
+M ≥ 2), `0.8->0.2` and `0.9->0.5` (case 0, every model), `broad` (every case drops 10 points
+from a rate uniform on [0.6, 1]). The last line is JSON: `worst_aa` (the worst null
+configuration, with a one-sided 95% upper bound) and mean `power` by scenario.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+import zlib
+from bisect import bisect
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import cache
+from itertools import accumulate
+
+from evolve_action.outcomes import RunResult, Side, Status
+from evolve_action.stats import aggregate
+from evolve_action.verdict import Cell, CellKey, decide
+
+KS, MS, NS = (1, 5, 20, 100), (1, 2, 3), (3, 5, 10)
+SUITE_SIZE = 10
+NULLS = ("mixed", "half", "high", "improving")
+DROPS = ("break", "mirror", "flip", "0.8->0.2", "0.9->0.5", "broad")
+Rates = dict[CellKey, tuple[int, int]]  # (base, head) pass probability per cell, per mille
+
+
+@cache
+def _keys(k: int, m: int) -> tuple[CellKey, ...]:
+    return tuple(
+        (f"evals/skill-{case // SUITE_SIZE}/evals.json", f"case-{case}", f"model-{model}")
+        for case in range(k)
+        for model in range(m)
+    )
+
+
+def rates(scenario: str, k: int, m: int, rng: random.Random) -> Rates:
+    """Each cell's (base, head) pass probability for one simulated pull request, on a 0.001
+    grid (so each binomial law is computed once)."""
+    keys = _keys(k, m)
+    pick = rng.randint
+    if scenario == "half":
+        return dict.fromkeys(keys, (500, 500))
+    if scenario == "high":
+        return {key: (p, p) for key in keys for p in [pick(700, 1000)]}
+    if scenario == "broad":
+        return {key: (p, p - 100) for key in keys for p in [pick(600, 1000)]}
+    out = {key: (p, p) for key in keys for p in [pick(0, 1000)]}
+    if scenario == "improving":
+        for case in rng.sample(range(k), k // 5):
+            for key in keys[case * m : (case + 1) * m]:
+                p = pick(0, 600)
+                out[key] = (p, p + 400)
+    moved = {"break": (1000, 0), "mirror": (1000, 0), "0.8->0.2": (800, 200)}
+    moved["0.9->0.5"] = (900, 500)
+    if scenario in moved:
+        for key in keys[:m]:
+            out[key] = moved[scenario]
+    if scenario == "mirror":
+        for key in keys[m : 2 * m]:
+            out[key] = (0, 1000)
+    if scenario == "flip":
+        for model, key in enumerate(keys[:m]):
+            out[key] = ((1000, 0), (0, 1000))[model] if model < 2 else (1000, 1000)
+    return out
+
+
+@cache
+def _binomial_cdf(n: int, per_mille: int) -> list[float]:
+    p = per_mille / 1000
+    return list(accumulate(math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(n + 1)))
+
+
+def counts(r: Rates, n: int, rng: random.Random) -> dict[CellKey, Cell]:
+    """Passes per side: one uniform draw per side through the binomial law."""
+    draw = rng.random
+    out = {}
+    for key, (p, q) in r.items():
+        base = min(n, bisect(_binomial_cdf(n, p), draw()))
+        head = min(n, bisect(_binomial_cdf(n, q), draw()))
+        out[key] = Cell(base, n - base, head, n - head)
+    return out
+
+
+def applicable(scenario: str, k: int, m: int) -> bool:
+    return not (scenario == "mirror" and k < 5) and not (scenario == "flip" and m < 2)
+
+
+@dataclass(frozen=True)
+class Config:
+    scenario: str
+    k: int
+    m: int
+    n: int
+    prs: int
+    alpha: float
+    seed: int
+    check: int  # of these PRs, how many also go through `stats.aggregate`
+
+
+def simulate(c: Config) -> dict[str, object]:
+    tag = f"{c.scenario}/{c.k}/{c.m}/{c.n}/{c.seed}".encode()
+    rng = random.Random(zlib.crc32(tag))
+    flagged = 0
+    started = time.perf_counter()
+    for i in range(c.prs):
+        cells = counts(rates(c.scenario, c.k, c.m, rng), c.n, rng)
+        hit = decide(cells, c.alpha, detail=False).regressed
+        if i < c.check:
+            through = aggregate(runs_of(cells), alpha=c.alpha).verdict.regressed
+            if through != hit:
+                raise SystemExit(f"aggregate and decide disagree on {c} (pr {i})")
+        flagged += hit
+    return {
+        "scenario": c.scenario,
+        "k": c.k,
+        "m": c.m,
+        "n": c.n,
+        "prs": c.prs,
+        "flagged": flagged,
+        "rate": flagged / c.prs,
+        "seconds": round(time.perf_counter() - started, 2),
+    }
+
+
+def runs_of(cells: dict[CellKey, Cell]) -> list[RunResult]:
+    """The runs those counts stand for, as the product records them."""
+    out = []
+    for (suite, case, model), c in cells.items():
+        for side, passed, failed in (
+            (Side.BASE, c.base_passed, c.base_failed),
+            (Side.HEAD, c.head_passed, c.head_failed),
+        ):
+            statuses = [Status.PASS] * passed + [Status.FAIL] * failed
+            out += [
+                RunResult(suite, case, model, side, i + 1, s, float(s is Status.PASS))
+                for i, s in enumerate(statuses)
+            ]
+    return out
+
+
+def upper_95(hits: int, n: int) -> float:
+    """One-sided 95% Clopper–Pearson upper bound of a binomial proportion (bisection)."""
+    if hits >= n:
+        return 1.0
+    lo, hi = hits / n, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        cdf = math.fsum(math.comb(n, j) * mid**j * (1 - mid) ** (n - j) for j in range(hits + 1))
+        lo, hi = (mid, hi) if cdf > 0.05 else (lo, mid)
+    return hi
+
+
+def grid(scenarios: tuple[str, ...], prs: int, args: argparse.Namespace) -> list[Config]:
+    out = [
+        Config(s, k, m, n, prs, args.alpha, args.seed, args.check)
+        for s in scenarios
+        for k in KS
+        for m in MS
+        for n in NS
+        if applicable(s, k, m)
+    ]
+    # The slowest first, so the two workers finish together.
+    return sorted(out, key=lambda c: -c.k * (c.m * c.n) ** 2)
+
+
+def table(
+    rows: list[dict[str, object]], title: str, cell: Callable[[dict[str, object]], str]
+) -> None:
+    print(f"\n{title}")
+    head = "| scenario | K | " + " | ".join(f"M={m} N={n}" for m in MS for n in NS) + " |"
+    print(head)
+    print("|---|--:|" + "--:|" * (len(MS) * len(NS)))
+    found = {(r["scenario"], r["k"], r["m"], r["n"]): r for r in rows}
+    for s in dict.fromkeys(r["scenario"] for r in rows):
+        for k in KS:
+            cells = [found.get((s, k, m, n)) for m in MS for n in NS]
+            if any(cells):
+                shown = [cell(c) if c else "—" for c in cells]
+                print(f"| {s} | {k} | " + " | ".join(shown) + " |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--prs", type=int, default=2000, help="simulated PRs per null configuration")
+    ap.add_argument("--power-prs", type=int, default=400, help="per drop configuration")
+    ap.add_argument("--alpha", type=float, default=0.05)
+    ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--check", type=int, default=2, help="PRs per configuration also aggregated")
+    ap.add_argument("--only", choices=("aa", "power"))
+    args = ap.parse_args()
+    configs = []
+    if args.only != "power":
+        configs += grid(NULLS, args.prs, args)
+    if args.only != "aa":
+        configs += grid(DROPS, args.power_prs, args)
+    started = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        rows = list(pool.map(simulate, configs))
+    null = [r for r in rows if r["scenario"] in NULLS]
+    drop = [r for r in rows if r["scenario"] in DROPS]
+    pct = lambda r: f"{100 * float(r['rate']):.1f}%"  # noqa: E731
+    if null:
+        table(null, f"A/A: share of PRs flagged ({args.prs} PRs each, alpha {args.alpha})", pct)
+    if drop:
+        table(drop, f"Power: share of PRs flagged ({args.power_prs} PRs each)", pct)
+    summary: dict[str, object] = {
+        "alpha": args.alpha,
+        "seconds": round(time.perf_counter() - started),
+    }
+    if null:
+        worst = max(null, key=lambda r: float(r["rate"]))
+        summary["worst_aa"] = {
+            "rate": worst["rate"],
+            "upper_95": round(upper_95(int(worst["flagged"]), int(worst["prs"])), 4),
+            "config": {k: worst[k] for k in ("scenario", "k", "m", "n", "prs")},
+        }
+    if drop:
+        summary["power"] = {
+            s: round(math.fsum(float(r["rate"]) for r in drop if r["scenario"] == s)
+                     / sum(1 for r in drop if r["scenario"] == s), 3)
+            for s in DROPS
+            if any(r["scenario"] == s for r in drop)
+        }  # fmt: skip
+        summary["k20_m2_n5"] = {
+            str(r["scenario"]): r["rate"] for r in drop if (r["k"], r["m"], r["n"]) == (20, 2, 5)
+        }
+    print()
+    print(json.dumps(summary), flush=True)
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
