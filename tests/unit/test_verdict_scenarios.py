@@ -146,7 +146,7 @@ SCENARIOS = [
         says=(
             "too few runs to tell (2 evals; 4 runs per side would do)",
             "**Too few runs to tell:** `status-file`, `farewell`: with 3 graded runs per side,"
-            " even 3/3 → 0/3 on its model could not be flagged among the 2 evals compared here;"
+            " even 3/3 → 0/3 could not be flagged among the 2 evals compared here;"
             " 4 runs per side would do.",
             "**▽ Dropped, not significant**",
         ),

@@ -117,10 +117,10 @@ def too_few(report: ReportInput, index: CaseIndex) -> tuple[str, ...]:
         names = [index.name(_first(report, k)) for k in keys[:MAX_PHRASES]]
         if len(keys) > MAX_PHRASES:
             names.append(f"and {len(keys) - MAX_PHRASES} more")
-        where = "on its model" if models == 1 else f"on each of its {models} models"
+        where = "" if models == 1 else f" on each of {models} models"
         text = (
             f"{', '.join(names)}: with {plural(runs, 'graded run')} per side, even"
-            f" {runs}/{runs} → 0/{runs} {where} could not be flagged among the {compared}"
+            f" {runs}/{runs} → 0/{runs}{where} could not be flagged among the {compared}"
             f" compared here; {runs_phrase(needed)} would do"
         )
         errored = sum(verdict.cases[k].errored for k in keys)
