@@ -10,14 +10,17 @@ something regressed: exactly when the check fails with `fail-on-regression`.
     .venv/bin/python -m bench.verdict                    # the whole grid, 2 worker processes
     .venv/bin/python -m bench.verdict --prs 500 --power-prs 200 --only aa
 
-Cases are grouped ten to a suite (100 cases are 10 skills). Null scenarios: `mixed` (each
-cell's rate uniform on [0, 1]), `half` (every rate 0.5), `high` (uniform on [0.7, 1]),
+Cases are grouped ten to a suite (100 cases are 10 skills); rates are drawn on a 0.001 grid.
+Null scenarios: `mixed` (each cell's rate uniform on [0, 1]), `half` (every rate 0.5), `high`
+(uniform on [0.7, 1]),
 `improving` (a fifth of the cases rise by 0.4, the rest mixed). Drop scenarios, on a
 background of mixed rates: `break` (case 0 goes 1 → 0 on every model), `mirror` (the same
 while case 1 goes 0 → 1; K ≥ 5), `flip` (case 0 goes 1 → 0 on one model and 0 → 1 on another;
 M ≥ 2), `0.8->0.2` and `0.9->0.5` (case 0, every model), `broad` (every case drops 10 points
-from a rate uniform on [0.6, 1]). The last line is JSON: `worst_aa` (the worst null
-configuration, with a one-sided 95% upper bound) and mean `power` by scenario.
+from a rate uniform on [0.6, 1]). Each drop configuration is also decided by verdict.md's
+reference rule (the same tests with the cases' share of alpha fixed at 0.8) on the same pull
+requests. The last line is JSON: `worst_aa` (the worst null configuration, with a one-sided
+95% upper bound), mean `power` by scenario, and `power_reference`.
 """
 
 from __future__ import annotations
@@ -118,12 +121,13 @@ class Config:
     alpha: float
     seed: int
     check: int  # of these PRs, how many also go through `stats.aggregate`
+    reference: bool = False  # also decide by the reference rule (the cases' share fixed at 0.8)
 
 
 def simulate(c: Config) -> dict[str, object]:
     tag = f"{c.scenario}/{c.k}/{c.m}/{c.n}/{c.seed}".encode()
     rng = random.Random(zlib.crc32(tag))
-    flagged = 0
+    flagged = by_reference = 0
     started = time.perf_counter()
     for i in range(c.prs):
         cells = counts(rates(c.scenario, c.k, c.m, rng), c.n, rng)
@@ -133,6 +137,8 @@ def simulate(c: Config) -> dict[str, object]:
             if through != hit:
                 raise SystemExit(f"aggregate and decide disagree on {c} (pr {i})")
         flagged += hit
+        if c.reference:
+            by_reference += decide(cells, c.alpha, detail=False, case_share=0.8).regressed
     return {
         "scenario": c.scenario,
         "k": c.k,
@@ -141,6 +147,7 @@ def simulate(c: Config) -> dict[str, object]:
         "prs": c.prs,
         "flagged": flagged,
         "rate": flagged / c.prs,
+        "reference_rate": by_reference / c.prs if c.reference else None,
         "seconds": round(time.perf_counter() - started, 2),
     }
 
@@ -173,9 +180,11 @@ def upper_95(hits: int, n: int) -> float:
     return hi
 
 
-def grid(scenarios: tuple[str, ...], prs: int, args: argparse.Namespace) -> list[Config]:
+def grid(
+    scenarios: tuple[str, ...], prs: int, args: argparse.Namespace, *, reference: bool = False
+) -> list[Config]:
     out = [
-        Config(s, k, m, n, prs, args.alpha, args.seed, args.check)
+        Config(s, k, m, n, prs, args.alpha, args.seed, args.check, reference)
         for s in scenarios
         for k in KS
         for m in MS
@@ -202,6 +211,16 @@ def table(
                 print(f"| {s} | {k} | " + " | ".join(shown) + " |")
 
 
+def mean_power(rows: list[dict[str, object]], field: str) -> dict[str, float]:
+    """Mean over the scenario's configurations (those it applies to)."""
+    out = {}
+    for s in DROPS:
+        rates = [float(str(r[field])) for r in rows if r["scenario"] == s]
+        if rates:
+            out[s] = round(math.fsum(rates) / len(rates), 3)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--prs", type=int, default=2000, help="simulated PRs per null configuration")
@@ -209,14 +228,17 @@ def main() -> None:
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--check", type=int, default=2, help="PRs per configuration also aggregated")
+    ap.add_argument("--check", type=int, default=1, help="PRs per configuration also aggregated")
+    ap.add_argument(
+        "--no-reference", action="store_true", help="skip the reference rule's power (0.8 fixed)"
+    )
     ap.add_argument("--only", choices=("aa", "power"))
     args = ap.parse_args()
     configs = []
     if args.only != "power":
         configs += grid(NULLS, args.prs, args)
     if args.only != "aa":
-        configs += grid(DROPS, args.power_prs, args)
+        configs += grid(DROPS, args.power_prs, args, reference=not args.no_reference)
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         rows = list(pool.map(simulate, configs))
@@ -227,6 +249,11 @@ def main() -> None:
         table(null, f"A/A: share of PRs flagged ({args.prs} PRs each, alpha {args.alpha})", pct)
     if drop:
         table(drop, f"Power: share of PRs flagged ({args.power_prs} PRs each)", pct)
+        if not args.no_reference:
+            mine, ref = mean_power(drop, "rate"), mean_power(drop, "reference_rate")
+            print("\nMean power over the configurations: this rule / the reference rule")
+            for s in mine:
+                print(f"- {s}: {100 * mine[s]:.1f}% / {100 * ref[s]:.1f}%")
     summary: dict[str, object] = {
         "alpha": args.alpha,
         "seconds": round(time.perf_counter() - started),
@@ -239,12 +266,9 @@ def main() -> None:
             "config": {k: worst[k] for k in ("scenario", "k", "m", "n", "prs")},
         }
     if drop:
-        summary["power"] = {
-            s: round(math.fsum(float(r["rate"]) for r in drop if r["scenario"] == s)
-                     / sum(1 for r in drop if r["scenario"] == s), 3)
-            for s in DROPS
-            if any(r["scenario"] == s for r in drop)
-        }  # fmt: skip
+        summary["power"] = mean_power(drop, "rate")
+        if not args.no_reference:
+            summary["power_reference"] = mean_power(drop, "reference_rate")
         summary["k20_m2_n5"] = {
             str(r["scenario"]): r["rate"] for r in drop if (r["k"], r["m"], r["n"]) == (20, 2, 5)
         }

@@ -20,9 +20,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from evolve_action.budget import MAX_RUNS
 from evolve_action.settings import Settings
 from evolve_action.stats import Aggregate, CaseStats
-from evolve_action.verdict import MAX_RUNS, Finding, Verdict
+from evolve_action.verdict import Finding, Verdict
 
 Conclusion = Literal["success", "failure", "neutral"]
 

@@ -31,30 +31,15 @@ next to this pull request's other cases: the comment then says so, with `runs_ne
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import lru_cache
 
-from evolve_action.tails import (
-    Margins,
-    Tail,
-    discrete_holm,
-    extreme_floor,
-    floor_of,
-    informative,
-    surely_above,
-    tail,
-)
-
-CASE_SHARE = 0.8
-SUITE_SHARE = 0.2
-MAX_RUNS = 100  # runs per side past which `runs_needed` gives up (None)
-_TIE = 1e-9
+from evolve_action.budget import SUITE_SHARE, TIE, CaseKey, Detector, at_level, share_for
+from evolve_action.tails import Margins, Tail, discrete_holm, informative, surely_above, tail
 
 CellKey = tuple[str, str, str]  # (suite, case id, model)
-CaseKey = tuple[str, str]  # (suite, case id)
 
 
 class Finding(StrEnum):
@@ -170,8 +155,7 @@ class _Direction:
     floors: dict[str, dict[CaseKey, float]]  # suite → informative case → its smallest p
 
 
-def _at(p: float | None, alpha: float) -> bool:
-    return p is not None and p <= alpha * (1 + _TIE)
+_at = at_level
 
 
 @lru_cache(maxsize=262_144)
@@ -189,7 +173,9 @@ def _tests(
     return pooled, per_model, tuple((m, h) for _, m, h in used)
 
 
-def _direction(cases: Mapping[CaseKey, Mapping[str, Cell]], alpha: float, fast: bool) -> _Direction:
+def _direction(
+    cases: Mapping[CaseKey, Mapping[str, Cell]], alpha: float, fast: bool, fixed: float | None
+) -> _Direction:
     owned: list[tuple[CaseKey, str | None, Tail]] = []
     floors: dict[str, dict[CaseKey, float]] = {}
     pooled: dict[str, list[tuple[Margins, int]]] = {}
@@ -208,9 +194,7 @@ def _direction(cases: Mapping[CaseKey, Mapping[str, Cell]], alpha: float, fast: 
         for s, cells in pooled.items()
         if len(floors[s]) >= 2
     }
-    level = SUITE_SHARE * alpha * (1 + _TIE)
-    reach = any(floor_of(m) <= level for m, _ in strata.values())
-    share = CASE_SHARE if reach else 1.0
+    share = fixed if fixed is not None else share_for(floors, alpha)
     adjusted = discrete_holm([t for *_, t in owned], stop_above=share * alpha if fast else 1.0)
     case: dict[CaseKey, float] = {}
     cell: dict[CellKey, float] = {}
@@ -229,35 +213,47 @@ def _suites(
 ) -> dict[str, float]:
     """Adjusted p-values of the suite family. A fast decision convolves only the suites whose
     p-value could be at most the suites' level; unless one is, nothing there can be rejected."""
-    level = SUITE_SHARE * alpha * (1 + _TIE)
+    level = SUITE_SHARE * alpha
     if fast:
-        open_ = {s: tail(*v) for s, v in strata.items() if not surely_above(*v, level)}
-        if not any(t.p <= level for t in open_.values()):
+        open_ = {s: tail(*v) for s, v in strata.items() if not surely_above(*v, level * (1 + TIE))}
+        if not any(at_level(t.p, level) for t in open_.values()):
             return dict.fromkeys(strata, 1.0)
     tails = {s: tail(*v) for s, v in strata.items()}
     adjusted = discrete_holm(list(tails.values()), stop_above=level if fast else 1.0)
     return {s: min(1.0, a / SUITE_SHARE) for s, a in zip(tails, adjusted, strict=True)}
 
 
-def decide(cells: Mapping[CellKey, Cell], alpha: float, *, detail: bool = True) -> Verdict:
+def decide(
+    cells: Mapping[CellKey, Cell],
+    alpha: float,
+    *,
+    detail: bool = True,
+    case_share: float | None = None,
+) -> Verdict:
     """The verdict on these counts.
 
     `detail=False` decides only what regressed, for simulations: the same decisions, but
     `cases` holds only the regressed ones, nothing is labelled "improved", nothing is checked
-    for detectability, and adjusted p-values above alpha are only lower bounds.
+    for detectability, and adjusted p-values above alpha are only lower bounds. `case_share`
+    fixes the cases' share of alpha (0.8 is the reference rule of verdict.md); by default it
+    is 0.8, or all of alpha when no suite test could reach its own share at these margins.
     """
     cases: dict[CaseKey, dict[str, Cell]] = {}
     for (suite, case_id, model), c in cells.items():
         if c.compared:
             cases.setdefault((suite, case_id), {})[model] = c
-    drop = _direction(cases, alpha, not detail)
+    drop = _direction(cases, alpha, not detail, case_share)
     rise = None
     if detail:
         mirror = {k: {m: c.mirrored() for m, c in v.items()} for k, v in cases.items()}
-        rise = _direction(mirror, alpha, False)
+        rise = _direction(mirror, alpha, False, case_share)
     if detail:
         verdicts = {k: _case(k, v, drop, rise, alpha) for k, v in cases.items()}
-        verdicts = _with_detectability(verdicts, cases, drop, alpha)
+        detector = Detector(drop.tails, drop.floors, alpha, case_share)
+        for key, v in verdicts.items():
+            if v.finding is not Finding.REGRESSED:
+                found, needed = detector.check(key, [c.runs for c in cases[key].values()])
+                verdicts[key] = replace(v, detectable=found, runs_needed=needed)
     else:  # only what regressed
         hit = {k[:2] for k, p in drop.cell.items() if _at(p, alpha)}
         hit |= {k for k, p in drop.case.items() if _at(p, alpha)}
@@ -314,51 +310,3 @@ def _case(
         runs=min(min(c.runs) for c in cells.values()),
         errored=sum(c.base_errored + c.head_errored for c in cells.values()),
     )
-
-
-def _with_detectability(
-    verdicts: dict[CaseKey, CaseVerdict],
-    cases: Mapping[CaseKey, Mapping[str, Cell]],
-    drop: _Direction,
-    alpha: float,
-) -> dict[CaseKey, CaseVerdict]:
-    """Could a complete break of each case be flagged, all else as observed? If not, at how
-    many graded runs per side (on each of its models) could it?"""
-    totals: dict[float, float] = {}
-
-    def others(key: CaseKey, c: float) -> float:
-        if c not in totals:
-            totals[c] = math.fsum(t.attainable(c) for _, t in drop.tails)
-        own = math.fsum(t.attainable(c) for k, t in drop.tails if k == key)
-        return max(0.0, totals[c] - own)
-
-    def flagged(key: CaseKey, p: float) -> bool:
-        share = _share_if(drop.floors, key, p, alpha)
-        return others(key, p) + p <= share * alpha * (1 + _TIE)
-
-    out = {}
-    for key, v in verdicts.items():
-        cells = cases[key]
-        p = extreme_floor([c.runs for c in cells.values()])
-        if v.finding is Finding.REGRESSED or flagged(key, p):
-            out[key] = v
-            continue
-        models = len(cells)
-        needed = next(
-            (n for n in range(1, MAX_RUNS + 1) if flagged(key, math.comb(2 * n, n) ** -models)),
-            None,
-        )
-        out[key] = CaseVerdict(v.finding, v.adjusted_p, v.rows, False, needed, v.runs, v.errored)
-    return out
-
-
-def _share_if(
-    floors: Mapping[str, Mapping[CaseKey, float]], key: CaseKey, floor: float, alpha: float
-) -> float:
-    """The cases' share of alpha if case `key` had smallest p-value `floor`, others unchanged."""
-    for suite, cases in floors.items():
-        if suite == key[0]:
-            cases = {**cases, key: floor}
-        if len(cases) >= 2 and math.prod(cases.values()) <= SUITE_SHARE * alpha * (1 + _TIE):
-            return CASE_SHARE
-    return 1.0

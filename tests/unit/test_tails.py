@@ -15,7 +15,6 @@ from evolve_action.tails import (
     Tail,
     discrete_holm,
     extreme_floor,
-    floor_of,
     informative,
     surely_above,
     tail,
@@ -110,8 +109,8 @@ def test_the_screen_never_clears_a_p_value_at_or_below_the_level(
 
 
 def test_floor_is_the_smallest_p_value_and_extreme_floor_the_limit_table() -> None:
-    strata = [(4, 4, 4), (3, 5, 2)]
-    assert floor_of(strata) == pytest.approx(float(min(brute_cdf(strata).values())))
+    strata = [(4, 4, 4), (3, 5, 2), (6, 2, 5)]
+    assert tail(strata, 9).floor == pytest.approx(float(min(brute_cdf(strata).values())))
     # verdict.md: (1 / C(2N, N))^M for N/N → 0/N on every model.
     assert extreme_floor([(3, 3)]) == pytest.approx(0.05)
     assert extreme_floor([(4, 4)] * 2) == pytest.approx(0.000204, rel=1e-2)

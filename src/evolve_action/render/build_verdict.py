@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from evolve_action.budget import CaseKey
 from evolve_action.gate import pct, plural, runs_phrase
 from evolve_action.render.build_cases import MAX_PHRASES, CaseIndex, counts, link, why
 from evolve_action.render.escape import cell, code
 from evolve_action.render.view import CaseRow
 from evolve_action.significance import Label
 from evolve_action.stats import CaseStats, GroupStats, SideStats
-from evolve_action.verdict import CaseKey, Finding
+from evolve_action.verdict import Finding
 
 if TYPE_CHECKING:
     from evolve_action.render.build import ReportInput
