@@ -155,9 +155,6 @@ class _Direction:
     floors: dict[str, dict[CaseKey, float]]  # suite → informative case → its smallest p
 
 
-_at = at_level
-
-
 @lru_cache(maxsize=262_144)
 def _tests(
     cells: tuple[tuple[Margins, int], ...],
@@ -218,7 +215,9 @@ def _suites(
         open_ = {s: tail(*v) for s, v in strata.items() if not surely_above(*v, level * (1 + TIE))}
         if not any(at_level(t.p, level) for t in open_.values()):
             return dict.fromkeys(strata, 1.0)
-    tails = {s: tail(*v) for s, v in strata.items()}
+        tails = {s: open_.get(s) or tail(*v) for s, v in strata.items()}
+    else:
+        tails = {s: tail(*v) for s, v in strata.items()}
     adjusted = discrete_holm(list(tails.values()), stop_above=level if fast else 1.0)
     return {s: min(1.0, a / SUITE_SHARE) for s, a in zip(tails, adjusted, strict=True)}
 
@@ -255,14 +254,14 @@ def decide(
                 found, needed = detector.check(key, [c.runs for c in cases[key].values()])
                 verdicts[key] = replace(v, detectable=found, runs_needed=needed)
     else:  # only what regressed
-        hit = {k[:2] for k, p in drop.cell.items() if _at(p, alpha)}
-        hit |= {k for k, p in drop.case.items() if _at(p, alpha)}
+        hit = {k[:2] for k, p in drop.cell.items() if at_level(p, alpha)}
+        hit |= {k for k, p in drop.case.items() if at_level(p, alpha)}
         verdicts = {k: _case(k, v, drop, None, alpha) for k, v in cases.items() if k in hit}
     suites: dict[str, SuiteVerdict] = {}
     for s, down in drop.suite.items():
         up = rise.suite.get(s) if rise else None
-        finding = Finding.REGRESSED if _at(down, alpha) else Finding.UNCHANGED
-        if finding is Finding.UNCHANGED and _at(up, alpha):
+        finding = Finding.REGRESSED if at_level(down, alpha) else Finding.UNCHANGED
+        if finding is Finding.UNCHANGED and at_level(up, alpha):
             finding = Finding.IMPROVED
         shown = down if finding is Finding.REGRESSED or up is None or down < up else up
         suites[s] = SuiteVerdict(finding, shown, len(drop.floors[s]))
@@ -284,18 +283,18 @@ def _case(
         up = None
         if rise is not None and c.shift > 0:
             up = min(rise.cell.get((*key, model), 1.0), rise.case.get(key, 1.0))
-        if _at(down, alpha):
+        if at_level(down, alpha):
             rows[model] = Decision(Finding.REGRESSED, down)
         elif c.shift < 0:
             rows[model] = Decision(Finding.DROPPED, down)
-        elif _at(up, alpha):
+        elif at_level(up, alpha):
             rows[model] = Decision(Finding.IMPROVED, up)
         else:
             rows[model] = Decision(Finding.UNCHANGED, up)
     findings = {r.finding for r in rows.values()}
     down = min([drop.case.get(key, 1.0), *(drop.cell.get((*key, m), 1.0) for m in cells)])
     ups = [r.adjusted_p for r in rows.values() if r.finding is Finding.IMPROVED]
-    if Finding.REGRESSED in findings or _at(down, alpha):
+    if Finding.REGRESSED in findings or at_level(down, alpha):
         finding, adjusted = Finding.REGRESSED, down
     elif Finding.DROPPED in findings:
         finding, adjusted = Finding.DROPPED, down
