@@ -1,27 +1,41 @@
-"""Runs → the blocks `sequential` reads, and the aggregate the report shows, judged by it.
+"""Runs → the blocks `sequential` reads, and its decisions in the shape of `verdict.Verdict`.
 
-Under `runs: auto` the fixed-N exact tests of `stats` no longer hold their false-alarm rate
-(the runs were added because of what was seen), so the labels the comment, the check and
-the exit code read are replaced by the sequential verdict: a row is *regressed* exactly when
-its case (or its cell on that model) is rejected, a suite on a model when its suite is or one
-of its rows is. Everything else in the aggregate (rates, deltas, counts) stays as computed.
-
-This is the bridge to today's `gate`; the verdict of issue 11 takes the same inputs (counts
-per cell) and can read `sequential.Verdict` directly instead.
+Under `runs: auto` the fixed-N exact tests of `verdict.decide` no longer hold their
+false-alarm rate (the runs were added because of what was seen), so `stats.aggregate` is
+handed this module's decider instead: the sequential verdict, converted into the same
+`Verdict` the table, the headline, the check, the outputs and the exit code read. A row is
+*regressed* exactly when its cell, or its case pooled over models where that model fell, is
+rejected; a drop that is not is shown as dropped with its adjusted p; a suite is regressed
+when its own sequential test is rejected. Rates, deltas and counts are computed as always.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from evolve_action.adaptive import Design, Effort
+from evolve_action.budget import CaseKey
 from evolve_action.outcomes import RunResult, Side, Status
-from evolve_action.sequential import CellKey, Hypothesis, Kind, Tally, Verdict, tallies
-from evolve_action.significance import Label, TestResult
-from evolve_action.stats import Aggregate, CaseStats, GroupStats
+from evolve_action.sequential import (
+    CASE_SHARE,
+    CellKey,
+    Hypothesis,
+    Kind,
+    Tally,
+    decide,
+    tallies,
+)
+from evolve_action.sequential import Verdict as SeqVerdict
+from evolve_action.verdict import (
+    CaseVerdict,
+    Cell,
+    Decision,
+    Finding,
+    SuiteVerdict,
+    Verdict,
+)
 
-METHOD = "sequential e-value"
+Decider = Callable[[Mapping[CellKey, Cell], float], Verdict]
 
 
 def cells_of(runs: Iterable[RunResult], bounds: Sequence[int]) -> dict[CellKey, tuple[Tally, ...]]:
@@ -35,101 +49,98 @@ def cells_of(runs: Iterable[RunResult], bounds: Sequence[int]) -> dict[CellKey, 
     return {key: tallies(sides, bounds) for key, sides in outcomes.items()}
 
 
-def _test(h: Hypothesis, direction: int, strata: int) -> TestResult:
-    return TestResult(h.adjusted_p, h.adjusted_p, direction, METHOD, strata)
-
-
 Index = dict[tuple[str, ...], Hypothesis]  # (direction, kind, suite, case, model) → hypothesis
 
 
-def _case_label(c: CaseStats, index: Index) -> CaseStats:
-    if c.label in (Label.NEW, Label.REMOVED, Label.ERROR):
-        return c
-    cell = index.get(("drop", Kind.CELL, c.suite, c.case_id, c.model))
-    case = index.get(("drop", Kind.CASE, c.suite, c.case_id, ""))
-    down = c.delta is not None and c.delta < 0
-    up = c.delta is not None and c.delta > 0
-    drops = [h for h in (cell, case) if h is not None]
-    rises = [
-        h
-        for h in (
-            index.get(("rise", Kind.CELL, c.suite, c.case_id, c.model)),
-            index.get(("rise", Kind.CASE, c.suite, c.case_id, "")),
-        )
-        if h is not None
-    ]
-    regressed = [h for h in drops if h.rejected and (h.kind is Kind.CELL or down)]
-    improved = [h for h in rises if h.rejected and (h.kind is Kind.CELL or up)]
-    label, direction = Label.UNCHANGED, (-1 if down else 1 if up else 0)
-    pool = drops if down else rises
-    if regressed:
-        label, direction, pool = Label.REGRESSED, -1, regressed
-    elif improved and not down:
-        label, direction, pool = Label.IMPROVED, 1, improved
-    shown: Hypothesis | None = min(pool, key=lambda h: h.adjusted_p) if pool else None
-    test = _test(shown, direction, 1) if shown is not None else c.test
-    return replace(c, label=label, test=test)
-
-
-def _group_label(g: GroupStats, members: list[CaseStats], suite_fell: bool) -> GroupStats:
-    labels: dict[str, int] = {}
-    for c in members:
-        labels[c.label.value] = labels.get(c.label.value, 0) + 1
-    if suite_fell or labels.get(Label.REGRESSED.value):
-        label = Label.REGRESSED
-    elif labels.get(Label.IMPROVED.value):
-        label = Label.IMPROVED
-    elif g.label in (Label.NEW, Label.REMOVED, Label.ERROR):
-        label = g.label
-    else:
-        label = Label.UNCHANGED
-    return replace(g, label=label, labels=labels)
-
-
-def relabel(aggregate: Aggregate, verdict: Verdict) -> Aggregate:
-    """The aggregate with every label and shown p-value taken from the sequential verdict."""
+def _index(seq: SeqVerdict) -> Index:
     index: Index = {}
-    for direction, family in (("drop", verdict.drops), ("rise", verdict.rises)):
+    for direction, family in (("drop", seq.drops), ("rise", seq.rises)):
         for h in family:
             index[(direction, h.kind, h.suite, h.case, h.model)] = h
-    cases = [_case_label(c, index) for c in aggregate.cases]
-    fell = verdict.regressed_suites
-    # A suite's drop is over all its models: shown on the models where it fell (all if none).
-    falling = {
-        (g.suite, g.model) for g in aggregate.suites if g.suite in fell and (g.delta or 0) < 0
-    }
-    falling |= {
-        (g.suite, g.model)
-        for g in aggregate.suites
-        if g.suite in fell and not any(s == g.suite for s, _ in falling)
-    }
+    return index
 
-    def members(g: GroupStats) -> list[CaseStats]:
-        return [
-            c
-            for c in cases
-            if (g.suite is None or c.suite == g.suite) and (g.model is None or c.model == g.model)
-        ]
 
-    def suite_row(g: GroupStats) -> GroupStats:
-        out = _group_label(g, members(g), (g.suite, g.model) in falling)
-        suite = index.get(("drop", Kind.SUITE, g.suite or "", "", ""))
-        if suite is None:
-            return out
-        return replace(out, test=_test(suite, -1 if (g.delta or 0) < 0 else 1, len(members(g))))
+def _least(hs: Iterable[Hypothesis | None]) -> Hypothesis | None:
+    present = [h for h in hs if h is not None]
+    return min(present, key=lambda h: h.adjusted_p) if present else None
 
-    def pooled(g: GroupStats) -> GroupStats:
-        # No hypothesis spans a model or the whole PR: their rows show the change, no verdict.
-        label = g.label if g.label in (Label.NEW, Label.REMOVED, Label.ERROR) else Label.UNCHANGED
-        return replace(_group_label(g, members(g), False), label=label, test=None)
 
-    return replace(
-        aggregate,
-        cases=cases,
-        suites=[suite_row(g) for g in aggregate.suites],
-        models=[pooled(g) for g in aggregate.models],
-        overall=pooled(aggregate.overall),
+def _row(key: CellKey, cell: Cell, index: Index) -> Decision:
+    suite, case, model = key
+    down = [index.get(("drop", Kind.CELL, suite, case, model))]
+    up = [index.get(("rise", Kind.CELL, suite, case, model))]
+    if cell.shift < 0:  # the pooled case speaks for a model only where that model fell
+        down.append(index.get(("drop", Kind.CASE, suite, case, "")))
+    if cell.shift > 0:
+        up.append(index.get(("rise", Kind.CASE, suite, case, "")))
+    fell, rose = _least(down), _least(up)
+    if any(h is not None and h.rejected for h in down):
+        return Decision(Finding.REGRESSED, fell.adjusted_p if fell else None)
+    if cell.shift < 0:
+        return Decision(Finding.DROPPED, fell.adjusted_p if fell else 1.0)
+    if any(h is not None and h.rejected for h in up):
+        return Decision(Finding.IMPROVED, rose.adjusted_p if rose else None)
+    return Decision(Finding.UNCHANGED, rose.adjusted_p if rose else None)
+
+
+def _case(key: CaseKey, cells: Mapping[str, Cell], index: Index) -> CaseVerdict:
+    rows = {model: _row((*key, model), c, index) for model, c in cells.items()}
+    pooled = index.get(("drop", Kind.CASE, *key, ""))
+    findings = {r.finding for r in rows.values()}
+    fell = (Finding.REGRESSED, Finding.DROPPED)
+    downs = [r.adjusted_p for r in rows.values() if r.finding in fell]
+    ups = [r.adjusted_p for r in rows.values() if r.finding is Finding.IMPROVED]
+    if Finding.REGRESSED in findings or (pooled is not None and pooled.rejected):
+        finding, shown = Finding.REGRESSED, min([p for p in downs if p is not None] or [1.0])
+        if pooled is not None and pooled.rejected:
+            shown = min(shown, pooled.adjusted_p)
+    elif Finding.DROPPED in findings:
+        finding, shown = Finding.DROPPED, min([p for p in downs if p is not None] or [1.0])
+    elif ups:
+        finding, shown = Finding.IMPROVED, min(p for p in ups if p is not None)
+    else:
+        finding, shown = Finding.UNCHANGED, None
+    return CaseVerdict(
+        finding,
+        shown,
+        rows,
+        runs=min(min(c.runs) for c in cells.values()),
+        errored=sum(c.base_errored + c.head_errored for c in cells.values()),
     )
+
+
+def to_verdict(seq: SeqVerdict, cells: Mapping[CellKey, Cell], alpha: float) -> Verdict:
+    """The sequential decisions in the shape every output reads (`verdict.Verdict`), so the
+    table, the headline, the check and the exit code show them exactly as they show the
+    fixed-N verdict. Waves keep every case detectable: runs are added up to `max-runs`."""
+    index = _index(seq)
+    cases: dict[CaseKey, dict[str, Cell]] = {}
+    for (suite, case_id, model), c in cells.items():
+        if c.compared:
+            cases.setdefault((suite, case_id), {})[model] = c
+    verdicts = {k: _case(k, v, index) for k, v in cases.items()}
+    suites: dict[str, SuiteVerdict] = {}
+    for h in seq.drops:
+        if h.kind is not Kind.SUITE:
+            continue
+        rise = index.get(("rise", Kind.SUITE, h.suite, "", ""))
+        finding, shown = Finding.UNCHANGED, h.adjusted_p
+        if h.rejected:
+            finding = Finding.REGRESSED
+        elif rise is not None and rise.rejected:
+            finding, shown = Finding.IMPROVED, rise.adjusted_p
+        members = sum(1 for k in cases if k[0] == h.suite)
+        suites[h.suite] = SuiteVerdict(finding, shown, members)
+    return Verdict(alpha, CASE_SHARE, verdicts, suites)
+
+
+def decider(runs: Sequence[RunResult], bounds: Sequence[int]) -> Decider:
+    """`stats.aggregate`'s decision under `runs: auto`: the sequential verdict on `runs`."""
+
+    def decide_sequentially(cells: Mapping[CellKey, Cell], alpha: float) -> Verdict:
+        return to_verdict(decide(cells_of(runs, bounds), alpha), cells, alpha)
+
+    return decide_sequentially
 
 
 def settings_entry(effort: Effort | None) -> dict[str, object]:
@@ -148,10 +159,3 @@ def bounds_of(entry: object) -> tuple[int, ...] | None:
     if not isinstance(start, int) or not isinstance(max_runs, int) or not 1 <= start <= max_runs:
         return None
     return Design(start, max_runs).bounds
-
-
-def judged(aggregate: Aggregate, runs: Sequence[RunResult], bounds: Sequence[int]) -> Aggregate:
-    """`aggregate` judged sequentially, from the runs it was computed from."""
-    from evolve_action.sequential import decide
-
-    return relabel(aggregate, decide(cells_of(runs, bounds), aggregate.alpha))

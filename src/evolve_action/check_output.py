@@ -134,7 +134,7 @@ def outputs(report: ReportInput, gate: Gate, comment_url: str) -> dict[str, str]
         "pass-rate": _number(overall.head_rate),
         "base-pass-rate": _number(overall.base_rate if has_base else None),
         "delta": _number(overall.delta if has_base else None),
-        "regressions": str(gate.regressed_cases),
+        "regressions": str(gate.regressions),
         "conclusion": gate.conclusion,
         "results-dir": str(report.settings.results_dir),
         "comment-url": comment_url,

@@ -1,13 +1,14 @@
-"""The gate: from the aggregate to the check's conclusion, a reason in words, and an exit code.
+"""The gate: from the verdict to the check's conclusion, a reason in words, and an exit code.
 
-The gate fails only on claims that carry the α guarantee. A suite on one model (a *group*) is
-labelled regressed by the stratified exact test over all of its cases (`significance`), which
-keeps a false "regressed" at most α of the time per group. A single case's Fisher label does
-not: with dozens of cases, some drop by chance at p < α. So a case that is labelled regressed
-while its group is not is shown in the comment (the regressions table, and the headline says
-"within noise for its skill") but does not fail the check. A group can also be labelled
-regressed while none of its cases is alone: many small drops add up, and that fails.
+The gate adds no statistics of its own. `aggregate.verdict` (`verdict.decide`) says which evals
+and which skills regressed, one family of decisions whose chance of a false "regressed" is at
+most `alpha` for the whole pull request; the gate fails exactly when it names something (with
+`fail-on-regression`), and the comment's rows, the headline and the outputs read the same
+verdict. A drop the verdict does not call significant is reported as such, never as a
+regression, and an improvement never offsets one.
 
+When not one compared eval could have been flagged even had it broken completely (too few
+runs for the pull request's size), the check is neutral: it tested nothing, and says so.
 Errors are not failures (DESIGN §5): when no run produced anything gradable (a provider
 outage, missing keys) the check is neutral, never red, so a branch rule does not block a PR
 on someone else's outage. Invalid eval files fail: the PR wrote them.
@@ -19,9 +20,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from evolve_action.budget import MAX_RUNS
 from evolve_action.settings import Settings
-from evolve_action.significance import Label
 from evolve_action.stats import Aggregate, CaseStats
+from evolve_action.verdict import Finding, Verdict
 
 Conclusion = Literal["success", "failure", "neutral"]
 
@@ -31,8 +33,7 @@ class Gate:
     conclusion: Conclusion
     reason: str  # the headline in words: "1 eval regressed", "no significant change"
     exit_code: int  # 1 only on failure
-    regressed_groups: tuple[tuple[str, str], ...] = ()  # (suite rel, model) that failed
-    regressed_cases: int = 0  # case × model rows labelled regressed (shown, gating or not)
+    regressions: int = 0  # evals, plus skills whose many small drops regressed (gating or not)
 
     @property
     def icon(self) -> str:
@@ -70,9 +71,10 @@ def evaluate(
     """
     cases = aggregate.cases
     graded = [c for c in cases if (c.head and c.head.graded) or (c.base and c.base.graded)]
-    regressed = [c for c in cases if c.label is Label.REGRESSED] if has_base else []
+    verdict = aggregate.verdict
+    regressed = has_base and verdict.regressed
+    count = len(verdict.regressed_cases) + len(verdict.broad_suites) if has_base else 0
     failures: list[str] = []
-    groups: tuple[tuple[str, str], ...] = ()
     if invalid_files:
         failures.append(plural(invalid_files, "invalid eval file"))
     if errors_only or (cases and not graded):
@@ -86,29 +88,42 @@ def evaluate(
         if failures:
             return Gate("failure", "; ".join(failures), 1)
         return Gate("neutral", "no affected evals", 0)
-    if has_base and settings.fail_on_regression:
-        groups = tuple(
-            (g.suite or "", g.model or "") for g in aggregate.suites if g.label is Label.REGRESSED
-        )
-        if groups:
-            inside = [c for c in regressed if (c.suite, c.model) in groups]
-            failures.insert(0, _regressed_reason(inside, groups))
+    if regressed and settings.fail_on_regression:
+        failures.insert(0, regressed_reason(verdict))
     head_rate = aggregate.overall.head_rate
     floor = settings.min_pass_rate
     if floor is not None and head_rate is not None and head_rate < floor:
         failures.append(f"pass rate {pct(head_rate)} is below the minimum {pct(floor)}")
     if failures:
-        return Gate("failure", "; ".join(failures), 1, groups, len(regressed))
-    return Gate("success", _success_reason(aggregate, has_base), 0, (), len(regressed))
+        return Gate("failure", "; ".join(failures), 1, count)
+    if regressed:
+        off = "not failing the check: fail-on-regression is off"
+        return Gate("success", f"{regressed_reason(verdict)} ({off})", 0, count)
+    if has_base and verdict.cases and len(verdict.too_few_runs) == len(verdict.cases):
+        return Gate("neutral", too_few_reason(verdict), 0)
+    return Gate("success", _success_reason(aggregate, has_base), 0)
 
 
-def _regressed_reason(inside: list[CaseStats], groups: tuple[tuple[str, str], ...]) -> str:
-    if inside:
-        return f"{plural(_distinct(inside), 'eval')} regressed"
-    # Many small drops that no single case shows: name the scale of it instead.
-    suites = len({s for s, _ in groups})
-    models = len({m for _, m in groups})
-    return f"{plural(suites, 'skill')} regressed on {plural(models, 'model')}"
+def regressed_reason(verdict: Verdict) -> str:
+    evals = plural(len(verdict.regressed_cases), "eval")
+    skills = plural(len(verdict.broad_suites), "skill")
+    if not verdict.broad_suites:
+        return f"{evals} regressed"
+    if not verdict.regressed_cases:
+        return f"{skills} regressed (many small drops)"
+    return f"{evals} and {skills} regressed"
+
+
+def runs_phrase(needed: int | None) -> str:
+    return f"{needed} runs per side" if needed else f"more than {MAX_RUNS} runs per side"
+
+
+def too_few_reason(verdict: Verdict) -> str:
+    """ "too few runs to tell (2 evals; 4 runs per side would do)"."""
+    few = [verdict.cases[k] for k in verdict.too_few_runs]
+    needed = [c.runs_needed for c in few]
+    most = None if None in needed else max(n for n in needed if n is not None)
+    return f"too few runs to tell ({plural(len(few), 'eval')}; {runs_phrase(most)} would do)"
 
 
 def _success_reason(aggregate: Aggregate, has_base: bool) -> str:
@@ -120,16 +135,24 @@ def _success_reason(aggregate: Aggregate, has_base: bool) -> str:
         if not failing:
             return f"all {plural(total, 'eval')} pass"
         return f"{total - failing} of {plural(total, 'eval')} pass"
-    improved = [c for c in cases if c.label is Label.IMPROVED]
-    dropped = [c for c in cases if c.label is Label.REGRESSED]
+    verdict = aggregate.verdict
+    findings = [c.finding for c in verdict.cases.values()]
+    dropped, improved = findings.count(Finding.DROPPED), findings.count(Finding.IMPROVED)
+    parts = []
     if dropped:
-        # Shown as regressed rows, but the suite's test says it is within noise.
-        noun = plural(_distinct(dropped), "eval")
-        return f"no significant regression ({noun} dropped, within noise for its skill)"
+        parts.append(
+            f"no significant regression ({plural(dropped, 'eval')} dropped, not significant)"
+        )
     if improved:
-        return f"{plural(_distinct(improved), 'eval')} improved"
-    if any(g.label is Label.IMPROVED for g in aggregate.suites):
-        return "improved overall"
-    if total and not failing:
-        return f"all {plural(total, 'eval')} pass"
-    return "no significant change"
+        parts.append(f"{plural(improved, 'eval')} improved")
+    elif any(s.finding is Finding.IMPROVED for s in verdict.suites.values()):
+        parts.append("improved overall")
+    if not parts:
+        parts.append(
+            f"all {plural(total, 'eval')} pass"
+            if total and not failing
+            else "no significant change"
+        )
+    if few := verdict.too_few_runs:
+        parts.append(f"too few runs to tell for {len(few)} of {plural(len(verdict.cases), 'eval')}")
+    return "; ".join(parts)

@@ -76,10 +76,11 @@ def _report(
     settings = setup.settings
     runs = execution.results if execution else []
     suites: list[Suite] = [*execution.head_suites, *execution.base_suites] if execution else []
-    aggregate = stats.aggregate(runs, suites, alpha=settings.alpha)
     effort = execution.effort if execution else None
-    if effort is not None:  # runs were added because of what was seen: judge sequentially
-        aggregate = adaptive_verdict.judged(aggregate, runs, effort.design.bounds)
+    decide_with = None  # runs added because of what was seen are judged sequentially
+    if effort is not None:
+        decide_with = adaptive_verdict.decider(runs, effort.design.bounds)
+    aggregate = stats.aggregate(runs, suites, alpha=settings.alpha, decide_with=decide_with)
     has_base = sides.base_root is not None
     # The job's verdict, decided here once: the comment, check run, outputs, job summary and
     # exit code all read this same object from the report.

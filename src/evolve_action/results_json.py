@@ -44,6 +44,7 @@ from evolve_action.outcomes import (
 from evolve_action.planning import Skip
 from evolve_action.significance import TestResult
 from evolve_action.stats import Aggregate, CaseStats, GroupStats, SideStats, Summary
+from evolve_action.verdict import Verdict
 
 SCHEMA_VERSION = 1
 FINAL_TEXT_BYTES = 4000
@@ -271,6 +272,7 @@ def case_doc(c: CaseStats) -> dict[str, Any]:
         "delta": c.delta,
         "test": _test_doc(c.test),
         "label": c.label.value,
+        "adjusted_p": c.adjusted_p,
     }
 
 
@@ -289,6 +291,22 @@ def group_doc(g: GroupStats) -> dict[str, Any]:
     }
 
 
+def verdict_doc(v: Verdict) -> dict[str, Any]:
+    """The decision the check made: what regressed, and where the runs were too few."""
+    return {
+        "regressed": v.regressed,
+        "case_share": v.case_share,
+        "regressed_cases": [{"suite": s, "case_id": c} for s, c in v.regressed_cases],
+        "regressed_suites": [
+            {"suite": s, "adjusted_p": v.suites[s].adjusted_p} for s in v.regressed_suites
+        ],
+        "too_few_runs": [
+            {"suite": s, "case_id": c, "runs_needed": v.cases[(s, c)].runs_needed}
+            for s, c in v.too_few_runs
+        ],
+    }
+
+
 def aggregate_doc(a: Aggregate) -> dict[str, Any]:
     return {
         "alpha": a.alpha,
@@ -296,6 +314,7 @@ def aggregate_doc(a: Aggregate) -> dict[str, Any]:
         "suites": [group_doc(g) for g in a.suites],
         "models": [group_doc(g) for g in a.models],
         "overall": group_doc(a.overall),
+        "verdict": verdict_doc(a.verdict),
     }
 
 

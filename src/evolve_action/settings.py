@@ -94,7 +94,12 @@ INPUTS: tuple[InputSpec, ...] = (
     InputSpec(
         "min-pass-rate", "", "Also fail the check when head's pass rate is below this (0–1)."
     ),
-    InputSpec("alpha", "0.05", "Significance level for regressed/improved verdicts."),
+    InputSpec(
+        "alpha",
+        "0.05",
+        "Chance of a false regressed verdict per pull request, over all its evals, skills and"
+        " models.",
+    ),
     InputSpec(
         "comment", "sticky", "`sticky` (edit one comment), `new` (a comment per run) or `off`."
     ),

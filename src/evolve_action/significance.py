@@ -1,32 +1,16 @@
-"""Is a change in pass rate real? Exact tests on pass counts, standard library only.
+"""Descriptive exact tests on pass counts, and the labels a row or group can carry.
 
-Per case and model: Fisher's exact test, two-sided, on the 2×2 table (head passed/failed
-against base passed/failed).
+Per case and model: Fisher's exact test on the 2×2 table (head passed/failed against base
+passed/failed). Per suite, per model and overall: the exact *stratified* test of the same null
+(the conditional test behind Cochran–Mantel–Haenszel, as R's `mantelhaen.test(exact = TRUE)`):
+each case is a stratum, the statistic is the total number of head passes, and its null law
+given each case's margins is the convolution of the cases' hypergeometric laws.
 
-Per suite, per model and overall: the exact *stratified* test of the same null (the
-conditional test behind Cochran–Mantel–Haenszel, as R's `mantelhaen.test(exact = TRUE)`).
-Each case is a stratum: within a case the head is compared with its own base, so the test is
-paired by case, and the statistic — the total number of head passes — pools every run of
-every case. Its null distribution, given each case's margins, is the convolution of the
-cases' hypergeometric distributions. Cases whose runs all passed (or all failed) on both
-sides carry no information and drop out by themselves (their hypergeometric is one point).
-
-Why this test and not a sign test or Wilcoxon over per-case rate differences: those throw
-the run counts away and cannot reach p < 0.05 at all with fewer than six cases (the smallest
-two-sided p of a sign test over k cases is 2/2^k), and a single case with 5 runs per side
-reaches it only when nearly every run flips (about 12% power for a 0.9 → 0.5 drop, with any
-exact test). The stratified test is exact — it conditions on each case's margins, so its
-false-alarm rate stays under α whatever the cases' base rates — and keeps all the evidence.
-
-The group label is decided by a one-sided test in the observed direction, each direction at
-α: "regressed" is claimed when P(head passes ≤ observed) ≤ α, "improved" when
-P(≥ observed) ≤ α. That is exactly the guarantee a reader needs (a false "regressed" at
-most α of the time, likewise a false "improved"), and it buys power over splitting α between
-the two tails. Simulated with 5 runs per side and a 0.9 → 0.5 drop in every case, power is
-12% for one case, 47% for two, 67% for three, 82% for four and 95% for six, while A/A runs
-at base rates 0.5–0.9 report a false regression 0.5–3% of the time (tests/unit/
-test_significance.py checks both). Per-case labels keep the two-sided Fisher p-value, which
-is also what the comment shows; `holm` adjusts a family of them for a family-wise gate.
+These figures are uncorrected: each one looked at alone would call some unchanged pull request
+"regressed" one time in twenty, and a pull request has many of them. They are written to
+results.json as descriptions and decide nothing. Every "regressed" and "improved" the reader,
+the check and the exit code see comes from `verdict.decide`, one family of one-sided tests with
+a correction over the whole pull request.
 """
 
 from __future__ import annotations
@@ -36,7 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-DEFAULT_ALPHA = 0.05
+from evolve_action.tails import convolve, hypergeometric
+
+DEFAULT_ALPHA = 0.05  # the chance of a false "regressed" the check allows per pull request
 # Outcomes whose probability equals the observed one up to rounding count as "as extreme".
 _RELATIVE_TIE = 1e-7
 
@@ -70,28 +56,6 @@ class TestResult:
     strata: int  # informative strata (cases) that entered the test
 
 
-def _hypergeometric(c: Counts) -> tuple[int, list[float]]:
-    """The null distribution of head passes given the margins, as (first value, probs)."""
-    n_head = c.head_passed + c.head_failed
-    n_base = c.base_passed + c.base_failed
-    passes = c.head_passed + c.base_passed
-    low, high = max(0, passes - n_base), min(passes, n_head)
-    total = math.comb(n_head + n_base, passes)
-    probs = [
-        math.comb(n_head, t) * math.comb(n_base, passes - t) / total for t in range(low, high + 1)
-    ]
-    return low, probs
-
-
-def _convolve(a: list[float], b: list[float]) -> list[float]:
-    out = [0.0] * (len(a) + len(b) - 1)
-    for i, x in enumerate(a):
-        if x:
-            for j, y in enumerate(b):
-                out[i + j] += x * y
-    return out
-
-
 def stratified_exact(strata: Sequence[Counts]) -> TestResult:
     """Two-sided exact test that head and base share each stratum's pass probability."""
     offset, dist = 0, [1.0]
@@ -103,11 +67,11 @@ def stratified_exact(strata: Sequence[Counts]) -> TestResult:
         n_base = c.base_passed + c.base_failed
         if not n_head or not n_base:
             continue
-        low, probs = _hypergeometric(c)
+        low, probs = hypergeometric((n_head, n_base, c.head_passed + c.base_passed))
         if len(probs) > 1:
             informative += 1
         offset += low
-        dist = _convolve(dist, probs)
+        dist = convolve(dist, probs)
         observed += c.head_passed
         expected += n_head * (c.head_passed + c.base_passed) / (n_head + n_base)
     method = "fisher" if len(strata) == 1 else "stratified-exact"
@@ -126,27 +90,3 @@ def stratified_exact(strata: Sequence[Counts]) -> TestResult:
 def fisher_exact(c: Counts) -> TestResult:
     """Fisher's exact test, two-sided, on one case's 2×2 table."""
     return stratified_exact([c])
-
-
-def holm(p_values: Sequence[float]) -> list[float]:
-    """Holm–Bonferroni adjusted p-values, in the input order (for family-wise gating)."""
-    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
-    adjusted = [0.0] * len(p_values)
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
-        adjusted[i] = running
-    return adjusted
-
-
-def label(test: TestResult | None, alpha: float = DEFAULT_ALPHA, *, directional: bool) -> Label:
-    """`regressed` / `improved` only when the test rejects at `alpha`.
-
-    `directional` picks the one-sided p-value (group labels) over the two-sided one (cases).
-    """
-    if test is None or test.direction == 0:
-        return Label.UNCHANGED
-    p_value = test.p_directional if directional else test.p_value
-    if p_value > alpha:
-        return Label.UNCHANGED
-    return Label.IMPROVED if test.direction > 0 else Label.REGRESSED

@@ -3,8 +3,9 @@
 One meaning of "pass rate" everywhere (DESIGN §5): passed / (passed + failed) runs, errors
 counted and shown but never folded in. A suite's (model's, the whole PR's) pass rate is the
 mean of its cases' pass rates, so a case with many runs weighs no more than one with few.
-Deltas are head minus base. Significance comes from `significance`: Fisher per case, the
-stratified exact test over the matched cases of a group.
+Deltas are head minus base. Every "regressed" and "improved" comes from one decision over
+the whole pull request (`verdict.decide`, on the counts gathered here); the per-case Fisher
+test and the per-group stratified test (`significance`) are kept as descriptive figures only.
 
 Trigger runs pass when the skill behaved as it should (fired, or stayed quiet), so a trigger
 case's pass rate is evolve's correctness rate; its verdict is evolve's hit-rate rule.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from evolve_action.model import Case, CaseKind, Suite
@@ -25,9 +26,9 @@ from evolve_action.significance import (
     Label,
     TestResult,
     fisher_exact,
-    label,
     stratified_exact,
 )
+from evolve_action.verdict import Cell, Finding, Verdict, decide
 
 TRIGGER_THRESHOLD = 0.5  # evolve and skill-creator: a query should fire in at least half the runs
 
@@ -92,8 +93,9 @@ class CaseStats:
     base: SideStats | None
     head: SideStats | None
     delta: float | None  # head pass rate - base pass rate
-    test: TestResult | None
-    label: Label
+    test: TestResult | None  # Fisher's test on this row alone: descriptive, uncorrected
+    label: Label  # from the verdict: regressed exactly when the check counts this row
+    adjusted_p: float | None = None  # the verdict's, comparable with alpha; None: not tested
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,7 @@ class Aggregate:
     suites: list[GroupStats]
     models: list[GroupStats]
     overall: GroupStats
+    verdict: Verdict = field(default_factory=lambda: Verdict(DEFAULT_ALPHA))
 
 
 def side_stats(runs: Sequence[RunResult], case: Case | None, suite: Suite | None) -> SideStats:
@@ -168,16 +171,23 @@ def _cost(run: RunResult) -> float | None:
     return math.fsum(known) if known else None
 
 
-def _case_label(
-    base: SideStats | None, head: SideStats | None, test: TestResult | None, alpha: float
-) -> Label:
+def _case_label(base: SideStats | None, head: SideStats | None, finding: Finding | None) -> Label:
     if base is None:
         return Label.NEW
     if head is None:
         return Label.REMOVED
     if not base.graded or not head.graded:
         return Label.ERROR
-    return label(test, alpha, directional=False) if test is not None else Label.UNCHANGED
+    return _LABELS.get(finding, Label.UNCHANGED) if finding else Label.UNCHANGED
+
+
+_LABELS = {Finding.REGRESSED: Label.REGRESSED, Finding.IMPROVED: Label.IMPROVED}
+
+
+def _cell(base: SideStats | None, head: SideStats | None) -> Cell:
+    b = (base.passed, base.failed, base.errored) if base else (0, 0, 0)
+    h = (head.passed, head.failed, head.errored) if head else (0, 0, 0)
+    return Cell(b[0], b[1], h[0], h[1], b[2], h[2])
 
 
 def _counts(base: SideStats | None, head: SideStats | None) -> Counts | None:
@@ -196,21 +206,38 @@ def _diff(head: float | None, base: float | None) -> float | None:
 
 
 def _group(
-    cases: Sequence[CaseStats], suite: str | None, model: str | None, alpha: float
+    cases: Sequence[CaseStats],
+    suite: str | None,
+    model: str | None,
+    verdict: Verdict,
+    parts: Sequence[GroupStats] = (),
 ) -> GroupStats:
     strata = [c for case in cases if (c := _counts(case.base, case.head)) is not None]
     test = stratified_exact(strata) if strata else None
     labels: dict[str, int] = {}
     for case in cases:
         labels[case.label.value] = labels.get(case.label.value, 0) + 1
-    if test is not None:
-        verdict = label(test, alpha, directional=True)
+    # A group is regressed when anything in it is: one of its rows, or the pooled test of a
+    # suite whose part on this model fell (a suite on one model is its own part).
+    pooled = verdict.suites.get(suite) if suite is not None else None
+    direction = test.direction if test is not None else 0
+    found = {p.label for p in parts}
+    if pooled is not None and direction < 0 and pooled.finding is Finding.REGRESSED:
+        found.add(Label.REGRESSED)
+    if pooled is not None and direction > 0 and pooled.finding is Finding.IMPROVED:
+        found.add(Label.IMPROVED)
+    if labels.get(Label.REGRESSED.value) or Label.REGRESSED in found:
+        label = Label.REGRESSED
+    elif labels.get(Label.IMPROVED.value) or Label.IMPROVED in found:
+        label = Label.IMPROVED
+    elif test is not None:
+        label = Label.UNCHANGED
     elif cases and all(c.label is Label.NEW for c in cases):
-        verdict = Label.NEW
+        label = Label.NEW
     elif cases and all(c.label is Label.REMOVED for c in cases):
-        verdict = Label.REMOVED
+        label = Label.REMOVED
     else:
-        verdict = Label.ERROR if labels.get(Label.ERROR.value) else Label.UNCHANGED
+        label = Label.ERROR if labels.get(Label.ERROR.value) else Label.UNCHANGED
     runs: dict[str, dict[str, int]] = {}
     for side in Side:
         stats = [s for c in cases if (s := c.base if side is Side.BASE else c.head) is not None]
@@ -229,16 +256,26 @@ def _group(
         delta=_diff(head_rate, base_rate),
         paired_delta=_mean(c.delta for c in cases),
         test=test,
-        label=verdict,
+        label=label,
         labels=labels,
         runs=runs,
     )
 
 
+Decider = Callable[[Mapping[tuple[str, str, str], Cell], float], Verdict]
+
+
 def aggregate(
-    runs: Iterable[RunResult], suites: Iterable[Suite] = (), *, alpha: float = DEFAULT_ALPHA
+    runs: Iterable[RunResult],
+    suites: Iterable[Suite] = (),
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    decide_with: Decider | None = None,
 ) -> Aggregate:
     """Everything the comment, the gate and the results files report about `runs`.
+
+    `decide_with` makes the verdict from the counts: the fixed-N exact tests when None; the
+    sequential one (`adaptive_verdict.decider`) when runs were added because of what was seen.
 
     `suites` supplies case names, kinds and policies; pass head suites before base suites so
     a case changed by the PR is described as it is on head.
@@ -258,7 +295,7 @@ def aggregate(
         index = known[(key[0], key[2])][0] if (key[0], key[2]) in known else math.inf
         return (key[0], key[1], index, key[2])
 
-    cases: list[CaseStats] = []
+    rows = []
     for key in sorted(grouped, key=order):
         rel, model, case_id = key
         suite = by_rel.get(rel)
@@ -267,19 +304,42 @@ def aggregate(
             side: side_stats(sorted(r, key=lambda x: x.repetition), case, suite)
             for side, r in grouped[key].items()
         }
-        base, head = sides.get(Side.BASE), sides.get(Side.HEAD)
+        rows.append((key, case, sides.get(Side.BASE), sides.get(Side.HEAD)))
+    cells = {(k[0], k[2], k[1]): _cell(b, h) for k, _, b, h in rows}
+    verdict = (decide_with or decide)(cells, alpha)
+    cases: list[CaseStats] = []
+    for (rel, model, case_id), case, base, head in rows:
         delta = _diff(head.pass_rate if head else None, base.pass_rate if base else None)
-        name = case.label if case else case_id
         counts = _counts(base, head)
         test = fisher_exact(counts) if counts is not None else None
-        verdict = _case_label(base, head, test, alpha)
-        cases.append(CaseStats(rel, case_id, name, model, base, head, delta, test, verdict))
+        decision = verdict.row((rel, case_id, model))
+        finding = decision.finding if decision else None
+        adjusted = decision.adjusted_p if decision else None
+        name = case.label if case else case_id
+        cases.append(
+            CaseStats(
+                rel, case_id, name, model, base, head, delta, test,
+                _case_label(base, head, finding), adjusted,
+            )
+        )  # fmt: skip
     pairs = sorted({(c.suite, c.model) for c in cases})
     models = sorted({c.model for c in cases})
+    groups = [_group([c for c in cases if (c.suite, c.model) == p], *p, verdict) for p in pairs]
+    per_model = [
+        _group(
+            [c for c in cases if c.model == m],
+            None,
+            m,
+            verdict,
+            [g for g in groups if g.model == m],
+        )
+        for m in models
+    ]
     return Aggregate(
         alpha=alpha,
         cases=cases,
-        suites=[_group([c for c in cases if (c.suite, c.model) == p], *p, alpha) for p in pairs],
-        models=[_group([c for c in cases if c.model == m], None, m, alpha) for m in models],
-        overall=_group(cases, None, None, alpha),
+        suites=groups,
+        models=per_model,
+        overall=_group(cases, None, None, verdict, groups),
+        verdict=verdict,
     )

@@ -18,10 +18,11 @@ def test_demo__offline_comment_shows_regression_improvement_failures_suggestions
     out = capsys.readouterr().out
     assert "0 errors" in out  # every exchange was found in the cassettes
     comment = out[out.index("<!-- evolve:sticky") :]
-    assert "### ❌ evolve: 1 skill regressed" in comment
+    assert "### ❌ evolve: 2 evals regressed" in comment
     assert "**▼ Regressed**" in comment and "`Greet one person by name`" in comment
     assert "**▲ Improved:**" in comment and "`Record an addition under Unreleased`" in comment
     assert "**New:**" in comment and "`Greet two people`" in comment
     assert "Failed assertions" in comment and "greetings/ana.txt matches /^Hello, Ana!$/" in comment
     assert "Suggestions from the judge" in comment and "imperative" in comment
+    assert "`add-entry`: no assertion checks" in comment  # the id is not repeated
     assert (tmp_path / "demo/results/results.json").is_file()

@@ -107,7 +107,7 @@ def test_publish__comment_check_annotations_outputs_summary(gh: GitHubFake, tmp_
         "pass-rate": "0.3333",
         "base-pass-rate": "0.6667",
         "delta": "-0.3333",
-        "regressions": "2",
+        "regressions": "1",  # one eval (regressed on both models)
         "conclusion": "failure",
         "results-dir": "evolve-results",
         "comment-url": comment["html_url"],

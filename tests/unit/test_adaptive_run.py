@@ -8,7 +8,7 @@ import asyncio
 from evolve_action import stats
 from evolve_action.adaptive import Design, Stop
 from evolve_action.adaptive_run import Limits, run_waves
-from evolve_action.adaptive_verdict import bounds_of, cells_of, judged, settings_entry
+from evolve_action.adaptive_verdict import bounds_of, cells_of, decider, settings_entry
 from evolve_action.execution import Budget, Outcome
 from evolve_action.outcomes import RunResult, Side, Status, Transcript, Usage
 from evolve_action.planning import Plan, plan_runs
@@ -82,7 +82,8 @@ def test_run_waves__only_the_broken_case_gets_waves_until_it_is_decided() -> Non
     assert reps == sorted(list(range(1, greet[0].head_runs + 1)) * 4)  # no repetition twice
 
     suites = [make_suite(*(make_case(c) for c in ("greet", "bye", "hold", "quiet")))]
-    aggregate = judged(stats.aggregate(outcome.results, suites), outcome.results, DESIGN.bounds)
+    decide_with = decider(outcome.results, DESIGN.bounds)
+    aggregate = stats.aggregate(outcome.results, suites, decide_with=decide_with)
     labels = {(c.case_id, c.model): c.label for c in aggregate.cases}
     assert {labels[("greet", m)] for m in MODELS} == {Label.REGRESSED}
     assert labels[("hold", MODELS[0])] is Label.UNCHANGED

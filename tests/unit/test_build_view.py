@@ -64,14 +64,15 @@ def test_example_comment__every_part_from_data() -> None:
         "head `5d6e7f8`." in text
     )
     # Overall: base 75% (mean of 1, 0, 1, 1), head 50% (0, 0, 1, 1).
-    assert "| **all affected evals** | 75% | 50% | −25 pts · significant (p < 0.001) |" in text
+    # No significance claim on the overall row: the verdict is about evals and skills.
+    assert "| **all affected evals** | 75% | 50% | −25 pts |" in text
     suite_rows = rows(text, "| greeter |")
     assert [r[1].strip() for r in suite_rows] == [M1, M2]
     assert [c.strip() for c in suite_rows[0][2:]] == [
         "75%",
         "50%",
         "−25 pts",
-        "**regressed** (p = 0.01) · ▼ 1 regressed · 1 new · 1 removed",
+        "▼ 1 regressed · 1 new · 1 removed",
         "32",  # 4 runs × (4 cases on base + 4 on head)
         "$0.32",
     ]
@@ -81,9 +82,11 @@ def test_example_comment__every_part_from_data() -> None:
     assert [c.strip() for c in regressed[0][2:]] == [
         "4/4",
         "0/4",
-        "0.03",
+        "<0.001",  # (1/70)² pooled over both models, nothing else could compete
         "command `test -f status.txt` exits 0 → exit 1",
     ]
+    assert "adjusted for every eval, model and skill" in text
+    assert "Dropped, not significant" not in text and "Too few runs" not in text
     assert "**New:** `new-case` on both models (4/4)." in text
     assert "**Removed:** `old-case` on both models." in text
     assert "**Unchanged failures:** `weather` on both models (0/4 → 0/4)." in text
@@ -173,7 +176,7 @@ def test_errors_are_grouped_by_kind_and_an_outage_is_neutral() -> None:
         ("timeout (4 runs)", "provider timed out after 600s (`greets` on " + M1 + ", head)")
     ]
     text = render(view)
-    assert "**⚠️ Errors** (not counted as failures)" in text
+    assert "**⚠️ Errors** (counted as neither passes nor failures" in text
 
 
 def test_invalid_files_skips_and_budget_are_listed() -> None:
@@ -248,3 +251,22 @@ def test_long_lists_of_phrases_are_capped_with_a_count() -> None:
     view = build_view(make_report([suite], rs))
     assert len(view.unchanged_failures) == 21
     assert view.unchanged_failures[-1] == "and 5 more in results.json"
+
+
+def test_suggestions_do_not_repeat_the_case_id_the_line_already_names() -> None:
+    rs = outcome(
+        GREETER,
+        "greets",
+        M1,
+        base=(4, 0),
+        head=(4, 0),
+        suggestion={"reason": "greets: nothing checks the second line"},
+    )
+    rs += outcome(
+        GREETER, "weather", M1, base=(0, 4), head=(0, 4), suggestion={"reason": "weather:"}
+    )
+    view = build_view(make_report([GREETER], rs))
+    assert [(s.target, s.reason) for s in view.suggestions] == [
+        ("`greets`", "nothing checks the second line"),
+        ("`weather`", "weather:"),  # nothing left after the id: kept as written
+    ]

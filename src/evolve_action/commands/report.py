@@ -168,10 +168,11 @@ def build_report(
 ) -> tuple[ReportInput, ResultsData]:
     merged = merge(docs)
     runs = merged.runs
-    aggregate = stats.aggregate(runs, merged.suites, alpha=settings.alpha)
     bounds = adaptive_verdict.bounds_of(_first(docs, "adaptive"))
-    if bounds is not None:  # `runs: auto` added runs because of what it saw: judge sequentially
-        aggregate = adaptive_verdict.judged(aggregate, runs, bounds)
+    decide_with = None  # `runs: auto` added runs because of what it saw: judged sequentially
+    if bounds is not None:
+        decide_with = adaptive_verdict.decider(runs, bounds)
+    aggregate = stats.aggregate(runs, merged.suites, alpha=settings.alpha, decide_with=decide_with)
     confinement = _confinement(docs)
     base = _first(docs, "base_sha")
     has_base = any(d.settings.get("base_sha") is not None for d in docs)

@@ -21,7 +21,7 @@ from evolve_action.model import LoadResult, Suite
 from evolve_action.outcomes import RunResult
 from evolve_action.planning import RunSpec, Skip
 from evolve_action.render import build_cases as cases
-from evolve_action.render.build_cases import p_is
+from evolve_action.render import build_verdict as verdict
 from evolve_action.render.effort import lines as effort_lines
 from evolve_action.render.escape import cell, code, inline
 from evolve_action.render.view import CommentView, SuiteRow
@@ -88,7 +88,11 @@ def build_view(report: ReportInput) -> CommentView:
         overall_head=_rate(agg.overall.head_rate),
         overall_delta=_overall_delta(agg.overall, report.has_base),
         suites=tuple(_suite_row(report, index, g) for g in agg.suites),
-        regressions=cases.regression_rows(report, index) if report.has_base else (),
+        regressions=verdict.regression_rows(report, index) if report.has_base else (),
+        regressed_skills=verdict.regressed_skills(report, index) if report.has_base else (),
+        drops=verdict.drop_rows(report, index) if report.has_base else (),
+        too_few=verdict.too_few(report, index) if report.has_base else (),
+        legend=verdict.legend(report) if report.has_base else "",
         improved=cases.phrases(report, index, Label.IMPROVED) if report.has_base else (),
         new=cases.phrases(report, index, Label.NEW) if report.has_base else (),
         removed=cases.phrases(report, index, Label.REMOVED) if report.has_base else (),
@@ -142,13 +146,10 @@ def _rate(rate: float | None) -> str:
 
 
 def _overall_delta(g: GroupStats, has_base: bool) -> str:
+    # No significance here: the verdict is about evals and skills, and the headline says it.
     if not has_base or g.delta is None:
         return "—"
-    if g.test is None:
-        return points(g.delta)
-    if g.label in (Label.REGRESSED, Label.IMPROVED):
-        return f"{points(g.delta)} · significant ({p_is(g.test.p_directional)})"
-    return f"{points(g.delta)} · not significant"
+    return points(g.delta)
 
 
 # --- the scope line, the per-model rows, the footer ------------------------------------------
@@ -194,12 +195,12 @@ def _suite_row(report: ReportInput, index: cases.CaseIndex, g: GroupStats) -> Su
         if (r.suite, r.model) == (rel, model) and (c := run_cost(r)) is not None
     ]
     if report.has_base:
-        verdict = cases.group_verdict(g)
+        verdict_text = verdict.group_verdict(report, g)
         delta = points(g.delta) if g.delta is not None else "—"
     else:
         graded = [c for c in members if c.head is not None and c.head.graded]
         passing = sum(1 for c in graded if c.head is not None and not c.head.failed)
-        verdict = f"{passing} of {plural(len(graded), 'case')} pass"
+        verdict_text = f"{passing} of {plural(len(graded), 'case')} pass"
         delta = "—"
     return SuiteRow(
         skill=cell(index.suite_label(rel), 80),
@@ -207,7 +208,7 @@ def _suite_row(report: ReportInput, index: cases.CaseIndex, g: GroupStats) -> Su
         base=_rate(g.base_rate) if report.has_base else "—",
         head=_rate(g.head_rate),
         delta=delta,
-        verdict=verdict,
+        verdict=verdict_text,
         runs=sum(sum(side.values()) for side in g.runs.values()),
         cost=money(math.fsum(costs)) if costs else "—",
     )

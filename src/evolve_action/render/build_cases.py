@@ -1,5 +1,6 @@
-"""The per-case parts of the comment: regressions, short phrases, failure rows, suggestions,
-errors, invalid files and what was not run. Helpers of `render.build`.
+"""The per-case parts of the comment: short phrases, failure rows, suggestions, errors,
+invalid files and what was not run. Helpers of `render.build` (the verdict's parts, the
+regressed and dropped rows, are in `render.build_verdict`).
 
 Every string returned here is ready for Markdown: ids go through `code`, table cells through
 `cell`, prose through `inline`. Nothing quoted from a model or an eval file leaves unescaped.
@@ -15,10 +16,10 @@ from evolve_action.gate import plural
 from evolve_action.model import Case, Format, LoadResult, Origin, Suite
 from evolve_action.outcomes import ErrorKind, RunResult, Side, Status
 from evolve_action.render.escape import cell, code, inline
-from evolve_action.render.view import CaseRow, FailureRow, Problem, Suggestion
+from evolve_action.render.view import FailureRow, Problem, Suggestion
 from evolve_action.results_skill_creator import aggregate_feedback
 from evolve_action.significance import Label
-from evolve_action.stats import CaseStats, GroupStats, SideStats
+from evolve_action.stats import CaseStats, SideStats
 
 if TYPE_CHECKING:
     from evolve_action.render.build import ReportInput
@@ -79,18 +80,6 @@ class CaseIndex:
         return label
 
 
-def p_text(p: float) -> str:
-    if p < 0.001:
-        return "<0.001"
-    return f"{p:.3f}" if p < 0.01 else f"{p:.2f}"
-
-
-def p_is(p: float) -> str:
-    """The p-value as a claim: `p = 0.03`, `p < 0.001`."""
-    text = p_text(p)
-    return f"p {text[0]} {text[1:]}" if text.startswith("<") else f"p = {text}"
-
-
 def link(report: ReportInput, index: CaseIndex, rel: str, case_id: str) -> str:
     entry = index.cases.get((rel, case_id))
     if entry is None or not entry[2]:
@@ -100,18 +89,6 @@ def link(report: ReportInput, index: CaseIndex, rel: str, case_id: str) -> str:
 
 def counts(s: SideStats | None) -> str:
     return f"{s.passed}/{s.graded}" if s is not None and s.graded else "—"
-
-
-def group_verdict(g: GroupStats) -> str:
-    parts = []
-    if g.label in (Label.REGRESSED, Label.IMPROVED) and g.test is not None:
-        parts.append(f"**{g.label.value}** ({p_is(g.test.p_directional)})")
-    marks = {Label.REGRESSED: "▼ ", Label.IMPROVED: "▲ "}
-    for lab in (Label.REGRESSED, Label.IMPROVED, Label.NEW, Label.REMOVED, Label.ERROR):
-        if n := g.labels.get(lab.value, 0):
-            word = "errored" if lab is Label.ERROR else lab.value
-            parts.append(f"{marks.get(lab, '')}{n} {word}")
-    return " · ".join(parts) or "no significant change"
 
 
 def _runs_of(report: ReportInput, c: CaseStats, side: Side) -> list[RunResult]:
@@ -131,30 +108,6 @@ def why(report: ReportInput, c: CaseStats) -> str:
                 return cell(item.text, 100) + evidence
         return f"score {run.score:.2f}, below the pass threshold"
     return ""
-
-
-def regression_rows(report: ReportInput, index: CaseIndex) -> tuple[CaseRow, ...]:
-    """Cases that regressed on their own, and the cases that dropped inside a suite whose
-    pooled test says it regressed (one case alone rarely has the runs to be significant)."""
-    pooled = {(g.suite, g.model) for g in report.aggregate.suites if g.label is Label.REGRESSED}
-    rows = []
-    for c in report.aggregate.cases:
-        dropped = c.delta is not None and c.delta < 0 and (c.suite, c.model) in pooled
-        if c.label is not Label.REGRESSED and not dropped:
-            continue
-        p = c.test.p_value if c.test is not None else None
-        rows.append(
-            CaseRow(
-                case=index.name(c),
-                link=link(report, index, c.suite, c.case_id),
-                model=cell(c.model, 80),
-                base=counts(c.base),
-                head=counts(c.head),
-                p_value="—" if p is None else p_text(p),
-                why=why(report, c),
-            )
-        )
-    return tuple(rows)
 
 
 def _by_case(items: Iterable[CaseStats]) -> dict[tuple[str, str], list[CaseStats]]:
@@ -199,24 +152,21 @@ def _capped(index: CaseIndex, chosen: Iterable[CaseStats], label: Label) -> tupl
 
 
 def phrases(report: ReportInput, index: CaseIndex, label: Label) -> tuple[str, ...]:
-    """Cases with this label; for "improved", also the cases that rose inside a suite whose
-    pooled test says it improved, as the regressions table does for drops."""
-    pooled = {(g.suite, g.model) for g in report.aggregate.suites if g.label is Label.IMPROVED}
-
-    def chosen(c: CaseStats) -> bool:
-        if c.label is label:
-            return True
-        rose = c.delta is not None and c.delta > 0 and (c.suite, c.model) in pooled
-        return label is Label.IMPROVED and rose
-
-    return _capped(index, (c for c in report.aggregate.cases if chosen(c)), label)
+    """Rows with this label, one phrase per case (its models named when not all)."""
+    return _capped(index, (c for c in report.aggregate.cases if c.label is label), label)
 
 
 def unchanged_failures(report: ReportInput, index: CaseIndex) -> tuple[str, ...]:
+    """Failing on both sides and not lower on head (a drop is listed with the drops)."""
     chosen = (
         c
         for c in report.aggregate.cases
-        if c.label is Label.UNCHANGED and c.base and c.head and c.base.failed and c.head.failed
+        if c.label is Label.UNCHANGED
+        and c.base
+        and c.head
+        and c.base.failed
+        and c.head.failed
+        and not (c.delta is not None and c.delta < 0)
     )
     return _capped(index, chosen, Label.UNCHANGED)
 
@@ -262,8 +212,18 @@ def suggestions(report: ReportInput) -> tuple[Suggestion, ...]:
         target = ", ".join(names)
         if entry.assertion:
             target = f"{target} / {code(entry.assertion, 80)}" if target else code(entry.assertion)
-        out.append(Suggestion(entry.frequency, target, inline(entry.reason, 300)))
+        reason = _unprefixed(entry.reason, entry.case_ids)
+        out.append(Suggestion(entry.frequency, target, inline(reason, 300)))
     return tuple(out)
+
+
+def _unprefixed(reason: str, case_ids: Sequence[str]) -> str:
+    """The reason without a leading "<case id>:" that the line already names before it."""
+    for case_id in case_ids:
+        for lead in (f"{case_id}:", f"`{case_id}`:", f"{case_id} -", f"`{case_id}` -"):
+            if reason.lower().startswith(lead.lower()) and reason[len(lead) :].strip():
+                return reason[len(lead) :].strip()
+    return reason
 
 
 def errors(report: ReportInput) -> tuple[Problem, ...]:

@@ -3,8 +3,9 @@
 Templates are package data, loaded with `StrictUndefined` so a misspelt variable fails a
 test instead of printing nothing. A user template (input `template`) runs in Jinja's sandbox
 and may `{% extends "comment.md.j2" %}` to override blocks. When the comment is too long,
-detail is dropped in a fixed order (failed-assertion rows first, then the suggestions, then
-the per-model table); the headline and the regressions always stay.
+detail is dropped in a fixed order (failed-assertion rows first, then the suggestions, the
+drops that are not significant, then the per-model table); the headline, the regressions and
+"too few runs to tell" always stay.
 """
 
 from __future__ import annotations
@@ -95,7 +96,8 @@ def fit_comment(
         if not keep:
             view = view.without("failures")
         text = render(view, name=name, env=env)
-    for part in ("suggestions", "suites", "unchanged_failures", "improved", "new", "removed"):
+    droppable = ("suggestions", "drops", "suites", "unchanged_failures", "improved", "new")
+    for part in (*droppable, "removed"):
         if _size(text) <= budget:
             break
         if getattr(view, part):

@@ -28,9 +28,9 @@ class CaseRow:
     case: str  # escaped label (code span)
     link: str  # URL of the case's line in the eval file at the head commit, or ""
     model: str
-    base: str  # "4/4", "—"
+    base: str  # "4/4", "0/2 +2 errored", "—"
     head: str
-    p_value: str  # "0.03", "—"
+    p_value: str  # adjusted over the whole PR: "0.03"; a drop adds "· not significant"
     why: str  # escaped one-line reason (the first failing item's evidence)
 
 
@@ -41,7 +41,7 @@ class SuiteRow:
     base: str  # "60%", "—"
     head: str
     delta: str  # "+10 pts", "—"
-    verdict: str  # "▼ 1 regressed · ▲ 1 improved · 1 new" / "no significant change"
+    verdict: str  # "▼ 1 regressed · ▽ 1 dropped · ▲ 1 improved · 1 new" / "no significant change"
     runs: int
     cost: str  # "$0.12"
 
@@ -88,9 +88,13 @@ class CommentView:
     scope: str  # "`greeter` changed in this PR. 6 cases × 2 models × 4 runs on base … and head …"
     overall_base: str
     overall_head: str
-    overall_delta: str  # "+8.3 pts · not significant"
+    overall_delta: str  # "+8.3 pts"
     suites: tuple[SuiteRow, ...] = ()
-    regressions: tuple[CaseRow, ...] = ()
+    regressions: tuple[CaseRow, ...] = ()  # exactly the rows the check counts as regressed
+    regressed_skills: tuple[str, ...] = ()  # skills whose many small drops add up (escaped)
+    drops: tuple[CaseRow, ...] = ()  # rows that fell, not significantly over the whole PR
+    too_few: tuple[str, ...] = ()  # "too few runs to tell" sentences (escaped)
+    legend: str = ""  # what the adjusted p-values mean, shown with them
     improved: tuple[str, ...] = ()  # escaped short phrases
     new: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
