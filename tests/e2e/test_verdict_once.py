@@ -84,7 +84,7 @@ def test_a_pull_request_job_decides_once_and_every_output_says_so(
     assert f"evolve: {decided.reason}" in comment["body"]
     out = outputs(tmp_path / "output")
     assert out["conclusion"] == decided.conclusion
-    assert out["regressions"] == str(decided.regressed_cases)
+    assert out["regressions"] == str(decided.regressions)
     assert f"evolve: {decided.reason}" in (tmp_path / "summary").read_text()
 
     # The same results through `report` (the second stage of the fork-safe pattern, or the
