@@ -178,6 +178,12 @@ def runs_of(cells: dict[CellKey, Cell]) -> list[RunResult]:
     return out
 
 
+def _log_binomial(n: int, j: int, p: float) -> float:
+    """log P(Bin(n, p) = j), without the overflow of C(n, j) for thousands of trials."""
+    log_comb = math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1)
+    return log_comb + j * math.log(p) + (n - j) * math.log1p(-p)
+
+
 def upper_95(hits: int, n: int) -> float:
     """One-sided 95% Clopper–Pearson upper bound of a binomial proportion (bisection)."""
     if hits >= n:
@@ -185,7 +191,7 @@ def upper_95(hits: int, n: int) -> float:
     lo, hi = hits / n, 1.0
     for _ in range(60):
         mid = (lo + hi) / 2
-        cdf = math.fsum(math.comb(n, j) * mid**j * (1 - mid) ** (n - j) for j in range(hits + 1))
+        cdf = math.fsum(math.exp(_log_binomial(n, j, mid)) for j in range(hits + 1))
         lo, hi = (mid, hi) if cdf > 0.05 else (lo, mid)
     return hi
 

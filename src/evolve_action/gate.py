@@ -119,7 +119,7 @@ def runs_phrase(needed: int | None) -> str:
 
 
 def too_few_reason(verdict: Verdict) -> str:
-    """ "too few runs to tell (2 evals; 4 runs per side would do)"."""
+    """The headline when no compared eval could be flagged, with the runs that would do."""
     few = [verdict.cases[k] for k in verdict.too_few_runs]
     needed = [c.runs_needed for c in few]
     most = None if None in needed else max(n for n in needed if n is not None)

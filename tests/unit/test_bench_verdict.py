@@ -45,3 +45,4 @@ def test_simulate_counts_flagged_prs_and_checks_the_aggregate_path() -> None:
 def test_upper_bound_brackets_the_observed_share() -> None:
     assert 0.015 < upper_95(15, 1000) < 0.03
     assert upper_95(10, 10) == 1.0
+    assert 0.05 < upper_95(300, 6000) < 0.056  # thousands of PRs: no overflow
