@@ -270,3 +270,14 @@ def test_suggestions_do_not_repeat_the_case_id_the_line_already_names() -> None:
         ("`greets`", "nothing checks the second line"),
         ("`weather`", "weather:"),  # nothing left after the id: kept as written
     ]
+
+
+def test_too_few_runs_names_the_evals_the_runs_that_would_do_and_the_errors() -> None:
+    rs = outcome(GREETER, "status-file", M1, base=(2, 0), head=(0, 1), errored=1)
+    rs += outcome(GREETER, "greets", M1, base=(2, 0), head=(2, 0))
+    view = build_view(make_report([GREETER], rs))
+    assert view.icon == "⚠️" and view.headline.startswith("too few runs to tell (2 evals;")
+    [clean, errored] = sorted(view.too_few)  # `g… before `s…
+    assert errored.startswith("`status-file`: with 1 graded run per side, even 1/1 → 0/1")
+    assert "(1 run errored: errors count as neither pass nor fail)" in errored
+    assert clean.startswith("`greets`: with 2 graded runs per side") and "errored" not in clean
