@@ -26,8 +26,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 
 from bench.fixed_reference import flagged as reference_flagged
-from evolve_action.adaptive import Design, plan_wave
-from evolve_action.sequential import CellKey, Tally, decide
+from evolve_action.verdict.adaptive import Design, plan_wave
+from evolve_action.verdict.sequential import CellKey, Tally, decide
 
 ALPHA = 0.05
 Rates = dict[CellKey, tuple[float, float]]  # (base, head) pass probability

@@ -25,12 +25,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evolve_action.harness.run import open_harness
-from evolve_action.outcomes import Side, Status
-from evolve_action.planning import RunSpec
-from evolve_action.providers.registry import build_provider
-from evolve_action.runner import RunEnvironment, execute
-from evolve_action.settings import Harness
+from evolve_action.execute.harness.run import open_harness
+from evolve_action.execute.providers.registry import build_provider
+from evolve_action.model.outcomes import Side, Status
+from evolve_action.pipeline.runner import RunEnvironment, execute
+from evolve_action.plan.planning import RunSpec
+from evolve_action.settings.inputs import Harness
 from tests.fakes.cli_agents import (
     MODELS,
     TASK,

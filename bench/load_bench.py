@@ -19,8 +19,8 @@ from typing import Any
 import yaml
 
 from evolve_action.commands import validate
-from evolve_action.discovery import discover
 from evolve_action.formats import load_all
+from evolve_action.formats.discovery import discover
 
 SUITES = 200
 CASES_PER_SUITE = 10

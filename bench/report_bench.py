@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evolve_action.model import Case, Check, Format, Origin, Skill, Suite
-from evolve_action.outcomes import (
+from evolve_action.model.evals import Case, Check, Format, Origin, Skill, Suite
+from evolve_action.model.outcomes import (
     ItemResult,
     JudgeReport,
     RunResult,
@@ -34,15 +34,15 @@ from evolve_action.outcomes import (
     Transcript,
     Usage,
 )
-from evolve_action.results import (
+from evolve_action.model.records import run_from_doc
+from evolve_action.publish.results import (
     ResultsData,
     _validator,
     load_results,
     validate,
     write_results,
 )
-from evolve_action.results_json import run_from_doc
-from evolve_action.stats import aggregate
+from evolve_action.verdict.stats import aggregate
 
 MODELS = ("anthropic/claude-sonnet-4-6", "openai/gpt-5.4")
 CASES, RUNS, ITEMS, CALLS = 5, 3, 6, 12

@@ -31,13 +31,13 @@ from pathlib import Path
 from typing import Any
 
 from bench.load_bench import generate
-from evolve_action.fingerprints import Fingerprinter
 from evolve_action.formats import load_all
-from evolve_action.outcomes import Side
-from evolve_action.planning import plan_runs
-from evolve_action.render.comment import COMMENT_LIMIT, fit_comment
-from evolve_action.render.escape import cell
-from evolve_action.render.view import CaseRow, CommentView, FailureRow, SuiteRow
+from evolve_action.model.outcomes import Side
+from evolve_action.plan.fingerprints import Fingerprinter
+from evolve_action.plan.planning import plan_runs
+from evolve_action.publish.render.comment import COMMENT_LIMIT, fit_comment
+from evolve_action.publish.render.escape import cell
+from evolve_action.publish.render.view import CaseRow, CommentView, FailureRow, SuiteRow
 
 REPO = Path(__file__).resolve().parent.parent
 # The peers kit sits beside the repository (../shared/peers) wherever the clone is.

@@ -41,9 +41,9 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate
 
-from evolve_action.outcomes import RunResult, Side, Status
-from evolve_action.stats import aggregate
-from evolve_action.verdict import Cell, CellKey, decide
+from evolve_action.model.outcomes import RunResult, Side, Status
+from evolve_action.verdict.decide import Cell, CellKey, decide
+from evolve_action.verdict.stats import aggregate
 
 KS, MS, NS = (1, 5, 20, 100), (1, 2, 3), (3, 5, 10)
 SUITE_SIZE = 10

@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from evolve_action.cli import main
+from evolve_action.commands.cli import main
 from evolve_action.commands.demo import build_repository, examples_dir, run_arguments
 from tests.fakes import demo_model
 from tests.fakes.llm_server import FakeLLM

@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from evolve_action.cli import main
+from evolve_action.commands.cli import main
 
 raise SystemExit(main())

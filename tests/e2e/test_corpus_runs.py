@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action import stats
-from evolve_action.outcomes import ErrorKind, Status
-from evolve_action.pipeline import Loaded, Request, run_job
-from evolve_action.results import ResultsData, load_results, write_results
-from evolve_action.settings import from_values
-from evolve_action.sides import Sides
+from evolve_action.model.outcomes import ErrorKind, Status
+from evolve_action.pipeline.orchestrate import Loaded, Request, run_job
+from evolve_action.plan.sides import Sides
+from evolve_action.publish.results import ResultsData, load_results, write_results
+from evolve_action.settings.inputs import from_values
+from evolve_action.verdict import stats
 from tests.fakes.llm_server import Answer, FakeLLM, text
 from tests.fakes.llm_server import Request as FakeRequest
 from tests.fakes.scripts import grading, tool_names

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.cli import main
+from evolve_action.commands.cli import main
 
 
 def test_demo__offline_comment_shows_regression_improvement_failures_suggestions(

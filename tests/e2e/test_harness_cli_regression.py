@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from evolve_action.cli import main
+from evolve_action.commands.cli import main
 from tests.fakes.cli_agents import Step, agent, cli_dir, load_skill, say, write
 from tests.fakes.llm_server import FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.results import load_results
+from evolve_action.publish.results import load_results
 from tests.fakes.llm_server import FakeLLM, Request, text
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.cli import main
-from evolve_action.results import load_results
+from evolve_action.commands.cli import main
+from evolve_action.publish.results import load_results
 from tests.fakes.llm_server import FakeLLM, call, text
 from tests.fakes.scripts import agent_and_judge, tool_names
 

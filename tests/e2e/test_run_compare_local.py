@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.cli import main
+from evolve_action.commands.cli import main
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
 from tests.gitrepo import git

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from evolve_action import cli, gate
-from evolve_action.gate import Gate
+from evolve_action.commands import cli
+from evolve_action.verdict import gate
+from evolve_action.verdict.gate import Gate
 from tests.e2e.test_pull_request import REPO, agent, container_env, make_repo, outputs
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import FakeLLM
@@ -29,9 +30,9 @@ def decisions(monkeypatch: pytest.MonkeyPatch) -> list[Gate]:
     # Import every module that could call it, so each binding of the name is replaced.
     import evolve_action.commands.actions_flow
     import evolve_action.commands.report
-    import evolve_action.job
-    import evolve_action.publish
-    import evolve_action.render.build  # noqa: F401
+    import evolve_action.pipeline.job
+    import evolve_action.publish.post
+    import evolve_action.publish.render.build  # noqa: F401
 
     original = gate.evaluate
     made: list[Gate] = []

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
+from evolve_action.execute.harness.install import CLAUDE, CODEX, installed
 from evolve_action.formats import load_all
-from evolve_action.harness.install import CLAUDE, CODEX, installed
-from evolve_action.model import Case, Suite
+from evolve_action.model.evals import Case, Suite
 from tests.fakes.llm_server import Answer, Request, call, text
 from tests.fakes.scripts import grading, tool_names
 

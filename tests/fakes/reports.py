@@ -11,9 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evolve_action.events import Event
-from evolve_action.model import Case, Check, Format, Origin, Skill, Suite
-from evolve_action.outcomes import (
+from evolve_action.model.evals import Case, Check, Format, Origin, Skill, Suite
+from evolve_action.model.outcomes import (
     ErrorKind,
     Feedback,
     ItemResult,
@@ -24,9 +23,10 @@ from evolve_action.outcomes import (
     Transcript,
     Usage,
 )
-from evolve_action.render.build import ReportInput
-from evolve_action.settings import Settings
-from evolve_action.stats import aggregate
+from evolve_action.publish.render.report import ReportInput
+from evolve_action.settings.events import Event
+from evolve_action.settings.inputs import Settings
+from evolve_action.verdict.stats import aggregate
 
 M1, M2 = "anthropic/claude-sonnet-4-6", "openai/gpt-5.4"
 HEAD, BASE = "5d6e7f8" + "a" * 33, "1a2b3c4" + "b" * 33

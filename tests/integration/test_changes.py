@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.changes import (
+from evolve_action.model.evals import Case, Fixture, Format, Origin, Skill, Suite
+from evolve_action.plan.changes import (
     GitError,
     Worktrees,
     affected,
@@ -14,7 +15,6 @@ from evolve_action.changes import (
     merge_base,
     resolve,
 )
-from evolve_action.model import Case, Fixture, Format, Origin, Skill, Suite
 from tests.gitrepo import GIT_ENV, git
 
 

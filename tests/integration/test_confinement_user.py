@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action import sandbox_user
-from evolve_action.sandbox import Confinement, SandboxMode, probe_user
-from evolve_action.sandbox_user import POOL_FIRST, POOL_SIZE, exposures
-from evolve_action.tools import WorkspaceTools
+from evolve_action.execute import sandbox_user
+from evolve_action.execute.sandbox import Confinement, SandboxMode, probe_user
+from evolve_action.execute.sandbox_user import POOL_FIRST, POOL_SIZE, exposures
+from evolve_action.execute.tools import WorkspaceTools
 
 pytestmark = pytest.mark.skipif(
     not probe_user().works, reason=f"no unprivileged user: {probe_user().reason}"
@@ -285,8 +285,8 @@ async def test_our_own_launchers_get_a_python_the_user_can_start(
 ) -> None:
     """The CLI harness's relay runs as the sandbox user: its interpreter must be one that user
     can start, which ours (a venv or pyenv build under /root) may not be."""
-    from evolve_action import sandbox
-    from evolve_action.sandbox import BwrapStatus, python_for_commands
+    from evolve_action.execute import sandbox
+    from evolve_action.execute.sandbox import BwrapStatus, python_for_commands
 
     monkeypatch.setattr(sandbox, "probe_bwrap", lambda: BwrapStatus(False, "not here"))
     python_for_commands.cache_clear()

@@ -4,7 +4,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from evolve_action.github_api import GitHubWriteError, Publisher, make_client, marker
+from evolve_action.publish.github_api import GitHubWriteError, Publisher, make_client
+from evolve_action.publish.render.escape import marker
 from tests.fakes.github_server import GitHubFake
 
 REPO = "acme/skills"

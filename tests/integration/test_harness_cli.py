@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from evolve_action.harness.run import CliHarness, open_cli_harness
-from evolve_action.model import Case, Suite
-from evolve_action.outcomes import ErrorKind, RunResult, Side, Status
-from evolve_action.planning import RunSpec
-from evolve_action.providers.faults import RetryPolicy
-from evolve_action.providers.registry import build_provider
-from evolve_action.runner import RunEnvironment, execute
+from evolve_action.execute.harness.run import CliHarness, open_cli_harness
+from evolve_action.execute.providers.faults import RetryPolicy
+from evolve_action.execute.providers.registry import build_provider
+from evolve_action.model.evals import Case, Suite
+from evolve_action.model.outcomes import ErrorKind, RunResult, Side, Status
+from evolve_action.pipeline.runner import RunEnvironment, execute
+from evolve_action.plan.planning import RunSpec
 from tests.fakes.cli_agents import (
     MODELS,
     TASK,
@@ -296,8 +296,8 @@ async def test_no_cli_and_no_way_to_install_it_says_so(
 
 
 def test_the_harness_fingerprint_names_the_clis(tmp_path: Path) -> None:
-    from evolve_action.harness.install import CliBinary
-    from evolve_action.harness.proxy import CredentialProxy
+    from evolve_action.execute.harness.install import CliBinary
+    from evolve_action.execute.harness.proxy import CredentialProxy
 
     harness = CliHarness(
         CredentialProxy({}),

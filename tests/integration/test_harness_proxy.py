@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.harness.cassette import CliCassettes
-from evolve_action.harness.forward import Upstream
-from evolve_action.harness.proxy import CredentialProxy
-from evolve_action.outcomes import ErrorKind
-from evolve_action.providers.faults import RetryPolicy
+from evolve_action.execute.harness.cassette import CliCassettes
+from evolve_action.execute.harness.forward import Upstream
+from evolve_action.execute.harness.proxy import CredentialProxy
+from evolve_action.execute.providers.faults import RetryPolicy
+from evolve_action.model.outcomes import ErrorKind
 from tests.fakes.llm_server import FakeLLM, Fault, call, text
 
 REAL = "sk-real-key-never-in-the-sandbox"
@@ -237,7 +237,7 @@ def test_the_relay_gives_its_child_a_loopback_port_to_the_socket(
         " data=b'{\"model\": \"m\", \"messages\": []}', headers={'x-api-key': os.environ['KEY']})\n"
         "print(urllib.request.urlopen(req).status)\n"
     )
-    argv = [sys.executable, "-I", "-m", "evolve_action.harness.relay"]
+    argv = [sys.executable, "-I", "-m", "evolve_action.execute.harness.relay"]
     argv += ["--socket", ".tmp/evolve-proxy.sock"]
     argv += [
         "--setenv",

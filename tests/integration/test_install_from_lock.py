@@ -26,7 +26,10 @@ from evolve_action import __version__
 
 ROOT = Path(__file__).resolve().parents[2]
 # Third-party modules the program imports; an entry missing from the lock fails here.
-IMPORTS = "anthropic, openai, github, jsonschema, yaml, json5, jinja2, re2, evolve_action.pipeline"
+IMPORTS = (
+    "anthropic, openai, github, jsonschema, yaml, json5, jinja2, re2,"
+    " evolve_action.pipeline.orchestrate"
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(150)]
 
@@ -105,8 +108,8 @@ def test_runtime_lock_and_package_install_into_a_clean_venv(tmp_path: Path) -> N
     # Package data the image needs with no source tree beside it: the results schema (report,
     # workflow_run) and the comment template.
     probe = (
-        "from evolve_action.results import schema_path; assert schema_path().is_file();"
-        "from evolve_action.render.comment import environment; "
+        "from evolve_action.publish.results import schema_path; assert schema_path().is_file();"
+        "from evolve_action.publish.render.comment import environment; "
         "environment().get_template('comment.md.j2')"
     )
     _run([python, "-c", probe], tmp_path)

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from evolve_action.judge import judge_run
-from evolve_action.model import Case, Format, JudgeItem, Origin, Scale, Skill, Suite
-from evolve_action.outcomes import Transcript
-from evolve_action.providers.base import Provider
-from evolve_action.providers.faults import RetryingProvider, RetryPolicy
-from evolve_action.providers.registry import build_provider
+from evolve_action.execute.providers.base import Provider
+from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
+from evolve_action.execute.providers.registry import build_provider
+from evolve_action.grade.judge import judge_run
+from evolve_action.model.evals import Case, Format, JudgeItem, Origin, Scale, Skill, Suite
+from evolve_action.model.outcomes import Transcript
 from tests.fakes.llm_server import Call, FakeLLM, Reply
 from tests.unit.judge_fakes import FakeToolBox
 

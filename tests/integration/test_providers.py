@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 
-from evolve_action.outcomes import ErrorKind
-from evolve_action.providers import catalog
-from evolve_action.providers.base import (
+from evolve_action.execute.providers import catalog
+from evolve_action.execute.providers.base import (
     ChatMessage,
     ChatRequest,
     ProviderError,
@@ -19,8 +18,9 @@ from evolve_action.providers.base import (
     ToolSpec,
     ToolUsePart,
 )
-from evolve_action.providers.faults import RetryingProvider, RetryPolicy
-from evolve_action.providers.registry import build_provider
+from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
+from evolve_action.execute.providers.registry import build_provider
+from evolve_action.model.outcomes import ErrorKind
 from tests.fakes.llm_server import Call, FakeLLM, Reply, call, text
 
 SKILL = ToolSpec(

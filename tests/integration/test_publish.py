@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.github_api import Publisher, make_client
-from evolve_action.model import LoadResult, Origin, Problem
-from evolve_action.outcomes import RunResult
-from evolve_action.publish import (
+from evolve_action.model.evals import LoadResult, Origin, Problem
+from evolve_action.model.outcomes import RunResult
+from evolve_action.publish.github_api import Publisher, make_client
+from evolve_action.publish.post import (
     VALIDATION_TITLE,
     Published,
     RunnerFiles,
@@ -21,8 +21,8 @@ from evolve_action.publish import (
     publish_in_progress,
     publish_validation_only,
 )
-from evolve_action.render.build import ReportInput
-from evolve_action.settings import CommentMode, Settings
+from evolve_action.publish.render.report import ReportInput
+from evolve_action.settings.inputs import CommentMode, Settings
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.reports import EVENT, HEAD, M1, M2, make_report, make_suite, outcome
 

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.github_api import Publisher, make_client
-from evolve_action.outcomes import RunResult
-from evolve_action.publish import RunnerFiles, publish
-from evolve_action.render.build import ReportInput
-from evolve_action.reviews import commentable_lines, marker
-from evolve_action.settings import Settings
+from evolve_action.model.outcomes import RunResult
+from evolve_action.publish.github_api import Publisher, make_client
+from evolve_action.publish.post import RunnerFiles, publish
+from evolve_action.publish.render.report import ReportInput
+from evolve_action.publish.reviews import commentable_lines, marker
+from evolve_action.settings.inputs import Settings
 from tests.e2e import openapi_check
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.reports import EVENT, HEAD, M1, M2, make_report, make_suite, outcome

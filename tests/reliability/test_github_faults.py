@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.github_api import marker
+from evolve_action.publish.render.escape import marker
 from tests.fakes.llm_server import FakeLLM
 from tests.reliability.helpers import (
     BAD_GATEWAY,

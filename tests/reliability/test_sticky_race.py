@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from evolve_action.github_api import Publisher, make_client, marker
+from evolve_action.publish.github_api import Publisher, make_client
+from evolve_action.publish.render.escape import marker
 from tests.reliability.helpers import PR, REPO, FaultyGitHub
 
 RACERS = 5

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.cli import main
+from evolve_action.commands.cli import main
 from tests.reliability.helpers import run_cli
 from tests.unit.test_fuzz_loaders import SEEDS, Seed, mutants, serialize
 

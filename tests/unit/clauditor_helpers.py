@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evolve_action.documents import read
 from evolve_action.formats import clauditor
 from evolve_action.formats.base import LoadContext
-from evolve_action.model import LoadResult, Skill
+from evolve_action.formats.documents import read
+from evolve_action.model.evals import LoadResult, Skill
 
 SKILL_MD = "---\nname: demo\ndescription: Finds things.\n---\nYou find things.\n"
 

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action import discovery
-from evolve_action.discovery import describe_file
-from evolve_action.formats import load_file, load_found
+from evolve_action.formats import discovery, load_file, load_found
 from evolve_action.formats.base import LoadContext
-from evolve_action.model import Format, LoadResult, Problem, Severity
+from evolve_action.formats.discovery import describe_file
+from evolve_action.model.evals import Format, LoadResult, Problem, Severity
 
 V4 = "agentv/EntityProcess-agentv-v4.42.4"
 V5 = "agentv/EntityProcess-agentv-5.3.1-next"

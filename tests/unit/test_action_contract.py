@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 import yaml
 
-from evolve_action import __version__, cli
-from evolve_action.settings import INPUTS
+from evolve_action import __version__
+from evolve_action.commands import cli
+from evolve_action.settings.inputs import INPUTS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -159,7 +160,7 @@ def test_dockerfile_entrypoint_is_the_entrypoint_script() -> None:
     lines = [ln for ln in script.read_text().splitlines() if ln and not ln.startswith("#")]
     assert lines == ["ulimit -c 0", 'exec evolve-action "$@"']
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert pyproject["project"]["scripts"]["evolve-action"] == "evolve_action.cli:main"
+    assert pyproject["project"]["scripts"]["evolve-action"] == "evolve_action.commands.cli:main"
 
 
 def test_entrypoint_execs_so_the_cli_keeps_its_pid(tmp_path: Path) -> None:
@@ -181,7 +182,7 @@ def test_entrypoint_execs_so_the_cli_keeps_its_pid(tmp_path: Path) -> None:
 
 def test_dockerfile_names_the_sandbox_users() -> None:
     text = " ".join(a for _, a in _dockerfile())
-    assert "from evolve_action.sandbox_user import add_pool_users; add_pool_users()" in text
+    assert "from evolve_action.execute.sandbox_user import add_pool_users; add_pool_users()" in text
 
 
 def test_dockerignore_keeps_exactly_what_the_dockerfile_copies() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evolve_action.adaptive import (
+from evolve_action.verdict.adaptive import (
     Design,
     Extension,
     Stop,
@@ -11,7 +11,7 @@ from evolve_action.adaptive import (
     plan_wave,
     within_budget,
 )
-from evolve_action.sequential import CellKey, Tally
+from evolve_action.verdict.sequential import CellKey, Tally
 
 DESIGN = Design(start=2, max_runs=20, alpha=0.05)
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import asyncio
 
-from evolve_action import stats
-from evolve_action.adaptive import Design, Stop
-from evolve_action.adaptive_run import Limits, run_waves
-from evolve_action.adaptive_verdict import bounds_of, cells_of, decider, settings_entry
-from evolve_action.execution import Budget, Outcome
-from evolve_action.outcomes import RunResult, Side, Status, Transcript, Usage
-from evolve_action.planning import Plan, plan_runs
-from evolve_action.significance import Label
+from evolve_action.model.outcomes import RunResult, Side, Status, Transcript, Usage
+from evolve_action.pipeline.adaptive_run import Limits, run_waves
+from evolve_action.pipeline.execution import Budget, Outcome
+from evolve_action.plan.planning import Plan, plan_runs
+from evolve_action.verdict import stats
+from evolve_action.verdict.adaptive import Design, Stop
+from evolve_action.verdict.adaptive_verdict import bounds_of, cells_of, decider, settings_entry
+from evolve_action.verdict.significance import Label
 from tests.unit.test_planning import make_case, make_suite
 
 MODELS = ["anthropic/a", "openai/o"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 from bench.verdict import Config, counts, rates, runs_of, simulate, upper_95
-from evolve_action.stats import aggregate
-from evolve_action.verdict import decide
+from evolve_action.verdict.decide import decide
+from evolve_action.verdict.stats import aggregate
 
 
 def test_scenarios_set_the_rates_they_name() -> None:

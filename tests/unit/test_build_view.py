@@ -6,12 +6,13 @@ import re
 
 import pytest
 
-from evolve_action.model import LoadResult, Origin, Problem
-from evolve_action.outcomes import RunResult, Side
-from evolve_action.planning import RunSpec, Skip
-from evolve_action.render.build import build_view, duration, money, points, tokens
-from evolve_action.render.comment import render
-from evolve_action.settings import Settings
+from evolve_action.model.evals import LoadResult, Origin, Problem
+from evolve_action.model.outcomes import RunResult, Side
+from evolve_action.plan.planning import RunSpec, Skip
+from evolve_action.publish.render.build import build_view, duration, money, points
+from evolve_action.publish.render.comment import render
+from evolve_action.publish.render.report import tokens
+from evolve_action.settings.inputs import Settings
 from tests.fakes.reports import HEAD, M1, M2, make_report, make_suite, outcome
 
 GREETER = make_suite(

@@ -10,11 +10,12 @@ from textwrap import dedent
 
 import pytest
 
-from evolve_action.checks import CheckContext, run_check
 from evolve_action.formats import load_file
 from evolve_action.formats.base import LoadContext
-from evolve_action.model import Case, Format, Skill, Suite
-from evolve_action.outcomes import (
+from evolve_action.grade.checks import CheckContext, run_check
+from evolve_action.grade.scoring import policy_for
+from evolve_action.model.evals import Case, Format, Skill, Suite
+from evolve_action.model.outcomes import (
     CommandResult,
     ItemResult,
     JudgeReport,
@@ -22,7 +23,6 @@ from evolve_action.outcomes import (
     Transcript,
     Usage,
 )
-from evolve_action.scoring import policy_for
 
 
 async def run_command(

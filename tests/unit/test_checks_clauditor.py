@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from evolve_action import clauditor_formats
-from evolve_action.checks import CheckContext, kinds, run_check
-from evolve_action.checks.clauditor_urls import probe, vet
-from evolve_action.model import Case, Check, Format, Origin, Skill, Suite
-from evolve_action.outcomes import CommandResult, ItemResult, Transcript
+from evolve_action.grade.checks import CheckContext, kinds, run_check
+from evolve_action.grade.checks.clauditor_urls import probe, vet
+from evolve_action.model import clauditor_formats
+from evolve_action.model.evals import Case, Check, Format, Origin, Skill, Suite
+from evolve_action.model.outcomes import CommandResult, ItemResult, Transcript
 
 ORIGIN = Origin("skills/demo/SKILL.eval.json", 1)
 

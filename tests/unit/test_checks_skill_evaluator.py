@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from evolve_action.checks import CheckContext, run_check
-from evolve_action.checks.skill_evaluator import glob_match, matching
-from evolve_action.documents import read
 from evolve_action.formats.base import LoadContext
+from evolve_action.formats.documents import read
 from evolve_action.formats.skill_evaluator import load
-from evolve_action.model import Case, Check, Format, Origin, Skill, Suite
-from evolve_action.outcomes import CommandResult, ItemResult, ToolCall, Transcript
+from evolve_action.grade.checks import CheckContext, run_check
+from evolve_action.grade.checks.skill_evaluator import glob_match, matching
+from evolve_action.model.evals import Case, Check, Format, Origin, Skill, Suite
+from evolve_action.model.outcomes import CommandResult, ItemResult, ToolCall, Transcript
 
 
 class ShellRunner:
@@ -389,7 +389,7 @@ async def test_corpus_structural_sample_reproduced(corpus_dir: Path, tmp_path: P
 
 async def test_custom_script__under_the_real_sandbox(tmp_path: Path) -> None:
     """Inside bubblewrap the workspace is /workspace: OUTPUTS_DIR must follow it."""
-    from evolve_action.sandbox import Confinement, probe_bwrap
+    from evolve_action.execute.sandbox import Confinement, probe_bwrap
 
     if not probe_bwrap().works:
         pytest.skip("bubblewrap does not work on this machine")

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from evolve_action.checks import CheckContext
-from evolve_action.grade import JudgeSetup, grade_run
-from evolve_action.model import Case, Suite
-from evolve_action.outcomes import CommandResult, Status, Transcript
+from evolve_action.grade.checks import CheckContext
+from evolve_action.grade.grading import JudgeSetup, grade_run
+from evolve_action.model.evals import Case, Suite
+from evolve_action.model.outcomes import CommandResult, Status, Transcript
 from tests.unit.clauditor_helpers import load_spec, seed_examples
 from tests.unit.judge_fakes import ScriptedProvider, submit
 

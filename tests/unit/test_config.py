@@ -11,8 +11,14 @@ import jsonschema
 import pytest
 import yaml
 
-from evolve_action.config import KNOWN_KEYS, ConfigResult, ModelPrice, RepoConfig, load_config
-from evolve_action.model import Severity
+from evolve_action.model.evals import Severity
+from evolve_action.settings.config import (
+    KNOWN_KEYS,
+    ConfigResult,
+    ModelPrice,
+    RepoConfig,
+    load_config,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "schemas" / "config.schema.json").read_text())

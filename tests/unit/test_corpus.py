@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.discovery import describe_file, discover, format_for_name
 from evolve_action.formats import load_file
 from evolve_action.formats.base import LoadContext
-from evolve_action.model import Format, LoadResult
+from evolve_action.formats.discovery import describe_file, discover, format_for_name
+from evolve_action.model.evals import Format, LoadResult
 
 AGENTV = Format.AGENTV
 CLAUDITOR = Format.CLAUDITOR

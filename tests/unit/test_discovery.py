@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.discovery import describe_file, discover, format_for_name
-from evolve_action.globs import PathFilter, glob_problem
-from evolve_action.model import Format
+from evolve_action.formats.discovery import describe_file, discover, format_for_name
+from evolve_action.model.evals import Format
+from evolve_action.util.globs import PathFilter, glob_problem
 
 EVALS = '{"evals": [{"id": 1, "prompt": "p", "expectations": ["e"]}]}'
 SKILL_MD = "---\nname: pdf\ndescription: Use when pdf.\n---\n"

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.documents import DocumentError, pointer, read
+from evolve_action.formats.documents import DocumentError, pointer, read
 
 DOC_JSON = '{\n  "evals": [\n    {"id": 1, "prompt": "hi", "flag": "no"}\n  ]\n}\n'
 DOC_JSONC = (

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.actions_io import SUMMARY_LIMIT, fit_summary, format_outputs, set_outputs
-from evolve_action.events import Action, EventError, decide, from_environ
+from evolve_action.publish.actions_io import SUMMARY_LIMIT, fit_summary, format_outputs, set_outputs
+from evolve_action.settings.events import Action, EventError, decide, from_environ
 
 
 def pr_payload(head_repo: str | None = "acme/skills") -> dict[str, object]:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from evolve_action.documents import read
+from evolve_action.formats.documents import read
 
 ROOT = Path(__file__).resolve().parents[2]
 EVALS = json.loads((ROOT / "schemas" / "evolve-evals.schema.json").read_text())

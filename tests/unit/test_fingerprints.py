@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evolve_action.fingerprints import Fingerprinter
-from evolve_action.model import Case, Check, Fixture, Format, Origin, Skill, Suite
+from evolve_action.model.evals import Case, Check, Fixture, Format, Origin, Skill, Suite
+from evolve_action.plan.fingerprints import Fingerprinter
 
 
 def make_tree(root: Path, skill_text: str = "A\n", seed: str = "seed\n") -> Suite:

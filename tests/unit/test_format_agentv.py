@@ -11,11 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evolve_action.documents import Document, DocumentError, read
-from evolve_action.fingerprints import case_digest
 from evolve_action.formats import agentv, load_file
 from evolve_action.formats.base import LoadContext
-from evolve_action.model import Case, Check, Format, JudgeItem, LoadResult, Scale, Skill
+from evolve_action.formats.documents import Document, DocumentError, read
+from evolve_action.model.evals import Case, Check, Format, JudgeItem, LoadResult, Scale, Skill
+from evolve_action.plan.fingerprints import case_digest
 
 
 def load(

@@ -12,10 +12,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from evolve_action.documents import read
 from evolve_action.formats import load_file
 from evolve_action.formats.base import LoadContext
-from evolve_action.model import Check, Format, JudgeItem, LoadResult, Scale, Skill
+from evolve_action.formats.documents import read
+from evolve_action.model.evals import Check, Format, JudgeItem, LoadResult, Scale, Skill
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "agentv.schema.json"
 PROMPT = "Grade {{candidate_answer}} against {{expected_outcome}}.\n"

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.checks import run_check
-from evolve_action.checks.agentv_trace import args_match
-from evolve_action.model import Check, Format
-from evolve_action.outcomes import ItemResult, JudgeReport, Status, ToolCall, Transcript
-from evolve_action.scoring import policy_for
+from evolve_action.grade.checks import run_check
+from evolve_action.grade.checks.agentv_trace import args_match
+from evolve_action.grade.scoring import policy_for
+from evolve_action.model.evals import Check, Format
+from evolve_action.model.outcomes import ItemResult, JudgeReport, Status, ToolCall, Transcript
 from tests.unit.test_checks_agentv import context
 from tests.unit.test_format_agentv import errors, load, ok
 

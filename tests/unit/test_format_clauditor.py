@@ -13,7 +13,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from evolve_action.formats.clauditor_items import EXTRACT_ID
-from evolve_action.model import CaseKind, Format, Scale, Severity
+from evolve_action.model.evals import CaseKind, Format, Scale, Severity
 from tests.unit.clauditor_helpers import (
     CORPUS_LAYOUT,
     FIXTURE,

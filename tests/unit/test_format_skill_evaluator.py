@@ -11,10 +11,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from evolve_action.documents import Document, read
 from evolve_action.formats.base import LoadContext
+from evolve_action.formats.documents import Document, read
 from evolve_action.formats.skill_evaluator import load, matches
-from evolve_action.model import Case, Check, Format, JudgeItem, LoadResult, Scale, Severity, Skill
+from evolve_action.model.evals import (
+    Case,
+    Check,
+    Format,
+    JudgeItem,
+    LoadResult,
+    Scale,
+    Severity,
+    Skill,
+)
 
 
 def write(root: Path, data: Any, *, raw: str | None = None) -> Path:

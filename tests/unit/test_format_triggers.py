@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from evolve_action.documents import read
 from evolve_action.formats import triggers
 from evolve_action.formats.base import LoadContext
-from evolve_action.model import CaseKind, Format, LoadResult, Severity, Skill, Suite
+from evolve_action.formats.documents import read
+from evolve_action.model.evals import CaseKind, Format, LoadResult, Severity, Skill, Suite
 
 
 def load(tmp_path: Path, text: str, name: str = "triggers.json") -> LoadResult:

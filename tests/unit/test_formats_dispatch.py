@@ -13,7 +13,7 @@ import pytest
 from evolve_action import formats
 from evolve_action.formats import load_all, load_file
 from evolve_action.formats.base import LoadContext
-from evolve_action.model import Format, Skill
+from evolve_action.model.evals import Format, Skill
 
 EVOLVE_YAML = """\
 skill_name: s
@@ -118,7 +118,7 @@ def test_load_file__sniffs_skill_evaluator_content(tmp_path: Path) -> None:
     ],
 )
 def test_sniff(data: Any, fmt: Format) -> None:
-    from evolve_action.documents import Document
+    from evolve_action.formats.documents import Document
 
     assert formats.sniff(Document(Path("evals.json"), "evals.json", data), Format.EVOLVE) is fmt
     doc = Document(Path("x.eval.json"), "x", {"eval_config": {}})

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 import yaml
 
-from evolve_action.documents import JsonPath
 from evolve_action.formats import load_file
 from evolve_action.formats.base import LoadContext
-from evolve_action.model import Format, LoadResult, Skill
+from evolve_action.formats.documents import JsonPath
+from evolve_action.model.evals import Format, LoadResult, Skill
 
 SEED = 20261122
 

@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from evolve_action.gate import Gate, evaluate, pct
-from evolve_action.outcomes import RunResult, Side, Status
-from evolve_action.settings import Settings
-from evolve_action.stats import aggregate
+from evolve_action.model.outcomes import RunResult, Side, Status
+from evolve_action.settings.inputs import Settings
+from evolve_action.verdict.gate import Gate, evaluate, pct
+from evolve_action.verdict.stats import aggregate
 
 M1, M2 = "anthropic/claude-sonnet-4-6", "openai/gpt-5.4"
 SUITE = "evals/greeter/evals.json"

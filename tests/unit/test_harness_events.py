@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evolve_action.harness import claude, codex
-from evolve_action.outcomes import ErrorKind
+from evolve_action.execute.harness import claude, codex
+from evolve_action.model.outcomes import ErrorKind
 
 
 def lines(*events: dict[str, Any]) -> str:

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from evolve_action.harness import install
-from evolve_action.harness.install import (
+from evolve_action.execute.harness import install
+from evolve_action.execute.harness.install import (
     CLAUDE,
     CLIS,
     CODEX,

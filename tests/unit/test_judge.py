@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evolve_action.judge import judge_run
-from evolve_action.judge_parse import find_grading, verdicts
-from evolve_action.model import (
+from evolve_action.execute.providers.base import ChatRequest, ChatResponse, ProviderError
+from evolve_action.grade.judge import judge_run
+from evolve_action.grade.judge_parse import find_grading, verdicts
+from evolve_action.model.evals import (
     Case,
     Fixture,
     Format,
@@ -23,8 +24,7 @@ from evolve_action.model import (
     Skill,
     Suite,
 )
-from evolve_action.outcomes import ErrorKind, ItemResult, JudgeReport, Transcript
-from evolve_action.providers.base import ChatRequest, ChatResponse, ProviderError
+from evolve_action.model.outcomes import ErrorKind, ItemResult, JudgeReport, Transcript
 from tests.unit.judge_fakes import FakeToolBox, ScriptedProvider, submit, text, tool
 
 ORIGIN = Origin("evals/s/evals.json", 3)
@@ -541,9 +541,9 @@ async def test_anthropic_with_nothing_to_inspect_keeps_the_forced_tool() -> None
 
 
 def test_build_prompt__agentv_cases_carry_their_question_outcome_and_note() -> None:
-    from evolve_action.judge_prompt import build_prompt
-    from evolve_action.model import Case, JudgeItem, Origin
-    from evolve_action.outcomes import Transcript
+    from evolve_action.grade.judge_prompt import build_prompt
+    from evolve_action.model.evals import Case, JudgeItem, Origin
+    from evolve_action.model.outcomes import Transcript
 
     origin = Origin("EVAL.yaml", 3)
     item = JudgeItem("rubric-1", "Mentions Paris", origin)

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from evolve_action.commands.report import decide_settings, shard_notices
-from evolve_action.config import RepoConfig
-from evolve_action.layering import layer, overridden, read_config, recorded_settings
-from evolve_action.results import LoadedResults
-from evolve_action.settings import INPUTS
+from evolve_action.publish.results import LoadedResults
+from evolve_action.settings.config import RepoConfig
+from evolve_action.settings.inputs import INPUTS
+from evolve_action.settings.layering import layer, overridden, read_config, recorded_settings
 
 DEFAULTS = {spec.name: spec.default for spec in INPUTS}  # what action.yml passes
 RECORDED = {"alpha": 0.1, "fail_on_regression": False, "min_pass_rate": 0.8}

@@ -16,14 +16,14 @@ HEAVY = ("anthropic", "openai", "github", "jinja2", "jsonschema", "json5")
 
 PROBE = """
 import sys
-import evolve_action.cli, evolve_action.pipeline, evolve_action.commands.run
-import evolve_action.commands.actions_flow, evolve_action.job, evolve_action.publish
-from evolve_action.providers.registry import build_provider
-evolve_action.cli.build_parser()
+import evolve_action.commands.cli, evolve_action.pipeline.orchestrate, evolve_action.commands.run
+import evolve_action.commands.actions_flow, evolve_action.pipeline.job, evolve_action.publish.post
+from evolve_action.execute.providers.registry import build_provider
+evolve_action.commands.cli.build_parser()
 print(sorted(m for m in ("anthropic", "openai", "github") if m in sys.modules))
 build_provider("openai", environ={}, api_key="k", base_url="http://127.0.0.1:9/v1").inner.client
 print(sorted(m for m in ("anthropic", "openai", "github") if m in sys.modules))
-from evolve_action.github_api import github_error, make_client
+from evolve_action.publish.github_api import github_error, make_client
 make_client("t", api_url="http://127.0.0.1:9")
 print(github_error().__name__, "github" in sys.modules)
 """
@@ -32,7 +32,7 @@ print(github_error().__name__, "github" in sys.modules)
 # modules it imported (`main` is given its arguments: as the program it would exit).
 COMMAND = """
 import json, sys
-from evolve_action.cli import main
+from evolve_action.commands.cli import main
 try:
     main(json.loads(sys.argv[1]))
 except SystemExit:
@@ -40,7 +40,10 @@ except SystemExit:
 heavy = json.loads(sys.argv[2])
 print(json.dumps({
     "heavy": sorted(m for m in heavy if m in sys.modules),
-    "commands": sorted(m for m in sys.modules if m.startswith("evolve_action.commands.")),
+    "commands": sorted(
+        m for m in sys.modules
+        if m.startswith("evolve_action.commands.") and m != "evolve_action.commands.cli"
+    ),
 }))
 """
 
@@ -109,7 +112,7 @@ with FakeLLM(script) as llm:
     os.environ.update(OPENAI_API_KEY="k", OPENAI_BASE_URL=llm.openai_base_url)
     os.environ.pop("ANTHROPIC_API_KEY", None)
     os.environ.pop("GITHUB_ACTIONS", None)
-    from evolve_action.cli import main
+    from evolve_action.commands.cli import main
     root, out = sys.argv[1], sys.argv[2]
     code = main(["run", "--base", "none", "--root", root, "--models", "openai/m",
                  "--judge-model", "openai/m", "--runs", "1", "--results-dir", out, "--quiet"])
@@ -129,8 +132,8 @@ def test_a_run_without_tools_or_comment_loads_only_its_sdk(tmp_path: Path) -> No
 
 PRELOAD = """
 import sys
-from evolve_action.providers.setup import preload_sdks
-from evolve_action.settings import from_values
+from evolve_action.execute.providers.setup import preload_sdks
+from evolve_action.settings.inputs import from_values
 
 settings = from_values({"models": sys.argv[1], "judge-model": sys.argv[2]})
 env = {"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"}
@@ -156,7 +159,7 @@ def counted(self, *args, **kwargs):
     loads.append(args)
     return original(self, *args, **kwargs)
 ssl.SSLContext.load_verify_locations = counted
-from evolve_action.providers.registry import build_provider
+from evolve_action.execute.providers.registry import build_provider
 for provider_id in ("anthropic", "openai", "anthropic", "openai"):
     build_provider(provider_id, environ={}, api_key="k", base_url="http://127.0.0.1:9").inner.client
 print(len(loads))
@@ -165,7 +168,7 @@ print(len(loads))
 
 FIRST_CALL = """
 import asyncio, sys
-from evolve_action.providers import transport
+from evolve_action.execute.providers import transport
 
 async def main():
     waiting = asyncio.create_task(transport.imported("openai"))
@@ -191,8 +194,8 @@ def test_every_sdk_client_shares_one_ssl_context() -> None:
 
 GC = """
 import gc, sys
-from evolve_action import startup
-from evolve_action.providers.setup import build_providers
+from evolve_action.util import startup
+from evolve_action.execute.providers.setup import build_providers
 
 build_providers(["openai/m"], keys={}, environ={"OPENAI_API_KEY": "k"}, max_concurrency=1)
 print(gc.isenabled(), gc.get_freeze_count() == 0)  # a library caller's collector: untouched

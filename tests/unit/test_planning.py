@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evolve_action.model import Case, Format, Origin, Skill, Suite
-from evolve_action.outcomes import Side
-from evolve_action.planning import plan_runs, runs_for, token_matches
+from evolve_action.model.evals import Case, Format, Origin, Skill, Suite
+from evolve_action.model.outcomes import Side
+from evolve_action.plan.planning import plan_runs, runs_for, token_matches
 
 MODELS = ["anthropic/claude-sonnet-4-6", "openai/gpt-5.4"]
 

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from evolve_action.outcomes import ErrorKind, Usage
-from evolve_action.providers import catalog
-from evolve_action.providers.anthropic import AnthropicProvider
-from evolve_action.providers.base import ProviderError
-from evolve_action.providers.faults import classify_status, retry_after_seconds
-from evolve_action.providers.openai import OpenAIProvider
-from evolve_action.providers.registry import NO_KEY, build_provider, credentials, resolve_model
+from evolve_action.execute.providers import catalog
+from evolve_action.execute.providers.anthropic import AnthropicProvider
+from evolve_action.execute.providers.base import ProviderError
+from evolve_action.execute.providers.faults import classify_status, retry_after_seconds
+from evolve_action.execute.providers.openai import OpenAIProvider
+from evolve_action.execute.providers.registry import (
+    NO_KEY,
+    build_provider,
+    credentials,
+    resolve_model,
+)
+from evolve_action.model.outcomes import ErrorKind, Usage
 
 
 @pytest.mark.parametrize(

@@ -4,15 +4,15 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.render.comment import (
+from evolve_action.publish.render.comment import (
     COMMENT_LIMIT,
     TemplateProblem,
     environment,
     fit_comment,
     render,
 )
-from evolve_action.render.escape import cell, code, inline
-from evolve_action.render.view import CaseRow, CommentView, FailureRow, Suggestion, SuiteRow
+from evolve_action.publish.render.escape import cell, code, inline
+from evolve_action.publish.render.view import CaseRow, CommentView, FailureRow, Suggestion, SuiteRow
 
 MARKER = "<!-- evolve:sticky key=default -->"
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from evolve_action.adaptive import CellEffort, Design, Effort, Stop
-from evolve_action.render.build import build_view
-from evolve_action.render.comment import render
+from evolve_action.publish.render.build import build_view
+from evolve_action.publish.render.comment import render
+from evolve_action.verdict.adaptive import CellEffort, Design, Effort, Stop
 from tests.fakes.reports import M1, M2, make_report, make_suite, outcome
 
 SUITE = make_suite("greeter", [("greet", 3), ("a", 10), ("b", 17), ("c", 24), ("d", 31)])

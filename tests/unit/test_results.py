@@ -11,7 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from evolve_action.model import (
+from evolve_action.model.evals import (
     Case,
     CaseKind,
     Check,
@@ -24,7 +24,7 @@ from evolve_action.model import (
     Skill,
     Suite,
 )
-from evolve_action.outcomes import (
+from evolve_action.model.outcomes import (
     ErrorKind,
     Feedback,
     ItemResult,
@@ -36,12 +36,10 @@ from evolve_action.outcomes import (
     Transcript,
     Usage,
 )
-from evolve_action.planning import Skip
-from evolve_action.results import (
+from evolve_action.plan.planning import Skip
+from evolve_action.publish.results import (
     ResultsData,
     ResultsLoadError,
-    ResultsWriteError,
-    atomic_write,
     load_results,
     merge,
     results_doc,
@@ -49,9 +47,10 @@ from evolve_action.results import (
     slug,
     write_results,
 )
-from evolve_action.results_json import aggregate_doc
-from evolve_action.results_skill_creator import aggregate_feedback
-from evolve_action.stats import aggregate
+from evolve_action.publish.results_json import aggregate_doc
+from evolve_action.publish.results_skill_creator import aggregate_feedback
+from evolve_action.util.files import ResultsWriteError, atomic_write
+from evolve_action.verdict.stats import aggregate
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 REL = "evals/greeter/evals.json"
@@ -481,7 +480,7 @@ def test_load_rejects_off_schema_and_non_json(tmp_path: Path) -> None:
 
 
 def test_load_refuses_oversized_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("evolve_action.results.MAX_RESULTS_BYTES", 10)
+    monkeypatch.setattr("evolve_action.publish.results.MAX_RESULTS_BYTES", 10)
     path = _write_doc(tmp_path / "r.json", {"schema_version": 1})
     with pytest.raises(ResultsLoadError, match="more than a results file may hold"):
         load_results(path)

@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action import sandbox
-from evolve_action.checks import CommandRunner
-from evolve_action.sandbox import (
+from evolve_action.execute import sandbox
+from evolve_action.execute.sandbox import (
     BwrapStatus,
     Choice,
     Confinement,
@@ -31,6 +30,7 @@ from evolve_action.sandbox import (
     probe_user,
     scrubbed_env,
 )
+from evolve_action.grade.checks import CommandRunner
 
 BWRAP = probe_bwrap().works
 needs_bwrap = pytest.mark.skipif(not BWRAP, reason=f"bubblewrap unusable: {probe_bwrap().reason}")
@@ -298,7 +298,7 @@ async def test_auto_without_bwrap_or_user_runs_directly_and_warns_once(
     _no_user(monkeypatch)
     sandbox._warn_unsandboxed.cache_clear()
     conf = Confinement(ws)
-    with caplog.at_level(logging.WARNING, logger="evolve_action.sandbox"):
+    with caplog.at_level(logging.WARNING, logger="evolve_action.execute.sandbox"):
         first = await conf.run("echo one", timeout_s=5)
         second = await conf.run("echo two", timeout_s=5)
     assert (first.stdout, second.stdout) == ("one\n", "two\n")
@@ -381,7 +381,7 @@ def _alive(pid: int) -> bool:
 _PEEK = """
 import asyncio, os, subprocess, sys
 from pathlib import Path
-from evolve_action.sandbox import Confinement, SandboxMode
+from evolve_action.execute.sandbox import Confinement, SandboxMode
 
 peek = f"cat /proc/{os.getpid()}/environ"
 before = subprocess.run(["/bin/sh", "-c", peek], capture_output=True, text=True).stdout
@@ -419,7 +419,7 @@ def test_unsandboxed_commands_cannot_read_our_environment(ws: Path) -> None:
 
 
 def test_the_pool_users_are_named_once(tmp_path: Path) -> None:
-    from evolve_action.sandbox_user import POOL_FIRST, POOL_SIZE, add_pool_users
+    from evolve_action.execute.sandbox_user import POOL_FIRST, POOL_SIZE, add_pool_users
 
     (tmp_path / "passwd").write_text("root:x:0:0:root:/root:/bin/sh\n")
     (tmp_path / "group").write_text("root:x:0:\n")
@@ -435,7 +435,7 @@ def test_the_pool_users_are_named_once(tmp_path: Path) -> None:
 
 
 def test_default_hidden_names_daemon_sockets_and_the_runners_checkout(host_dir: Path) -> None:
-    from evolve_action.sandbox import default_hidden
+    from evolve_action.execute.sandbox import default_hidden
 
     checkout = host_dir / "checkout"
     checkout.mkdir()

@@ -7,8 +7,8 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from evolve_action.providers.limiter import AdaptiveLimiter
-from evolve_action.scheduler import Job, JobOutcome, Scheduler, run_jobs
+from evolve_action.execute.providers.limiter import AdaptiveLimiter
+from evolve_action.execute.scheduler import Job, JobOutcome, Scheduler, run_jobs
 
 
 class Gauge:

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from evolve_action.formats import load_file
 from evolve_action.formats.base import LoadContext
-from evolve_action.model import Case, Check, Format, JudgeItem, Origin, Scale, Skill, Suite
-from evolve_action.outcomes import ItemResult, JudgeReport, Status
-from evolve_action.scoring import Verdict, policy_for
+from evolve_action.grade.scoring import Verdict, policy_for
+from evolve_action.model.evals import Case, Check, Format, JudgeItem, Origin, Scale, Skill, Suite
+from evolve_action.model.outcomes import ItemResult, JudgeReport, Status
 
 
 def suite_of(tmp_path: Path, text: str) -> Suite:

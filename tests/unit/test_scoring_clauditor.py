@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from evolve_action.formats.clauditor_items import EXTRACT_ID
-from evolve_action.model import Case, Format, Suite
-from evolve_action.outcomes import ItemResult, JudgeReport, Status
-from evolve_action.scoring import Verdict, policy_for
+from evolve_action.grade.scoring import Verdict, policy_for
+from evolve_action.model.evals import Case, Format, Suite
+from evolve_action.model.outcomes import ItemResult, JudgeReport, Status
 from tests.unit.clauditor_helpers import load_spec
 
 SECTIONS = [

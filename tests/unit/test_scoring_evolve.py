@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evolve_action.model import Case, CaseKind, Check, Format, JudgeItem, Origin, Skill, Suite
-from evolve_action.outcomes import ItemResult, JudgeReport, Status
-from evolve_action.scoring import policy_for
+from evolve_action.grade.scoring import policy_for
+from evolve_action.model.evals import Case, CaseKind, Check, Format, JudgeItem, Origin, Skill, Suite
+from evolve_action.model.outcomes import ItemResult, JudgeReport, Status
 
 ORIGIN = Origin("evals/demo/evals.json", 3)
 CHECK = Check("assertions[0]", "evolve.file_exists", "file a exists", ORIGIN, {"path": "a"})

@@ -9,7 +9,7 @@ from itertools import product
 
 import pytest
 
-from evolve_action.sequential import (
+from evolve_action.verdict.sequential import (
     Kind,
     Tally,
     block_of,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evolve_action.significance import Counts, fisher_exact, stratified_exact
+from evolve_action.verdict.significance import Counts, fisher_exact, stratified_exact
 
 
 def test_fisher_four_of_four_against_none() -> None:

@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action import workspace as workspace_module
-from evolve_action.checks.agentv_trace import tool_trajectory
-from evolve_action.discovery import discover
+from evolve_action.execute import workspace as workspace_module
 from evolve_action.formats.agentv import suite_label
 from evolve_action.formats.agentv_types import CATALOGUE, kind_of_type
-from evolve_action.judge_prompt import build_prompt
-from evolve_action.model import Check, Format, LoadResult, Suite
-from evolve_action.outcomes import ItemResult, JudgeReport, Status, ToolCall, Transcript
-from evolve_action.scoring import policy_for
+from evolve_action.formats.discovery import discover
+from evolve_action.grade.checks.agentv_trace import tool_trajectory
+from evolve_action.grade.judge_prompt import build_prompt
+from evolve_action.grade.scoring import policy_for
+from evolve_action.model.evals import Check, Format, LoadResult, Suite
+from evolve_action.model.outcomes import ItemResult, JudgeReport, Status, ToolCall, Transcript
 from tests.unit.snapshot_helpers import (
     V4,
     V5,

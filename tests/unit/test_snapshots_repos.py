@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from evolve_action.commands.validate import collect
-from evolve_action.discovery import discover
 from evolve_action.formats import load_all
-from evolve_action.model import Format, JudgeItem, Severity
+from evolve_action.formats.discovery import discover
+from evolve_action.model.evals import Format, JudgeItem, Severity
 from tests.unit.snapshot_helpers import AUTORESEARCH, DOCS_REPAIR, load_tree, snapshot
 
 CLAUDITOR_TWO_SPECS = "clauditor/wjduenow-clauditor-87d929a"

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from evolve_action.model import Case, CaseKind, Format, Origin, Skill, Suite
-from evolve_action.outcomes import ItemResult, RunResult, Side, Status, Transcript, Usage
-from evolve_action.significance import Label
-from evolve_action.stats import aggregate, consistency, side_stats, summarize
+from evolve_action.model.evals import Case, CaseKind, Format, Origin, Skill, Suite
+from evolve_action.model.outcomes import ItemResult, RunResult, Side, Status, Transcript, Usage
+from evolve_action.verdict.significance import Label
+from evolve_action.verdict.stats import aggregate, consistency, side_stats, summarize
 
 ORIGIN = Origin("evals/s/evals.json", 1)
 M1, M2 = "anthropic/claude-sonnet-4-6", "openai/gpt-5.4"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evolve_action.tails import (
+from evolve_action.verdict.tails import (
     Margins,
     Tail,
     discrete_holm,

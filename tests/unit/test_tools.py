@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from evolve_action import sandbox, tools_fs
-from evolve_action.providers.base import ToolBox, ToolResultPart
-from evolve_action.sandbox import BwrapStatus, Confinement, SandboxMode
-from evolve_action.skill_install import SkillInfo
-from evolve_action.tools import (
+from evolve_action.execute import sandbox, tools_fs
+from evolve_action.execute.providers.base import ToolBox, ToolResultPart
+from evolve_action.execute.sandbox import BwrapStatus, Confinement, SandboxMode
+from evolve_action.execute.skill_install import SkillInfo
+from evolve_action.execute.tools import (
     AGENT_TOOLS,
     JUDGE_TOOLS,
     TRIGGER_TOOLS,
@@ -21,7 +21,7 @@ from evolve_action.tools import (
     find_skill,
     system_prompt,
 )
-from evolve_action.tools_fs import glob_regex
+from evolve_action.execute.tools_fs import glob_regex
 
 SKILLS = (
     SkillInfo("pdf", "Work with PDF files.", "# PDF\nSteps.\n", ".claude/skills/pdf", ("x.py",)),

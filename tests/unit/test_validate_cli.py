@@ -8,9 +8,14 @@ from typing import Any
 
 import pytest
 
-from evolve_action.annotations import annotate, escape_data, escape_property, problem_annotation
-from evolve_action.cli import main
-from evolve_action.model import Origin, Problem, Severity
+from evolve_action.commands.cli import main
+from evolve_action.model.evals import Origin, Problem, Severity
+from evolve_action.publish.annotations import (
+    annotate,
+    escape_data,
+    escape_property,
+    problem_annotation,
+)
 
 GOOD = '{"evals": [{"id": 1, "prompt": "Summarize", "expectations": ["It is short"]}]}'
 TWO = (

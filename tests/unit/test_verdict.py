@@ -9,7 +9,7 @@ from math import comb
 
 import pytest
 
-from evolve_action.verdict import Cell, CellKey, Finding, decide
+from evolve_action.verdict.decide import Cell, CellKey, Finding, decide
 
 ALPHA = 0.05
 

@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from evolve_action.gate import evaluate
-from evolve_action.model import Suite
-from evolve_action.outcomes import RunResult
-from evolve_action.render.build import build_view
-from evolve_action.render.comment import render
-from evolve_action.settings import Settings
-from evolve_action.significance import Label
+from evolve_action.model.evals import Suite
+from evolve_action.model.outcomes import RunResult
+from evolve_action.publish.render.build import build_view
+from evolve_action.publish.render.comment import render
+from evolve_action.settings.inputs import Settings
+from evolve_action.verdict.gate import evaluate
+from evolve_action.verdict.significance import Label
 from tests.fakes.reports import M1, M2, make_report, make_suite, outcome
 
 Counts = tuple[int, int]  # (passed, failed)

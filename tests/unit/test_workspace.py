@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.model import Case, CaseKind, Fixture, Format, Origin, Skill, Suite
-from evolve_action.skill_install import first_paragraph, parse_skill_md
-from evolve_action.workspace import WorkspaceError, prepare, repo_root
+from evolve_action.execute.skill_install import first_paragraph, parse_skill_md
+from evolve_action.execute.workspace import WorkspaceError, prepare, repo_root
+from evolve_action.model.evals import Case, CaseKind, Fixture, Format, Origin, Skill, Suite
 
 ORIGIN = Origin("evals/demo/evals.json", 3)
 SKILL_MD = "---\nname: demo\ndescription: Does demo things.\n---\n# Demo\n\nUse it well.\n"
@@ -145,7 +145,7 @@ def test_changed_files_never_runs_config_planted_in_the_workspace(
 def test_keep_leaves_the_workspace_and_logs_its_path(
     repo: Path, base: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.INFO, logger="evolve_action.workspace"):
+    with caplog.at_level(logging.INFO, logger="evolve_action.execute.workspace"):
         ws = prepare(make_suite(repo), make_case(), base_dir=base, keep=True)
         ws.cleanup()
     assert ws.root.is_dir()

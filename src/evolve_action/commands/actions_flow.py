@@ -13,23 +13,24 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TextIO
 
-from evolve_action import job
-from evolve_action.annotations import annotate
-from evolve_action.changes import GitError
-from evolve_action.commands.run import print_run, print_summary
-from evolve_action.config import RepoConfig
-from evolve_action.events import Action, Event, EventError, decide, from_environ
+from evolve_action.execute.providers.setup import ModelChoiceError
+from evolve_action.execute.sandbox import unconfined_refusal
 from evolve_action.formats import load_all
-from evolve_action.github_api import Publisher, make_client
-from evolve_action.pipeline import Request
-from evolve_action.providers.setup import ModelChoiceError
-from evolve_action.publish import RunnerFiles, publish_validation_only
-from evolve_action.render.build import build_view
-from evolve_action.render.comment import render
-from evolve_action.results import ResultsWriteError
-from evolve_action.sandbox import unconfined_refusal
-from evolve_action.settings import Mode, Settings
-from evolve_action.sides import Sides, event_sides, local_sides
+from evolve_action.model.outcomes import RunResult, Status
+from evolve_action.pipeline import job
+from evolve_action.pipeline.orchestrate import Request
+from evolve_action.plan.changes import GitError
+from evolve_action.plan.planning import RunSpec
+from evolve_action.plan.sides import Sides, event_sides, local_sides
+from evolve_action.publish.annotations import annotate
+from evolve_action.publish.github_api import Publisher, make_client
+from evolve_action.publish.post import RunnerFiles, publish_validation_only
+from evolve_action.publish.render.build import build_view
+from evolve_action.publish.render.comment import render
+from evolve_action.settings.config import RepoConfig
+from evolve_action.settings.events import Action, Event, EventError, decide, from_environ
+from evolve_action.settings.inputs import Mode, Settings
+from evolve_action.util.files import ResultsWriteError
 
 REFUSAL = (
     "pull_request_target runs with secrets and a write token; evolve-action will not run the"
@@ -157,3 +158,30 @@ def run_in_actions(
     )  # fmt: skip
     done = _finish(setup, sides, out)
     return done if isinstance(done, int) else done[0]
+
+
+def print_run(out: TextIO, spec: RunSpec, result: RunResult) -> None:
+    mark = {Status.PASS: "PASS ", Status.FAIL: "FAIL ", Status.ERROR: "ERROR"}[result.status]
+    where = f"{spec.suite.rel} {spec.case.id} {spec.model} #{spec.repetition}"
+    if spec.side.value == "base":
+        where = f"[base] {where}"
+    detail = f"score {result.score:.2f}" if result.status is not Status.ERROR else result.error
+    cached = " (cached)" if result.cached else ""
+    print(f"{mark} {where}  {detail}{cached}", file=out)
+    for item in result.items:
+        if item.passed is False:
+            print(f"        ✗ {item.text}: {item.evidence}", file=out)
+    out.flush()
+
+
+def print_summary(out: TextIO, results: list[RunResult], *, invalid: int) -> int:
+    counts = {status: sum(r.status is status for r in results) for status in Status}
+    cost = sum(r.transcript.usage.cost_usd or 0 for r in results) + sum(
+        r.judge.usage.cost_usd or 0 for r in results
+    )
+    print(
+        f"{len(results)} runs: {counts[Status.PASS]} passed, {counts[Status.FAIL]} failed,"
+        f" {counts[Status.ERROR]} errors; {invalid} invalid eval files; ${cost:.4f}",
+        file=out,
+    )
+    return 1 if invalid or counts[Status.FAIL] or counts[Status.ERROR] else 0

@@ -78,7 +78,7 @@ def run_arguments(repo: Path, results: Path, cassettes: Path, *, record: bool) -
 
 
 def execute(args: argparse.Namespace) -> int:
-    from evolve_action.cli import main
+    from evolve_action.commands.cli import main
 
     examples = (args.examples or examples_dir()).resolve()
     cassettes = examples / "demo-cassettes"

@@ -23,26 +23,24 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from evolve_action import __version__, adaptive_verdict, stats
-from evolve_action.annotations import annotate
-from evolve_action.config import RepoConfig
-from evolve_action.events import Event, EventError, from_environ
-from evolve_action.gate import evaluate
-from evolve_action.github_api import Publisher, make_client
-from evolve_action.layering import layer, overridden, read_config, recorded_settings
-from evolve_action.publish import RunnerFiles, publish
-from evolve_action.render.build import ReportInput, build_view
-from evolve_action.render.comment import render
-from evolve_action.results import (
+from evolve_action import __version__
+from evolve_action.publish.annotations import annotate
+from evolve_action.publish.github_api import Publisher, make_client
+from evolve_action.publish.post import RunnerFiles, publish
+from evolve_action.publish.render.build import build_view
+from evolve_action.publish.render.comment import render
+from evolve_action.publish.render.report import ReportInput
+from evolve_action.publish.results import (
     LoadedResults,
     ResultsData,
     ResultsLoadError,
-    ResultsWriteError,
     load_results,
     merge,
     write_results,
 )
-from evolve_action.settings import (
+from evolve_action.settings.config import RepoConfig
+from evolve_action.settings.events import Event, EventError, from_environ
+from evolve_action.settings.inputs import (
     INPUTS,
     Settings,
     SettingsError,
@@ -50,6 +48,10 @@ from evolve_action.settings import (
     from_values,
     raw_inputs,
 )
+from evolve_action.settings.layering import layer, overridden, read_config, recorded_settings
+from evolve_action.util.files import ResultsWriteError
+from evolve_action.verdict import adaptive_verdict, stats
+from evolve_action.verdict.gate import evaluate
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -13,14 +13,9 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
 
-from evolve_action.model import Severity
-from evolve_action.outcomes import RunResult, Status
-from evolve_action.settings import INPUTS, SettingsError, field_name, raw_inputs
-
-if TYPE_CHECKING:
-    from evolve_action.planning import RunSpec
+from evolve_action.model.evals import Severity
+from evolve_action.settings.inputs import INPUTS, SettingsError, field_name, raw_inputs
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +69,7 @@ def execute(args: argparse.Namespace) -> int:
         print(f"evolve-action: --root {root} is not a directory", file=sys.stderr)
         return 2
     # The SDKs take a second or more to import: only a run that needs them pays for it.
-    from evolve_action.pipeline import Request, effective_settings
+    from evolve_action.pipeline.orchestrate import Request, effective_settings
 
     request = Request(
         values=values,
@@ -93,7 +88,7 @@ def execute(args: argparse.Namespace) -> int:
         print(problem.render(), file=sys.stderr)
     if any(p.severity is Severity.ERROR for p in config_problems):
         return 2
-    from evolve_action.providers.setup import preload_sdks
+    from evolve_action.execute.providers.setup import preload_sdks
 
     preload_sdks(settings, environ, replay=args.replay is not None)  # beside git and loading
     from evolve_action.commands import actions_flow
@@ -104,30 +99,3 @@ def execute(args: argparse.Namespace) -> int:
     return actions_flow.run_locally(
         request, settings, config, args.base, sys.stdout, quiet=args.quiet
     )
-
-
-def print_run(out: TextIO, spec: RunSpec, result: RunResult) -> None:
-    mark = {Status.PASS: "PASS ", Status.FAIL: "FAIL ", Status.ERROR: "ERROR"}[result.status]
-    where = f"{spec.suite.rel} {spec.case.id} {spec.model} #{spec.repetition}"
-    if spec.side.value == "base":
-        where = f"[base] {where}"
-    detail = f"score {result.score:.2f}" if result.status is not Status.ERROR else result.error
-    cached = " (cached)" if result.cached else ""
-    print(f"{mark} {where}  {detail}{cached}", file=out)
-    for item in result.items:
-        if item.passed is False:
-            print(f"        ✗ {item.text}: {item.evidence}", file=out)
-    out.flush()
-
-
-def print_summary(out: TextIO, results: list[RunResult], *, invalid: int) -> int:
-    counts = {status: sum(r.status is status for r in results) for status in Status}
-    cost = sum(r.transcript.usage.cost_usd or 0 for r in results) + sum(
-        r.judge.usage.cost_usd or 0 for r in results
-    )
-    print(
-        f"{len(results)} runs: {counts[Status.PASS]} passed, {counts[Status.FAIL]} failed,"
-        f" {counts[Status.ERROR]} errors; {invalid} invalid eval files; ${cost:.4f}",
-        file=out,
-    )
-    return 1 if invalid or counts[Status.FAIL] or counts[Status.ERROR] else 0

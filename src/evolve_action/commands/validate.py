@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from evolve_action import config, discovery
-from evolve_action.annotations import problem_annotation
-from evolve_action.formats import load_file, load_found
+from evolve_action.formats import discovery, load_file, load_found
 from evolve_action.formats.base import LoadContext
-from evolve_action.model import Format, LoadResult, Origin, Problem, Severity
+from evolve_action.model.evals import Format, LoadResult, Origin, Problem, Severity
+from evolve_action.publish.annotations import problem_annotation
+from evolve_action.settings import config
 
 ALIASES = {"skill-creator": Format.EVOLVE}
 FORMAT_NAMES = sorted([*(f.value for f in Format), *ALIASES])

@@ -15,10 +15,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from evolve_action import discovery
-from evolve_action.documents import Document, DocumentError, read
+from evolve_action.formats import discovery
 from evolve_action.formats.base import LoadContext
-from evolve_action.model import Format, LoadResult, Origin, Problem, Severity
+from evolve_action.formats.documents import Document, DocumentError, read
+from evolve_action.model.evals import Format, LoadResult, Origin, Problem, Severity
 
 MODULES: dict[Format, str] = {
     Format.EVOLVE: "evolve",

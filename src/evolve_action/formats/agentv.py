@@ -18,7 +18,6 @@ from typing import Any
 
 import re2
 
-from evolve_action.documents import Document
 from evolve_action.formats import agentv_workspace
 from evolve_action.formats.agentv_case import build_case
 from evolve_action.formats.agentv_common import (
@@ -34,7 +33,9 @@ from evolve_action.formats.agentv_tests import case_rows, read_src
 from evolve_action.formats.agentv_vars import without_env
 from evolve_action.formats.agentv_workspace import Workspace
 from evolve_action.formats.base import LoadContext, Problems
-from evolve_action.model import (
+from evolve_action.formats.documents import Document
+from evolve_action.formats.placement import GENERIC_STEMS, feature_folder
+from evolve_action.model.evals import (
     Case,
     Check,
     Fixture,
@@ -45,7 +46,6 @@ from evolve_action.model import (
     Skill,
     Suite,
 )
-from evolve_action.placement import GENERIC_STEMS, feature_folder
 
 # Spec rule: lowercase letters, digits and single hyphens; starts with a letter; 2-64 long.
 _NAME = re2.compile(r"^[a-z](?:[a-z0-9]|-[a-z0-9])*$")

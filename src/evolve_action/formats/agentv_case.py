@@ -22,7 +22,8 @@ from evolve_action.formats.agentv_common import (
     number,
     text,
 )
-from evolve_action.formats.agentv_evaluators import Evaluator, parse_list
+from evolve_action.formats.agentv_composite import Evaluator
+from evolve_action.formats.agentv_evaluators import parse_list
 from evolve_action.formats.agentv_input import (
     Preset,
     Prompt,
@@ -35,7 +36,7 @@ from evolve_action.formats.agentv_input import (
 from evolve_action.formats.agentv_keys import check_keys
 from evolve_action.formats.agentv_rubrics import parse_rubrics
 from evolve_action.formats.agentv_vars import with_vars
-from evolve_action.model import Case, Check, Fixture
+from evolve_action.model.evals import Case, Check, Fixture
 
 OUTCOME_KEYS = ("expected_outcome", "criteria", "outcome")
 

@@ -13,16 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evolve_action.documents import Document
 from evolve_action.formats.base import Problems
-from evolve_action.model import Origin
+from evolve_action.formats.documents import Document
+from evolve_action.model.evals import AGENTV_THRESHOLD, Origin
 
 At = tuple[str | int, ...]
 
 # A required item or evaluator written as `required: true` must score at least this much
 # (the later spec's rule; the verdict bands of spec v1 call 0.8 a pass).
 REQUIRED_TRUE_FLOOR = 0.8
-DEFAULT_THRESHOLD = 0.8
+DEFAULT_THRESHOLD = AGENTV_THRESHOLD
 
 
 @dataclass

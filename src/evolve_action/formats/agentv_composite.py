@@ -9,16 +9,14 @@ result, are rejected with a reason.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from evolve_action.formats.agentv_common import At, Src, mapping, number, string_list
+from evolve_action.formats.agentv_rubrics import Rubric
 from evolve_action.formats.agentv_types import kind_of_type
-
-if TYPE_CHECKING:
-    from evolve_action.formats.agentv_evaluators import Evaluator
-
-    ParseList = Callable[[Src, At, Any], tuple[Evaluator, ...]]
+from evolve_action.model.evals import Origin
 
 MAX_COMPOSITE_DEPTH = 16  # deeper trees are a mistake, and would exhaust Python's stack
 CHILD_KEYS = ("assertions", "evaluators")  # a composite's children: AgentV 4's name, then 2's
@@ -30,6 +28,24 @@ AGGREGATORS = (
     "safety_gate",
     "all_or_nothing",
 )
+
+
+@dataclass(frozen=True)
+class Evaluator:
+    name: str
+    type: str  # normalized: an agentv_types kind, a text kind folded to its rule, skill_used
+    origin: Origin
+    weight: float = 1.0
+    required: float | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+    rubrics: tuple[Rubric, ...] = ()
+    children: tuple[Evaluator, ...] = ()
+    aggregator: Mapping[str, Any] | None = None
+    template: str | None = None  # llm_judge prompt, read from its file when it names one
+    negate: bool = False  # AgentV 4: the score is inverted (1 - score), pass and fail swap
+
+
+ParseList = Callable[[Src, At, Any], tuple[Evaluator, ...]]
 
 
 def composite(

@@ -8,8 +8,6 @@ checks and judge items. Every generation's type names are accepted (`code_judge`
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from evolve_action.formats import agentv_params as params
@@ -23,11 +21,10 @@ from evolve_action.formats.agentv_common import (
     resolve_file,
     root_rel,
 )
-from evolve_action.formats.agentv_composite import CHILD_KEYS, composite
+from evolve_action.formats.agentv_composite import CHILD_KEYS, Evaluator, composite
 from evolve_action.formats.agentv_rubrics import Rubric, parse_rubrics
 from evolve_action.formats.agentv_template import TEMPLATE_VARIABLES, variables_in
 from evolve_action.formats.agentv_types import accepted_types, kind_of_type
-from evolve_action.model import Origin
 
 METRIC_KINDS = ("execution_metrics", "latency", "cost", "token_usage")
 SKILL_KINDS = ("skill_used", "not_skill_used", "skill_trigger")
@@ -61,21 +58,6 @@ OWN_KEYS: dict[str, frozenset[str]] = {
     "text": frozenset({"value", "values", "flags"}),
 }
 PROMPT_EXTENSIONS = (".md", ".txt", ".prompt", ".j2", ".jinja", ".hbs", ".mustache", ".tmpl")
-
-
-@dataclass(frozen=True)
-class Evaluator:
-    name: str
-    type: str  # normalized: an agentv_types kind, a text kind folded to its rule, skill_used
-    origin: Origin
-    weight: float = 1.0
-    required: float | None = None
-    params: Mapping[str, Any] = field(default_factory=dict)
-    rubrics: tuple[Rubric, ...] = ()
-    children: tuple[Evaluator, ...] = ()
-    aggregator: Mapping[str, Any] | None = None
-    template: str | None = None  # llm_judge prompt, read from its file when it names one
-    negate: bool = False  # AgentV 4: the score is inverted (1 - score), pass and fail swap
 
 
 def parse_list(src: Src, at: At, value: Any) -> tuple[Evaluator, ...]:

@@ -18,7 +18,7 @@ from typing import Any
 
 from evolve_action.formats.agentv_common import At, Src, resolve_file, root_rel
 from evolve_action.formats.agentv_vars import fill
-from evolve_action.model import Fixture, Message
+from evolve_action.model.evals import Fixture, Message
 
 ROLES = ("system", "user", "assistant", "tool")
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evolve_action.formats.agentv_common import At, Src, fmt_num
-from evolve_action.formats.agentv_evaluators import Evaluator
+from evolve_action.formats.agentv_composite import Evaluator
 from evolve_action.formats.agentv_rubrics import Rubric
 from evolve_action.formats.agentv_template import RUN_VARIABLES, render, variables_in
-from evolve_action.model import Check, Item, JudgeItem, Scale
+from evolve_action.model.evals import Check, Item, JudgeItem, Scale
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from evolve_action.formats.agentv_common import (
     string_list,
     text,
 )
-from evolve_action.formats.base import regex_problem
+from evolve_action.util.regex import regex_problem
 
 SCRIPT_EXTENSIONS = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".sh", ".rb", ".pl")
 _COMMON_KEYS = {"name", "type", "weight", "required", "config"}

@@ -19,7 +19,7 @@ from evolve_action.formats.agentv_common import (
     required_floor,
     text,
 )
-from evolve_action.model import Origin
+from evolve_action.model.evals import Origin
 
 # Authors' words for what a rubric item says, oldest first.
 TEXT_KEYS = ("expected_outcome", "outcome", "criteria", "description", "value")

@@ -12,7 +12,8 @@ from typing import Any
 
 from evolve_action.formats.agentv_case import Defaults
 from evolve_action.formats.agentv_common import At, Src, kind_of, number, resolve_file
-from evolve_action.formats.agentv_evaluators import Evaluator, parse_list
+from evolve_action.formats.agentv_composite import Evaluator
+from evolve_action.formats.agentv_evaluators import parse_list
 from evolve_action.formats.agentv_input import Prompt, preset_of
 from evolve_action.formats.agentv_keys import check_keys
 from evolve_action.formats.agentv_template import prompt_template

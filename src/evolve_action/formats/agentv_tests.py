@@ -17,12 +17,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from evolve_action.discovery_refs import glob_inside
-from evolve_action.documents import DocumentError, read
 from evolve_action.formats.agentv_common import At, Src, kind_of, resolve_file
 from evolve_action.formats.agentv_vars import without_env
 from evolve_action.formats.base import Problems
-from evolve_action.model import Origin, Problem
+from evolve_action.formats.discovery_refs import glob_inside
+from evolve_action.formats.documents import DocumentError, read
+from evolve_action.model.evals import Origin, Problem
 
 CASE_KEYS = ("evalcases", "eval_cases", "cases", "tests")
 FILE_PROTOCOL = "file://"

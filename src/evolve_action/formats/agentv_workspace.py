@@ -21,7 +21,7 @@ from typing import Any
 
 from evolve_action.formats.agentv_common import At, Src, kind_of, rel_dir, resolve_file
 from evolve_action.formats.agentv_tests import read_src
-from evolve_action.model import Fixture
+from evolve_action.model.evals import Fixture
 
 SKILL_HOMES = (".claude/skills", ".agents/skills", ".codex/skills", ".github/skills")
 SKILL_HOMES_MORE = (".copilot/skills",)

@@ -1,4 +1,4 @@
-"""What every format loader shares: its input context, a problem collector, RE2 compilation.
+"""What every format loader shares: its input context, a problem collector.
 
 A loader is `load(doc: Document, ctx: LoadContext) -> LoadResult`. It never raises for bad
 input: every problem becomes a `Problem` at `file:line` naming the field and what to do, and a
@@ -8,14 +8,10 @@ file with errors yields `LoadResult(suite=None, ...)` so the rest of the work go
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
-import re2
-
-from evolve_action.documents import Document, pointer
-from evolve_action.model import Origin, Problem, Severity, Skill
+from evolve_action.formats.documents import Document, pointer
+from evolve_action.model.evals import Origin, Problem, Severity, Skill
 
 
 @dataclass(frozen=True)
@@ -45,36 +41,3 @@ class Problems:
     @property
     def has_errors(self) -> bool:
         return any(p.severity is Severity.ERROR for p in self.items)
-
-
-class RegexError(ValueError):
-    """RE2 rejected a pattern (lookaround, backreferences, bad syntax)."""
-
-
-@lru_cache(maxsize=4096)
-def compile_re2(pattern: str, *, multiline: bool = False, ignore_case: bool = False) -> Any:
-    """Compile a user regex with RE2 (linear time), quietly: errors come back as `RegexError`.
-
-    RE2 logs parse errors to stderr through absl unless `log_errors` is off.
-    """
-    options = re2.Options()
-    options.log_errors = False
-    prefix = ("(?m)" if multiline else "") + ("(?i)" if ignore_case else "")
-    try:
-        return re2.compile(prefix + pattern, options)
-    except re2.error as exc:
-        detail = exc.args[0] if exc.args else "invalid pattern"
-        if isinstance(detail, bytes):
-            detail = detail.decode("utf-8", "replace")
-        raise RegexError(str(detail)) from exc
-    except (TypeError, ValueError) as exc:
-        raise RegexError(str(exc)) from exc
-
-
-def regex_problem(pattern: str, *, multiline: bool = False) -> str | None:
-    """None when RE2 accepts the pattern, else a message saying why and what to do."""
-    try:
-        compile_re2(pattern, multiline=multiline)
-    except RegexError as exc:
-        return f"invalid RE2 pattern {pattern!r}: {exc}; RE2 has no lookaround or backreferences"
-    return None

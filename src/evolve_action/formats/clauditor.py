@@ -19,11 +19,21 @@ from typing import Any
 
 import re2
 
-from evolve_action.documents import Document
 from evolve_action.formats import clauditor_fields as f
 from evolve_action.formats import clauditor_files, clauditor_items, clauditor_sections
 from evolve_action.formats.base import LoadContext, Problems
-from evolve_action.model import Case, CaseKind, Check, Format, Item, LoadResult, Suite
+from evolve_action.formats.documents import Document
+from evolve_action.model.evals import (
+    CLAUDITOR_MIN_MEAN_SCORE,
+    CLAUDITOR_MIN_PASS_RATE,
+    Case,
+    CaseKind,
+    Check,
+    Format,
+    Item,
+    LoadResult,
+    Suite,
+)
 
 TOP_LEVEL = (
     "$schema",
@@ -50,8 +60,8 @@ TOP_LEVEL = (
     "sync_tasks",
 )
 # clauditor's defaults (reference B.6, B.7).
-MIN_PASS_RATE = 0.7
-MIN_MEAN_SCORE = 0.5
+MIN_PASS_RATE = CLAUDITOR_MIN_PASS_RATE
+MIN_MEAN_SCORE = CLAUDITOR_MIN_MEAN_SCORE
 N_RUNS = 5
 MIN_STABILITY = 0.8
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from evolve_action.formats import clauditor_fields as f
 from evolve_action.formats.base import LoadContext, Problems
-from evolve_action.model import Fixture
+from evolve_action.model.evals import Fixture
 
 
 def input_files(p: Problems, raw: Any, spec_dir: Path) -> list[Fixture]:

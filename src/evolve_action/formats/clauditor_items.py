@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from evolve_action import clauditor_formats
-from evolve_action.documents import pointer
 from evolve_action.formats import clauditor_fields as f
-from evolve_action.formats.base import Problems, regex_problem
-from evolve_action.model import Check, JudgeItem, Scale
+from evolve_action.formats.base import Problems
+from evolve_action.formats.documents import pointer
+from evolve_action.model import clauditor_formats
+from evolve_action.model.evals import Check, JudgeItem, Scale
+from evolve_action.util.regex import regex_problem
 
 EXTRACT_ID = "L2:extract"
 

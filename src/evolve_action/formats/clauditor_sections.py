@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from evolve_action import clauditor_formats
 from evolve_action.formats import clauditor_fields as f
-from evolve_action.formats.base import Problems, regex_problem
+from evolve_action.formats.base import Problems
 from evolve_action.formats.clauditor_items import EXTRACT_ID, Ids
-from evolve_action.model import JudgeItem, Scale
+from evolve_action.model import clauditor_formats
+from evolve_action.model.evals import JudgeItem, Scale
+from evolve_action.util.regex import regex_problem
 
 At = tuple[str | int, ...]
 

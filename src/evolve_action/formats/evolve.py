@@ -17,11 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from evolve_action.documents import Document
 from evolve_action.formats.base import LoadContext, Problems
+from evolve_action.formats.documents import Document
 from evolve_action.formats.evolve_assertions import AssertionReader, Lenient, fold
 from evolve_action.formats.evolve_files import FixtureResolver
-from evolve_action.model import (
+from evolve_action.model.evals import (
     Case,
     Format,
     Item,

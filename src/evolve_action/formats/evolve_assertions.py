@@ -11,8 +11,9 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from evolve_action.formats.base import Problems, regex_problem
-from evolve_action.model import Check, Item, JudgeItem, Scale, Severity
+from evolve_action.formats.base import Problems
+from evolve_action.model.evals import Check, Item, JudgeItem, Scale, Severity
+from evolve_action.util.regex import regex_problem
 
 DETERMINISTIC = ("file_exists", "file_absent", "regex", "not_regex", "command", "tool_call")
 TYPES = (*DETERMINISTIC, "llm")

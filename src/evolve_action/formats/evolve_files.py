@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evolve_action.formats.base import Problems
-from evolve_action.model import Fixture
+from evolve_action.model.evals import Fixture
 
 INLINE = (
     "inline file content is not supported; list fixture paths relative to the evals file"

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from evolve_action.documents import Document
 from evolve_action.formats.base import LoadContext, Problems
+from evolve_action.formats.documents import Document
 from evolve_action.formats.skill_evaluator_input import Staging, task_prompt
 from evolve_action.formats.skill_evaluator_items import (
     At,
@@ -26,7 +26,7 @@ from evolve_action.formats.skill_evaluator_items import (
     rubric_items,
     structural_check,
 )
-from evolve_action.model import (
+from evolve_action.model.evals import (
     Case,
     Format,
     Item,

@@ -18,10 +18,10 @@ import posixpath
 from pathlib import Path
 from typing import Any
 
-from evolve_action.documents import Document
 from evolve_action.formats.base import LoadContext, Problems
+from evolve_action.formats.documents import Document
 from evolve_action.formats.skill_evaluator_items import At, Fields, kind_of
-from evolve_action.model import Fixture
+from evolve_action.model.evals import Fixture
 
 GUIDED = "guided-conversation"
 

@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from evolve_action.formats.base import Problems, regex_problem
-from evolve_action.model import Check, JudgeItem, Scale
+from evolve_action.formats.base import Problems
+from evolve_action.model.evals import Check, JudgeItem, Scale
+from evolve_action.util.regex import regex_problem
 
 At = tuple[str | int, ...]
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from evolve_action.documents import Document, pointer
 from evolve_action.formats.base import LoadContext, Problems
+from evolve_action.formats.documents import Document, pointer
 from evolve_action.formats.evolve_assertions import fold
-from evolve_action.model import Case, CaseKind, Check, Format, LoadResult, Severity, Suite
+from evolve_action.model.evals import Case, CaseKind, Check, Format, LoadResult, Severity, Suite
 
 SHAPE = (
     'a trigger set is {"triggers": [{"query": "...", "should_trigger": true}]} (evolve) or a'

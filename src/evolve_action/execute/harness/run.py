@@ -1,0 +1,312 @@
+"""`harness: cli`: one eval run through the real Claude Code or Codex, as a `Transcript`.
+
+`open_cli_harness` (one per job) finds or installs the CLIs the chosen models need and starts
+the credential proxy with the real keys. `CliHarness.run` then runs one case: it opens a proxy
+session (a dummy key), has the confinement run the relay, which runs the CLI in the workspace
+with the prompt on stdin, reads the CLI's event stream and returns what the SDK loop returns.
+Everything after (checks, judge, verdicts, results, comment) cannot tell the harnesses apart.
+
+Each run's CLI state (`~/.claude`, `~/.codex`) is in the workspace's own HOME, which the
+confinement creates and the workspace's removal deletes: nothing is shared between runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evolve_action.execute.agent import AgentError
+from evolve_action.execute.harness import claude, codex, relay
+from evolve_action.execute.harness.cassette import CliCassettes
+from evolve_action.execute.harness.events import CliOutcome
+from evolve_action.execute.harness.forward import Upstream
+from evolve_action.execute.harness.install import CliBinary, InstallError, default_dir, locate
+from evolve_action.execute.harness.proxy import CredentialProxy, Session
+from evolve_action.execute.harness.relay import PORT_MARK
+from evolve_action.execute.providers import catalog
+from evolve_action.execute.providers.base import ProviderError
+from evolve_action.execute.providers.faults import RetryPolicy
+from evolve_action.execute.providers.limiter import AdaptiveLimiter
+from evolve_action.execute.providers.registry import credentials
+from evolve_action.execute.sandbox import (
+    DEFAULT_PATH,
+    HOME_DIR,
+    TMP_DIR,
+    Confinement,
+    python_for_commands,
+)
+from evolve_action.model.evals import Case, CaseKind, split_model
+from evolve_action.model.outcomes import ErrorKind, Transcript
+from evolve_action.plan.fingerprints import case_digest, tree_digest
+from evolve_action.plan.planning import RunSpec
+from evolve_action.settings.inputs import Harness
+
+log = logging.getLogger(__name__)
+
+CLI_FOR = {claude.PROVIDER: claude.NAME, codex.PROVIDER: codex.NAME}
+PUBLIC_API = {
+    claude.PROVIDER: "https://api.anthropic.com",
+    codex.PROVIDER: "https://api.openai.com/v1",
+}
+SOCKET = f"{TMP_DIR}/evolve-proxy.sock"
+OUTPUT_CAP = 32 << 20  # evolve keeps up to 32 MiB of a CLI's stdout
+
+
+def _error(kind: ErrorKind, message: str, transcript: Transcript, spec: RunSpec) -> AgentError:
+    """An error run, as the SDK loop reports one: `transcript` keeps what the CLI did."""
+    provider, _ = split_model(spec.model)
+    cause = ProviderError(kind, message, provider=provider)
+    return AgentError(cause, transcript, label=spec.case.id)
+
+
+@dataclass
+class CliHarness:
+    proxy: CredentialProxy
+    binaries: dict[str, CliBinary]
+    unavailable: dict[str, str] = field(default_factory=dict)  # CLI → why it cannot run
+    path: str = DEFAULT_PATH  # the job's PATH, which the CLI's own commands get too
+
+    def describe(self) -> str:
+        """The harness in a run's fingerprint: a new CLI version is new work."""
+        versions = sorted(f"{b.name} {b.version}" for b in self.binaries.values())
+        return "cli:" + ",".join(versions)
+
+    def skills_dir(self, model: str) -> str:
+        """Where the CLI for `model` looks for skills in its working directory."""
+        provider, _ = split_model(model)
+        return codex.SKILLS_DIR if provider == codex.PROVIDER else claude.SKILLS_DIR
+
+    async def run(
+        self,
+        spec: RunSpec,
+        workspace: Path,
+        *,
+        max_turns: int,
+        timeout_s: float,
+        network: bool,
+    ) -> Transcript:
+        """Run `spec.case` with the CLI for its model, within `max_turns` and `timeout_s`.
+
+        Raises `AgentError` (as `agent.run_agent` does) when nothing gradable came out."""
+        provider, bare = split_model(spec.model)
+        name = CLI_FOR[provider]
+        binary = self.binaries.get(name)
+        if binary is None:
+            why = self.unavailable.get(name, f"{name} is not available")
+            raise _error(ErrorKind.HARNESS, why, Transcript(), spec)
+        session = self.proxy.open(
+            provider,
+            _identity(spec, binary),
+            max_requests=max_turns if name == codex.NAME else None,
+        )
+        try:
+            self.proxy.listen_unix(session, workspace / SOCKET)
+            for state in (".claude", ".codex"):
+                (workspace / HOME_DIR / state).mkdir(parents=True, exist_ok=True)
+            confinement = Confinement(workspace, network=network, output_cap=OUTPUT_CAP)
+            sandboxed = await asyncio.to_thread(lambda: confinement.sandboxed)
+            argv, env = self._command(name, binary, session, bare, spec.case, max_turns, sandboxed)
+            argv[:0] = [*_relay(env), "--"]
+            extra = {**(claude.ENV if name == claude.NAME else {}), "PATH": self._path(binary)}
+            done = await confinement.run(
+                argv, timeout_s=timeout_s, stdin=_prompt(spec.case), extra_env=extra
+            )
+        finally:
+            await asyncio.to_thread(self.proxy.close, session)
+        if done.error:
+            raise _error(ErrorKind.HARNESS, f"{name}: {done.error}", Transcript(), spec)
+        parse = claude.parse if name == claude.NAME else codex.parse
+        outcome = parse(done.stdout, exit_code=done.exit_code, stderr=done.stderr)
+        transcript = _transcript(outcome, session, spec.model, binary, done.duration_s)
+        if done.timed_out:
+            transcript.stop_reason = "timeout"
+            transcript.notes.append(f"timed out after {timeout_s:g} s")
+        elif session.capped:
+            transcript.stop_reason = "max_turns"
+            transcript.notes.append(f"stopped at the turn cap ({max_turns} turns)")
+        if session.failure is not None:  # the provider failed for good: as in the SDK loop
+            failure = session.failure
+            raise _error(failure.kind, failure.message, transcript, spec)
+        if outcome.error and not done.timed_out and not session.capped:
+            raise _error(outcome.error_kind, f"{name}: {outcome.error}", transcript, spec)
+        return transcript
+
+    def _command(
+        self,
+        name: str,
+        binary: CliBinary,
+        session: Session,
+        model: str,
+        case: Case,
+        max_turns: int,
+        sandboxed: bool,
+    ) -> tuple[list[str], dict[str, str]]:
+        base = f"http://127.0.0.1:{PORT_MARK}"
+        system = case.system or None
+        if name == claude.NAME:
+            argv = claude.command(
+                str(binary.path),
+                model=model,
+                max_turns=max_turns,
+                trigger=case.kind is CaseKind.TRIGGER,
+                sandboxed=sandboxed,
+                system=system,
+            )
+            return argv, claude.endpoint(base, session.token)
+        argv = codex.command(
+            str(binary.path), model=model, base_url=base, sandboxed=sandboxed, system=system
+        )
+        return argv, codex.endpoint(base, session.token)
+
+    def _path(self, binary: CliBinary) -> str:
+        return ":".join([*(str(d) for d in binary.path_dirs), self.path])
+
+
+def _relay(env: Mapping[str, str]) -> list[str]:
+    # -I: the relay starts in the workspace, whose files must never shadow our modules. Its
+    # source goes on the command line (it is standard library only): run as a sandbox user,
+    # neither our venv nor the package's files need be within that user's reach.
+    source = Path(relay.__file__).read_text(encoding="utf-8")
+    argv = [python_for_commands(), "-I", "-S", "-c", source, "--socket", SOCKET]
+    for name, value in env.items():
+        argv += ["--setenv", name, value]
+    return argv
+
+
+def _prompt(case: Case) -> str:
+    """The prompt on stdin. A CLI takes one message; earlier authored turns are quoted first."""
+    earlier = [m for m in case.messages if m.role in ("user", "assistant")]
+    if not earlier:
+        return case.prompt
+    lines = ["Earlier in this conversation:"]
+    lines += [f"{m.role.capitalize()}: {m.content}" for m in earlier]
+    return "\n\n".join(["\n".join(lines), case.prompt])
+
+
+def _identity(spec: RunSpec, binary: CliBinary) -> str:
+    suite = spec.suite
+    parts = [
+        binary.name,
+        binary.version,
+        spec.model,
+        case_digest(suite, spec.case),
+        tree_digest(suite.skill.dir),
+        spec.repetition,
+    ]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+
+def _transcript(
+    outcome: CliOutcome, session: Session, model: str, binary: CliBinary, duration_s: float
+) -> Transcript:
+    transcript = Transcript(
+        final_text=outcome.final_text,
+        tool_calls=outcome.tool_calls,
+        duration_s=duration_s,
+        stop_reason=outcome.stop_reason,
+        notes=[f"harness: {binary.name} {binary.version} ({binary.source})", *outcome.notes],
+    )
+    with session.lock:
+        counted = session.usage.calls > 0
+        transcript.turns = session.requests
+        if counted:
+            transcript.usage.add(session.usage)
+    if not counted and outcome.usage is not None:
+        # Nothing passed the proxy (a replay without usage): keep what the CLI said.
+        transcript.usage = outcome.usage
+        transcript.usage.cost_usd = catalog.cost_usd(model, outcome.usage)
+        transcript.turns = outcome.turns or 0
+    return transcript
+
+
+@contextlib.asynccontextmanager
+async def open_harness(
+    harness: Harness, models: Sequence[str], **options: Any
+) -> AsyncIterator[CliHarness | None]:
+    """The job's harness: None for the SDK loop, else `open_cli_harness(models, **options)`."""
+    if harness is Harness.SDK:
+        yield None
+        return
+    async with open_cli_harness(models, **options) as cli:
+        yield cli
+
+
+@contextlib.asynccontextmanager
+async def open_cli_harness(
+    models: Sequence[str],
+    *,
+    keys: Mapping[str, str],
+    environ: Mapping[str, str],
+    cache_dir: Path | None,
+    limiters: Mapping[str, AdaptiveLimiter],
+    record_dir: Path | None = None,
+    replay_dir: Path | None = None,
+) -> AsyncIterator[CliHarness]:
+    """The job's CLI harness: binaries found or installed, the proxy running."""
+    providers = sorted({split_model(m)[0] for m in models} & set(CLI_FOR))
+    upstreams = {}
+    for provider in providers:
+        try:
+            creds = credentials(provider, api_key=keys.get(provider) or None, environ=environ)
+        except ProviderError:
+            continue  # its runs end as `auth` errors before any CLI starts
+        upstreams[provider] = Upstream(
+            provider, creds.base_url or PUBLIC_API[provider], creds.api_key
+        )
+    names = [CLI_FOR[p] for p in providers]
+    directory = default_dir(environ, cache_dir)
+    harness_binaries: dict[str, CliBinary] = {}
+    unavailable: dict[str, str] = {}
+    try:
+        harness_binaries = await asyncio.to_thread(
+            locate, names, environ=environ, directory=directory
+        )
+    except InstallError as exc:
+        for name in names:
+            unavailable[name] = f"{name} is not on PATH and could not be installed: {exc}"
+            log.error("harness cli: %s", unavailable[name])
+    loop = asyncio.get_running_loop()
+
+    def overload(provider: str) -> None:
+        limiter = limiters.get(provider)
+        if limiter is not None:
+            loop.call_soon_threadsafe(limiter.on_overload)
+
+    record = CliCassettes() if record_dir is not None else None
+    replay = CliCassettes.load(replay_dir, providers) if replay_dir is not None else None
+    proxy = CredentialProxy(
+        upstreams,
+        policy=lambda: _policy(environ),
+        timeout_s=_positive(environ, "EVOLVE_REQUEST_TIMEOUT_S") or 600.0,
+        record=record,
+        replay=replay,
+        on_overload=overload,
+    )
+    path = environ.get("PATH") or DEFAULT_PATH
+    with proxy:
+        yield CliHarness(proxy, harness_binaries, unavailable, path)
+    if record is not None and record_dir is not None:
+        record.save(record_dir)
+
+
+def _positive(environ: Mapping[str, str], name: str) -> float | None:
+    try:
+        value = float(environ.get(name, ""))
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def _policy(environ: Mapping[str, str]) -> RetryPolicy:
+    """As on the SDK path: `EVOLVE_RETRY_BASE_DELAY_S` shortens the first backoff."""
+    delay = _positive(environ, "EVOLVE_RETRY_BASE_DELAY_S")
+    if delay is None:
+        return RetryPolicy()
+    return RetryPolicy(base_delay_s=delay, max_delay_s=max(delay, 20.0))

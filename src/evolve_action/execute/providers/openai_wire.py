@@ -1,0 +1,148 @@
+"""Neutral chat types ⇄ OpenAI Chat Completions (also vLLM, Ollama and other compatibles).
+
+Chat Completions rather than the Responses API because it is what OpenAI-compatible servers
+implement (ecosystem §4.2). Tool call `arguments` stay the exact string the model sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from evolve_action.execute.providers import catalog
+from evolve_action.execute.providers.base import (
+    ChatMessage,
+    ChatRequest,
+    ChatResponse,
+    TextPart,
+    ToolResultPart,
+    ToolUsePart,
+)
+from evolve_action.execute.providers.faults import MalformedResponse
+from evolve_action.model.outcomes import Usage
+
+if TYPE_CHECKING:  # the SDK loads only with the provider that uses it
+    from openai.types.chat import ChatCompletion
+
+_FINISH_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
+
+
+def _assistant(message: ChatMessage) -> dict[str, Any]:
+    text = "\n".join(p.text for p in message.parts if isinstance(p, TextPart) and p.text)
+    out: dict[str, Any] = {"role": "assistant", "content": text or None}
+    calls = [
+        {"id": p.id, "type": "function", "function": {"name": p.name, "arguments": p.arguments}}
+        for p in message.parts
+        if isinstance(p, ToolUsePart)
+    ]
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+def _user(message: ChatMessage) -> list[dict[str, Any]]:
+    # Tool results must directly follow the assistant's tool calls, so they go first.
+    out: list[dict[str, Any]] = [
+        {
+            "role": "tool",
+            "tool_call_id": p.tool_use_id,
+            # The wire format has no error flag; the model must still see that the call failed.
+            "content": f"Error: {p.content}" if p.is_error else p.content,
+        }
+        for p in message.parts
+        if isinstance(p, ToolResultPart)
+    ]
+    text = "\n".join(p.text for p in message.parts if isinstance(p, TextPart) and p.text)
+    if text:
+        out.append({"role": message.role, "content": text})
+    return out
+
+
+def _messages(request: ChatRequest) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    if request.system:
+        out.append({"role": "system", "content": request.system})
+    for message in request.messages:
+        if message.role == "assistant":
+            out.append(_assistant(message))
+        else:
+            out.extend(_user(message))
+    return out
+
+
+def strict_compatible(schema: Any) -> bool:
+    """Whether OpenAI's strict mode accepts `schema`: every object closed, every key required."""
+    if isinstance(schema, Mapping):
+        if schema.get("type") == "object" or "properties" in schema:
+            props = schema.get("properties", {})
+            if schema.get("additionalProperties") is not False:
+                return False
+            if sorted(schema.get("required", [])) != sorted(props):
+                return False
+        return all(strict_compatible(v) for v in schema.values())
+    if isinstance(schema, list):
+        return all(strict_compatible(v) for v in schema)
+    return True
+
+
+def build_body(request: ChatRequest) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "model": request.model,
+        "messages": _messages(request),
+        # `max_tokens` is refused by reasoning models; compatible servers accept this name too.
+        "max_completion_tokens": request.max_tokens,
+    }
+    if request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": dict(t.input_schema),
+                },
+            }
+            for t in request.tools
+        ]
+    if request.force_tool is not None:
+        body["tool_choice"] = {"type": "function", "function": {"name": request.force_tool}}
+    if request.response_schema is not None:
+        schema = dict(request.response_schema)
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {
+                "name": "response",
+                "schema": schema,
+                "strict": strict_compatible(schema),
+            },
+        }
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    return body
+
+
+def parse_completion(completion: ChatCompletion, *, model: str) -> ChatResponse:
+    if not completion.choices:
+        raise MalformedResponse("the answer has no choices")
+    choice = completion.choices[0]
+    message = choice.message
+    uses = tuple(
+        ToolUsePart(call.id, call.function.name, call.function.arguments)
+        for call in message.tool_calls or ()
+        if call.type == "function"
+    )
+    usage = Usage(calls=1)
+    if completion.usage is not None:
+        details = completion.usage.prompt_tokens_details
+        cached = (details.cached_tokens or 0) if details else 0
+        written = (details.cache_write_tokens or 0) if details else 0
+        # prompt_tokens counts cached and freshly cached tokens too; ours are fresh input only.
+        usage.input_tokens = max(0, completion.usage.prompt_tokens - cached - written)
+        usage.output_tokens = completion.usage.completion_tokens
+        usage.cache_read_tokens = cached
+        usage.cache_write_tokens = written
+    usage.cost_usd = catalog.cost_usd(f"openai/{model}", usage)
+    stop = _FINISH_REASONS.get(str(choice.finish_reason), "other")  # None from some servers
+    if uses and stop != "max_tokens":
+        stop = "tool_use"  # some compatible servers say "stop" after tool calls
+    return ChatResponse(message.content or "", uses, stop, usage)

@@ -1,0 +1,205 @@
+"""Which models run, which judge grades, and the providers they need, from the settings.
+
+Models default to the default model of every provider that has a key; the judge defaults to
+Anthropic's default model when an Anthropic key is set, else OpenAI's. A provider that cannot
+be built (no key) is not an exception: its runs end as `error` with the reason, per model.
+Record and replay wrap every provider here, so the rest of the pipeline cannot tell.
+
+Two environment variables tune the transport for tests and slow self-hosted servers:
+`EVOLVE_REQUEST_TIMEOUT_S` bounds each HTTP request (default 600) and
+`EVOLVE_RETRY_BASE_DELAY_S` is the first retry backoff when the server gives no
+`Retry-After` (default 0.5). Invalid or non-positive values are ignored.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evolve_action.execute.providers import catalog, transport
+from evolve_action.execute.providers.base import Provider, ProviderError
+from evolve_action.execute.providers.faults import RetryPolicy
+from evolve_action.execute.providers.limiter import AdaptiveLimiter
+from evolve_action.execute.providers.registry import (
+    PROVIDERS,
+    build_provider,
+    credentials,
+    resolve_model,
+)
+from evolve_action.execute.providers.replay import (
+    Cassette,
+    RecordingProvider,
+    ReplayProvider,
+    load_cassette,
+    save_cassette,
+)
+from evolve_action.model.evals import split_model
+from evolve_action.util import startup
+
+if TYPE_CHECKING:
+    from evolve_action.settings.inputs import Settings
+
+
+class ModelChoiceError(ValueError):
+    """A `models` or `judge-model` value names nothing we can run."""
+
+
+def _has_key(provider_id: str, keys: Mapping[str, str], environ: Mapping[str, str]) -> bool:
+    try:
+        credentials(provider_id, api_key=keys.get(provider_id) or None, environ=environ)
+    except ProviderError:
+        return False
+    return True
+
+
+def choose_models(
+    tokens: Iterable[str],
+    *,
+    keys: Mapping[str, str],
+    environ: Mapping[str, str],
+    replay: bool = False,
+) -> list[str]:
+    """Resolve the `models` input; empty means each provider with a key, at its default."""
+    chosen = []
+    tokens = list(tokens)
+    if not tokens:
+        tokens = [p for p in PROVIDERS if replay or _has_key(p, keys, environ)] or ["anthropic"]
+    for token in tokens:
+        try:
+            model = resolve_model(token)
+        except ValueError as exc:
+            raise ModelChoiceError(f"input models: {exc}") from None
+        if model not in chosen:
+            chosen.append(model)
+    return chosen
+
+
+def choose_judge(
+    token: str, *, keys: Mapping[str, str], environ: Mapping[str, str], replay: bool = False
+) -> str:
+    if not token:
+        provider = "anthropic"
+        if not replay and not _has_key("anthropic", keys, environ):
+            provider = "openai" if _has_key("openai", keys, environ) else "anthropic"
+        return f"{provider}/{catalog.DEFAULT_MODELS[provider]}"
+    try:
+        return resolve_model(token)
+    except ValueError as exc:
+        raise ModelChoiceError(f"input judge-model: {exc}") from None
+
+
+def preload_sdks(
+    settings: Settings, environ: Mapping[str, str], *, replay: bool
+) -> threading.Thread | None:
+    """Start importing the SDKs this job will build clients for (`transport.preload`).
+
+    Called at job start, before git and loading; the models' providers come first, since
+    the first request goes to a model and the judge speaks only after it. Replay builds no
+    SDK client, a provider without a key is never built, and models that do not resolve are
+    left for `choose_models` to report where the job resolves them. Returns the worker
+    thread, if one was started.
+    """
+    if replay:
+        return None
+    keys = {"anthropic": settings.anthropic_api_key, "openai": settings.openai_api_key}
+    try:
+        models = choose_models(settings.models, keys=keys, environ=environ)
+        judge = choose_judge(settings.judge_model, keys=keys, environ=environ)
+    except ModelChoiceError:
+        return None
+    needed = [split_model(m)[0] for m in [*models, judge]]
+    return transport.preload(p for p in needed if _has_key(p, keys, environ))
+
+
+@dataclass
+class Providers:
+    """Built providers by id, the errors of those that could not be built, their limiters."""
+
+    built: dict[str, Provider] = field(default_factory=dict)
+    errors: dict[str, ProviderError] = field(default_factory=dict)
+    limiters: dict[str, AdaptiveLimiter] = field(default_factory=dict)
+    cassettes: dict[str, Cassette] = field(default_factory=dict)
+    record_dir: Path | None = None
+
+    async def aclose(self) -> None:
+        """Close the SDK clients (their connection pools) before the event loop ends."""
+        for provider in self.built.values():
+            closer = getattr(provider, "aclose", None)
+            if closer is not None:
+                await closer()
+            inner = getattr(provider, "inner", None)  # a recording wrapper
+            closer = getattr(inner, "aclose", None)
+            if closer is not None:
+                await closer()
+
+    def save_recordings(self) -> list[Path]:
+        if self.record_dir is None:
+            return []
+        written = []
+        for provider_id, cassette in self.cassettes.items():
+            path = self.record_dir / f"{provider_id}.json"
+            save_cassette(path, cassette)
+            written.append(path)
+        return written
+
+
+def build_providers(
+    models: Iterable[str],
+    *,
+    keys: Mapping[str, str],
+    environ: Mapping[str, str],
+    max_concurrency: int,
+    record_dir: Path | None = None,
+    replay_dir: Path | None = None,
+) -> Providers:
+    out = Providers(record_dir=record_dir)
+    for provider_id in dict.fromkeys(split_model(m)[0] for m in models):
+        limiter = AdaptiveLimiter(max_concurrency)
+        out.limiters[provider_id] = limiter
+        if replay_dir is not None:
+            path = replay_dir / f"{provider_id}.json"
+            cassette = load_cassette(path) if path.is_file() else Cassette({})
+            out.built[provider_id] = ReplayProvider(provider_id, cassette)
+            continue
+        try:
+            provider: Provider = build_provider(
+                provider_id,
+                environ=environ,
+                api_key=keys.get(provider_id) or None,
+                limiter=limiter,
+                **_transport_options(environ),
+            )
+        except ProviderError as exc:
+            out.errors[provider_id] = exc
+            continue
+        if record_dir is not None:
+            cassette = Cassette({})
+            out.cassettes[provider_id] = cassette
+            provider = RecordingProvider(provider, cassette)
+        out.built[provider_id] = provider
+    if not transport.importing():  # else the preload thread says when start-up is over
+        startup.started()
+    return out
+
+
+def _positive(environ: Mapping[str, str], name: str) -> float | None:
+    try:
+        value = float(environ.get(name, ""))
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def _transport_options(environ: Mapping[str, str]) -> dict[str, Any]:
+    """`timeout_s` and `policy` for `build_provider` from the tuning variables, if set."""
+    options: dict[str, Any] = {}
+    timeout = _positive(environ, "EVOLVE_REQUEST_TIMEOUT_S")
+    if timeout is not None:
+        options["timeout_s"] = timeout
+    delay = _positive(environ, "EVOLVE_RETRY_BASE_DELAY_S")
+    if delay is not None:
+        options["policy"] = RetryPolicy(base_delay_s=delay, max_delay_s=max(delay, 20.0))
+    return options

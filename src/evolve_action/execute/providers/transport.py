@@ -1,0 +1,141 @@
+"""What the provider clients share: one SSL context, and SDK imports started ahead of need.
+
+Importing an SDK is most of a short run's start-up (`openai` about 0.6 s, `anthropic` about
+twice that, on the 2-core machine `bench/coldstart.py` runs on), and every `httpx` client
+the SDKs build loads the system's CA bundle into its own SSL context (20-50 ms each).
+`preload` starts both in a worker thread as soon as the job knows its providers, so they
+overlap reading the eval files, git and planning. An adapter builds its SDK client on its
+first call, after `imported` has waited (without holding up the event loop) for its SDK:
+with two providers, the runs on the first one imported start while the second imports.
+
+The thread imports only the SDKs and their dependencies, never one of our modules, so it
+cannot close an import cycle with the main thread. Its failures are left for the adapter's
+own `import` to raise. When it is done, start-up is over (`startup.started`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+import ssl
+import sys
+import threading
+from collections.abc import Iterable
+
+from evolve_action.util import startup
+
+log = logging.getLogger(__name__)
+
+# Each provider's SDK, then what its client imports on first use (the resource our calls
+# go through): loaded here, that is off the first request's path too.
+SDK_MODULES = {
+    "anthropic": ("anthropic", "anthropic.resources.messages"),
+    "openai": ("openai", "openai.resources.chat.chat"),
+}
+
+_lock = threading.Lock()
+_context_lock = threading.Lock()
+_context: ssl.SSLContext | None = None
+_imported: dict[str, threading.Event] = {}  # set when the worker's import ended
+_waiting: dict[str, list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]] = {}
+_pending = 0  # preload threads still importing
+
+
+def ssl_context() -> ssl.SSLContext:
+    """The SSL context every SDK client uses, built once.
+
+    It is the SDKs' own default (their transport's `create_ssl_context`: the system CA
+    bundle, `SSL_CERT_FILE` and `SSL_CERT_DIR` honoured), so sharing it changes nothing a
+    client verifies; loading the bundle once instead of per client is the saving.
+    """
+    global _context
+    with _context_lock:
+        if _context is None:
+            import httpx2  # the transport both SDKs build their clients on
+
+            _context = httpx2.create_ssl_context()
+        return _context
+
+
+def preload(provider_ids: Iterable[str]) -> threading.Thread | None:
+    """Import these providers' SDKs in a worker thread, in the order given (put first the
+    provider the first request goes to), after building the shared SSL context.
+
+    One thread, not one per SDK: imports hold the GIL almost throughout, so two threads
+    would only interleave and finish the first-needed SDK later. Returns the thread, or
+    None when there is nothing left to import.
+    """
+    global _pending
+    with _lock:
+        wanted = [p for p in dict.fromkeys(provider_ids) if p in SDK_MODULES and p not in _imported]
+        _imported.update((p, threading.Event()) for p in wanted)
+        _pending += bool(wanted)
+    if not wanted:
+        return None
+    thread = threading.Thread(target=_import, args=(wanted,), name="evolve-sdk-import", daemon=True)
+    thread.start()
+    return thread
+
+
+def _import(provider_ids: list[str]) -> None:
+    global _pending
+    try:
+        ssl_context()
+        for provider_id in provider_ids:
+            sdk, *first_use = SDK_MODULES[provider_id]
+            importlib.import_module(sdk)
+            for name in first_use:
+                with contextlib.suppress(ImportError):  # another SDK version: its first call
+                    importlib.import_module(name)
+            _done(provider_id)  # its runs may start; the next SDK imports meanwhile
+    except Exception as exc:  # the adapter's own import raises it again, where it is handled
+        log.debug("preloading the provider SDKs failed: %s", exc)
+    finally:
+        for provider_id in provider_ids:
+            _done(provider_id)
+        with _lock:
+            _pending -= 1
+            last = _pending == 0
+        if last:
+            startup.started()  # the SDKs were the last of start-up's heap
+
+
+def _done(provider_id: str) -> None:
+    with _lock:
+        _imported[provider_id].set()
+        waiters = _waiting.pop(provider_id, [])
+    for loop, future in waiters:
+        with contextlib.suppress(RuntimeError):  # that loop has closed: nobody waits
+            loop.call_soon_threadsafe(_resolve, future)
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+def importing() -> bool:
+    """Whether a preload thread is still importing."""
+    with _lock:
+        return _pending > 0
+
+
+async def imported(provider_id: str) -> None:
+    """Wait until this provider's SDK is imported, importing it in the worker thread if no
+    preload has started it: the event loop never stalls for the second or so it takes, and
+    the runs on a provider already imported carry on meanwhile."""
+    modules = SDK_MODULES.get(provider_id)
+    if modules is None or (modules[0] in sys.modules and not importing()):
+        return
+    preload([provider_id])
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[None] = loop.create_future()
+    with _lock:
+        if _imported[provider_id].is_set():
+            return
+        # Woken by the worker (`_done`), not polled: polling would take the GIL from the
+        # import it waits for every few milliseconds.
+        _waiting.setdefault(provider_id, []).append((loop, future))
+    await future

@@ -1,0 +1,198 @@
+"""agentv deterministic evaluators: `code_judge` scripts and the simple text assertions.
+
+agentv is score-based: every result carries a score in [0, 1]; `passed` says whether it
+reached the item's `required` floor, else the suite's threshold (0.8). Trace checks
+(`tool_trajectory`, `execution_metrics`, `skill_used`) live in `agentv_trace.py`, and
+`field_accuracy` in `agentv_fields.py`; importing this module registers them all.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from evolve_action.grade.checks import CheckContext, register
+from evolve_action.grade.checks import agentv_fields as _fields  # noqa: F401  (registers)
+from evolve_action.grade.checks import agentv_trace as _trace  # noqa: F401  (registers)
+from evolve_action.grade.checks.agentv_support import answer_json, failed, scored, trace_summary
+from evolve_action.model.evals import Check
+from evolve_action.model.outcomes import CommandResult, ItemResult
+from evolve_action.util.regex import RegexError, compile_re2
+
+JUDGE_DIR = ".agentv-judge"  # where judge scripts are copied, inside the workspace
+STDERR_TAIL = 2000
+
+
+@register("agentv.code_judge")
+async def code_judge(check: Check, ctx: CheckContext) -> ItemResult:
+    """Run the judge script with the case and answer as JSON on stdin; it prints a score."""
+    p = check.params
+    try:
+        base = _fresh_dir(ctx.workspace)
+        # Copied after the agent finished, so the agent cannot have edited its own judge.
+        for entry in p.get("stage", []):
+            source = (ctx.suite.path.parent / entry["source"]).resolve()
+            dest = base / entry["dest"]
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, dest)  # keeps the execute bit of `./judge.sh`
+        cwd = base / p.get("cwd", ".")
+        cwd.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return failed(check, f"cannot copy the judge script into the workspace: {exc}")
+    command: str | list[str] = p["argv"] if "argv" in p else p["command"]
+    stdin = json.dumps(payload(ctx, p.get("config") or None), ensure_ascii=False)
+    result = await ctx.run_command(command, cwd=cwd, timeout_s=ctx.timeout_s, stdin=stdin)
+    return _judged(check, ctx, result)
+
+
+def _fresh_dir(workspace: Path) -> Path:
+    """A new folder of unguessable name under `JUDGE_DIR`. The agent may have planted
+    symlinks in the workspace; nothing is written through a path it could have made."""
+    holder = workspace / JUDGE_DIR
+    if holder.is_symlink() or (holder.exists() and not holder.is_dir()):
+        holder.unlink()
+    holder.mkdir(parents=True, exist_ok=True)
+    if not holder.resolve().is_relative_to(workspace.resolve()):
+        raise OSError(f"{JUDGE_DIR} leads out of the workspace")
+    return Path(tempfile.mkdtemp(prefix="judge-", dir=holder))
+
+
+def payload(ctx: CheckContext, config: Any) -> dict[str, Any]:
+    """The stdin contract, in AgentV's snake_case and the spec's camelCase at once."""
+    extra = ctx.case.extra
+    t = ctx.transcript
+    output = [
+        {
+            "role": "assistant",
+            "content": t.final_text,
+            "tool_calls": [
+                {"id": c.call_id, "tool": c.name, "input": _args(c.arguments), "output": c.result}
+                for c in t.tool_calls
+            ],
+        }
+    ]
+    files = [str(ctx.workspace / dest) for dest in extra.get("input_files", [])]
+    summary = trace_summary(t)
+    snake = {
+        "question": extra.get("question", ctx.case.prompt),
+        "expected_outcome": extra.get("expected_outcome", ""),
+        "criteria": extra.get("expected_outcome", ""),
+        "expected_messages": extra.get("expected_messages", []),
+        "reference_answer": extra.get("reference_answer", ctx.case.expected_output),
+        "candidate_answer": t.final_text,
+        "answer": t.final_text,
+        "output_messages": output,
+        "guideline_files": [],
+        "input_files": files,
+        "input_messages": extra.get("input_messages", []),
+        "trace_summary": summary,
+        "config": config,
+    }
+    camel = {_camel(k): v for k, v in snake.items()}
+    camel["traceSummary"] = {_camel(k): v for k, v in summary.items()}
+    return {**snake, **camel}
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(word.title() for word in rest)
+
+
+def _args(raw: str) -> Any:
+    try:
+        return json.loads(raw) if raw else {}
+    except ValueError:
+        return raw
+
+
+def _judged(check: Check, ctx: CheckContext, result: CommandResult) -> ItemResult:
+    if result.error:
+        return failed(check, f"the judge script could not start: {result.error}")
+    if result.timed_out:
+        return failed(check, f"the judge script timed out after {ctx.timeout_s:g} s")
+    if result.exit_code != 0:
+        tail = result.stderr.strip()[-STDERR_TAIL:] or result.stdout.strip()[-STDERR_TAIL:]
+        return failed(check, f"the judge script exited with code {result.exit_code}: {tail}")
+    verdict = _verdict(result.stdout)
+    if verdict is None:
+        shown = result.stdout.strip()[:300] or "(nothing)"
+        return failed(check, f"the judge script did not print a JSON object: {shown}")
+    score = verdict.get("score")
+    if isinstance(score, bool) or not isinstance(score, int | float):
+        return failed(check, f"the judge script's JSON has no numeric score: {verdict}")
+    lines = [f"score {min(max(float(score), 0.0), 1.0):.2f}"]
+    if isinstance(verdict.get("reasoning"), str) and verdict["reasoning"].strip():
+        lines.append(verdict["reasoning"].strip())
+    for key in ("hits", "misses"):
+        words = [str(w) for w in verdict.get(key) or [] if isinstance(w, str | int | float)]
+        if words:
+            lines.append(f"{key}: " + "; ".join(words))
+    return scored(check, ctx, float(score), "\n".join(lines))
+
+
+def _verdict(stdout: str) -> dict[str, Any] | None:
+    """The whole output as one JSON object, else its last line that is one."""
+    text = stdout.strip()
+    for candidate in (text, *reversed(text.splitlines())):
+        try:
+            found = json.loads(candidate.strip())
+        except ValueError:
+            continue
+        if isinstance(found, dict):
+            return found
+    return None
+
+
+@register("agentv.contains")
+@register("agentv.equals")
+@register("agentv.starts_with")
+@register("agentv.ends_with")
+async def text_rule(check: Check, ctx: CheckContext) -> ItemResult:
+    p = check.params
+    answer = ctx.transcript.final_text
+    fold = bool(p["ignore_case"])
+    hay = answer.lower() if fold else answer
+    found = [v for v in p["values"] if _holds(p["op"], hay, v.lower() if fold else v)]
+    held = bool(found) if p["mode"] == "any" else len(found) == len(p["values"])
+    ok = not held if p["negate"] else held
+    shown = ", ".join(repr(v) for v in found) or "none of them"
+    return scored(check, ctx, 1.0 if ok else 0.0, f"found: {shown} in {_quote(answer)}")
+
+
+def _holds(op: str, hay: str, needle: str) -> bool:
+    if op == "equals":
+        return hay.strip() == needle.strip()
+    if op == "starts_with":  # both sides trimmed, as AgentV compares them
+        return hay.strip().startswith(needle.strip())
+    if op == "ends_with":
+        return hay.strip().endswith(needle.strip())
+    return needle in hay
+
+
+@register("agentv.regex")
+async def regex(check: Check, ctx: CheckContext) -> ItemResult:
+    answer = ctx.transcript.final_text
+    try:
+        match = compile_re2(check.params["pattern"]).search(answer)
+    except RegexError as exc:
+        return failed(check, f"invalid RE2 pattern: {exc}")
+    ok = (match is None) if check.params["negate"] else (match is not None)
+    seen = f"matched {match.group(0)!r}" if match is not None else "no match"
+    return scored(check, ctx, 1.0 if ok else 0.0, f"{seen} in {_quote(answer)}")
+
+
+@register("agentv.is_json")
+async def is_json(check: Check, ctx: CheckContext) -> ItemResult:
+    parsed = answer_json(ctx.transcript.final_text, whole=True)
+    valid = parsed is not None
+    ok = not valid if check.params["negate"] else valid
+    what = "valid JSON" if valid else "not valid JSON"
+    return scored(check, ctx, 1.0 if ok else 0.0, f"the answer is {what}")
+
+
+def _quote(answer: str, limit: int = 200) -> str:
+    flat = " ".join(answer.split())
+    return repr(flat if len(flat) <= limit else flat[: limit - 1] + "…")

@@ -1,0 +1,137 @@
+"""Execute a plan: the cache first, then the runs, concurrently, within the cost budget.
+
+A run whose fingerprint is in the cache is reused (marked cached) and costs nothing. Once
+the spend reaches `max-cost-usd`, no new run starts: runs already in flight finish, and the
+ones never started are returned as `not_run` so the comment can say what was left out.
+A bug of ours in one run becomes an `internal` error for that run; the others go on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from evolve_action.execute.providers.limiter import AdaptiveLimiter
+from evolve_action.execute.scheduler import Job, JobOutcome, Scheduler
+from evolve_action.model.outcomes import ErrorKind, RunResult
+from evolve_action.model.records import run_cost
+from evolve_action.pipeline.runner import RunEnvironment, error_result, execute
+from evolve_action.plan.cache import RunCache
+from evolve_action.plan.fingerprints import Fingerprinter
+from evolve_action.plan.planning import Plan, RunSpec
+
+
+@dataclass
+class Budget:
+    limit_usd: float | None = None
+    spent_usd: float = 0.0
+
+    @property
+    def exhausted(self) -> bool:
+        return self.limit_usd is not None and self.spent_usd >= self.limit_usd
+
+    def charge(self, run: RunResult) -> None:
+        cost = run_cost(run)
+        if cost is not None and math.isfinite(cost) and not run.cached:
+            self.spent_usd += cost
+
+
+@dataclass
+class Outcome:
+    results: list[RunResult] = field(default_factory=list)
+    not_run: list[RunSpec] = field(default_factory=list)
+    cached: int = 0
+    interrupted: bool = False
+
+
+def _internal_error(spec: RunSpec, error: BaseException | None) -> RunResult:
+    return error_result(
+        spec, ErrorKind.INTERNAL, f"internal error: {type(error).__name__}: {error}"
+    )
+
+
+def _as_this_run(cached: RunResult, spec: RunSpec, fingerprint: str) -> RunResult:
+    # The same work can serve another side or a moved file: label it as the run asked for.
+    return replace(
+        cached,
+        suite=spec.suite.rel,
+        case_id=spec.case.id,
+        model=spec.model,
+        side=spec.side,
+        repetition=spec.repetition,
+        fingerprint=fingerprint,
+        cached=True,
+    )
+
+
+async def execute_plan(
+    plan: Plan,
+    env: RunEnvironment,
+    *,
+    max_concurrency: int,
+    limiters: dict[str, AdaptiveLimiter],
+    fingerprinter: Fingerprinter,
+    cache: RunCache,
+    budget: Budget,
+    on_done: Callable[[RunSpec, RunResult], None] | None = None,
+) -> Outcome:
+    """Every planned run, in plan order; the skipped-for-budget ones in `not_run`."""
+    specs = plan.runs
+    fingerprints = [
+        fingerprinter.run(s.suite, s.case, model=s.model, repetition=s.repetition) for s in specs
+    ]
+    outcome = Outcome()
+    slots: list[RunResult | None] = [None] * len(specs)
+    pending: list[int] = []
+    for index, (spec, fp) in enumerate(zip(specs, fingerprints, strict=True)):
+        hit = cache.get(fp)
+        if hit is not None:
+            slots[index] = _as_this_run(hit, spec, fp)
+            outcome.cached += 1
+            if on_done is not None:
+                on_done(spec, slots[index])  # type: ignore[arg-type]
+        else:
+            pending.append(index)
+
+    def job(index: int) -> Job[RunResult | None]:
+        spec = specs[index]
+
+        async def run() -> RunResult | None:
+            if budget.exhausted:
+                return None
+            result = await execute(spec, env)
+            result.fingerprint = fingerprints[index]
+            budget.charge(result)
+            cache.put(fingerprints[index], result)
+            return result
+
+        return Job(provider=spec.model.split("/", 1)[0], run=run, label=spec.key)
+
+    def done(position: int, finished: JobOutcome[RunResult | None]) -> None:
+        if on_done is not None and finished.value is not None:
+            on_done(specs[pending[position]], finished.value)
+
+    scheduler: Scheduler[RunResult | None] = Scheduler(
+        max_concurrency=max_concurrency, limiters=limiters, on_done=done
+    )
+    try:
+        finished = dict(enumerate(await scheduler.run([job(i) for i in pending])))
+    except asyncio.CancelledError:
+        # SIGTERM: keep what finished; everything else is reported as not run.
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        outcome.interrupted = True
+        finished = dict(scheduler.finished())
+    for position, index in enumerate(pending):
+        result = finished.get(position)
+        if result is None or (result.value is None and result.error is None):
+            outcome.not_run.append(specs[index])
+        elif result.error is not None:
+            slots[index] = _internal_error(specs[index], result.error)
+        else:
+            slots[index] = result.value
+    outcome.results = [r for r in slots if r is not None]
+    return outcome

@@ -1,0 +1,214 @@
+"""The orchestrator: settings → plan → execute → (grade inside each run) → results.
+
+It only sequences the stages; each stage lives in its own package (docs/architecture.md).
+Collaborators that touch the outside world (providers, the clock, where output goes) are
+built by the caller and passed in, so tests drive the whole pipeline against loopback fakes.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evolve_action.execute.harness.run import open_harness
+from evolve_action.execute.providers.setup import (
+    Providers,
+    build_providers,
+    choose_judge,
+    choose_models,
+)
+from evolve_action.formats import load_all
+from evolve_action.model.evals import LoadResult, Problem, Suite
+from evolve_action.model.outcomes import RunResult, Side
+from evolve_action.pipeline.adaptive_run import Limits, run_waves
+from evolve_action.pipeline.execution import Budget, Outcome, execute_plan
+from evolve_action.pipeline.runner import RunEnvironment, UnavailableProvider
+from evolve_action.plan.cache import RunCache
+from evolve_action.plan.fingerprints import Fingerprinter
+from evolve_action.plan.planning import START_RUNS, Plan, RunSpec, plan_runs
+from evolve_action.plan.selection import inherit_trigger_models, select, shard_plan
+from evolve_action.plan.sides import Sides
+from evolve_action.settings.config import RepoConfig
+from evolve_action.settings.inputs import Settings
+from evolve_action.settings.layering import settings_for
+from evolve_action.verdict.adaptive import Design, Effort
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Request:
+    """One invocation: raw input values plus the local-only options."""
+
+    values: Mapping[str, str]  # input name → raw string, as given (flags or INPUT_*)
+    environ: Mapping[str, str]  # for the SDKs' own variables (keys, base URLs)
+    root: Path
+    record_dir: Path | None = None
+    replay_dir: Path | None = None
+    keep_workspaces: bool = False
+
+
+@dataclass
+class Loaded:
+    suites: list[Suite] = field(default_factory=list)
+    invalid: list[LoadResult] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+
+
+def effective_settings(request: Request) -> tuple[Settings, RepoConfig, tuple[Problem, ...]]:
+    """Inputs win over the repository config file, which wins over the defaults
+    (`layering.settings_for`, shared with `report`)."""
+    return settings_for(request.values, request.root)
+
+
+def load_suites(root: Path, settings: Settings, config: RepoConfig) -> Loaded:
+    out = Loaded()
+    for result in load_all(root, paths=settings.paths, layout=config.layout or "auto"):
+        if result.ok and result.suite is not None:
+            out.suites.append(result.suite)
+            out.warnings.extend(p for p in result.problems if p not in result.errors)
+        else:
+            out.invalid.append(result)
+    return out
+
+
+# No generated repr: on Python 3.11, `asyncio.run` ends with `signal.getsignal(SIGINT)`, which
+# formats its handler (a partial holding the finished main task, hence its result) into an
+# error message it then discards; a dataclass repr of every run cost seconds at 1,000 runs.
+@dataclass(repr=False)
+class Execution:
+    settings: Settings
+    models: list[str]
+    judge_model: str
+    plan: Plan
+    results: list[RunResult]
+    providers: Providers
+    head_suites: list[Suite] = field(default_factory=list)
+    base_suites: list[Suite] = field(default_factory=list)
+    removed_suites: list[str] = field(default_factory=list)
+    not_run: list[RunSpec] = field(default_factory=list)
+    cached: int = 0
+    spent_usd: float = 0.0
+    interrupted: bool = False
+    effort: Effort | None = None  # `runs: auto`: runs per cell and why each stopped
+
+
+def prepare_environment(
+    request: Request, settings: Settings, models: Sequence[str], judge_model: str
+) -> tuple[RunEnvironment, Providers]:
+    keys = {"anthropic": settings.anthropic_api_key, "openai": settings.openai_api_key}
+    providers = build_providers(
+        [*models, judge_model],
+        keys=keys,
+        environ=request.environ,
+        max_concurrency=settings.max_concurrency,
+        record_dir=request.record_dir,
+        replay_dir=request.replay_dir,
+    )
+    judge_id = judge_model.split("/", 1)[0]
+    judge_provider = providers.built.get(judge_id)
+    if judge_provider is None and judge_id in providers.errors:
+        judge_provider = UnavailableProvider(providers.errors[judge_id])
+    env = RunEnvironment(
+        providers=providers.built,
+        provider_errors=providers.errors,
+        judge_provider=judge_provider,
+        judge_model=judge_model,
+        max_turns=settings.max_turns,
+        timeout_s=settings.timeout_seconds,
+        network=settings.agent_network,
+        keep_workspaces=request.keep_workspaces,
+    )
+    return env, providers
+
+
+async def run_job(
+    request: Request,
+    settings: Settings,
+    sides: Sides,
+    loaded_head: Loaded,
+    loaded_base: Loaded | None,
+    *,
+    on_done: Callable[[RunSpec, RunResult], None] | None = None,
+) -> Execution:
+    """Plan, then execute with the cache and the budget, for one or both sides."""
+    keys = {"anthropic": settings.anthropic_api_key, "openai": settings.openai_api_key}
+    replay = request.replay_dir is not None
+    models = choose_models(settings.models, keys=keys, environ=request.environ, replay=replay)
+    judge = choose_judge(settings.judge_model, keys=keys, environ=request.environ, replay=replay)
+    head = inherit_trigger_models(loaded_head.suites)
+    base = inherit_trigger_models(loaded_base.suites) if loaded_base else []
+    chosen = select(head, base, sides, settings.mode)
+    by_side = {Side.HEAD: chosen.head} | ({Side.BASE: chosen.base} if chosen.base else {})
+    # A shard sees part of the PR only, so no wave can follow: `auto` runs a fixed 3 there.
+    start = START_RUNS if settings.shard.count == 1 else None
+    plan = shard_plan(plan_runs(by_side, models, runs=settings.runs, start=start), settings.shard)
+    env, providers = prepare_environment(request, settings, models, judge)
+    budget = Budget(settings.max_cost_usd)
+    cache = RunCache(settings.cache_dir)
+    effort = None
+    try:
+        async with open_harness(
+            settings.harness,
+            models,
+            keys=keys,
+            environ=request.environ,
+            cache_dir=settings.cache_dir,
+            limiters=providers.limiters,
+            record_dir=request.record_dir,
+            replay_dir=request.replay_dir,
+        ) as env.harness:
+            fingerprinter = Fingerprinter(judge, env.harness.describe() if env.harness else "")
+
+            async def run_wave(wave: Plan) -> Outcome:
+                return await execute_plan(
+                    wave,
+                    env,
+                    max_concurrency=settings.max_concurrency,
+                    limiters=providers.limiters,
+                    fingerprinter=fingerprinter,
+                    cache=cache,
+                    budget=budget,
+                    on_done=on_done,
+                )
+
+            if plan.adaptive:
+                outcome, effort = await run_adaptively(plan, run_wave, settings, budget)
+            else:
+                outcome = await run_wave(plan)
+    finally:
+        await providers.aclose()
+    providers.save_recordings()
+    return Execution(
+        settings=settings,
+        models=models,
+        judge_model=judge,
+        plan=plan,
+        results=outcome.results,
+        providers=providers,
+        head_suites=chosen.head,
+        base_suites=chosen.base,
+        removed_suites=chosen.removed,
+        not_run=outcome.not_run,
+        cached=outcome.cached,
+        spent_usd=budget.spent_usd,
+        interrupted=outcome.interrupted,
+        effort=effort,
+    )
+
+
+async def run_adaptively(
+    plan: Plan,
+    run_wave: Callable[[Plan], Awaitable[Outcome]],
+    settings: Settings,
+    budget: Budget,
+    clock: Callable[[], float] = time.monotonic,
+) -> tuple[Outcome, Effort]:
+    """`runs: auto`: the start runs, then waves of extra runs where the verdict is open,
+    until `max-runs`, the cost budget or `max-minutes` (counted from here) stops them."""
+    design = Design(START_RUNS, settings.max_runs, settings.alpha)
+    limits = Limits(budget, clock() + settings.max_minutes * 60, clock)
+    return await run_waves(plan, run_wave, design, limits)

@@ -1,0 +1,212 @@
+"""Execute one planned run: workspace, agent, grading → a `RunResult` (DESIGN §6).
+
+Every failure that leaves nothing gradable becomes a run of status `error` with its kind
+(a missing key, a provider outage after retries, a workspace that could not be built); it is
+never graded as a failure, and whatever the agent did before is kept in the transcript.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from evolve_action.execute.agent import AgentError, conversation, limits, run_agent
+from evolve_action.execute.providers.base import ChatRequest, ChatResponse, Provider, ProviderError
+from evolve_action.execute.sandbox import Confinement
+from evolve_action.execute.skill_install import SKILLS_DIR, WorkspaceError
+from evolve_action.execute.tools import WorkspaceTools, system_prompt
+from evolve_action.execute.workspace import Workspace, prepare
+from evolve_action.grade.checks import CheckContext
+from evolve_action.grade.grading import JudgeSetup, grade_run
+from evolve_action.model.evals import CaseKind, split_model
+from evolve_action.model.outcomes import ErrorKind, RunResult, Status, Transcript
+from evolve_action.plan.planning import RunSpec
+
+if TYPE_CHECKING:
+    from evolve_action.execute.harness.run import CliHarness
+
+log = logging.getLogger(__name__)
+
+AGENT_TOOLS = ("Bash", "Read", "Write", "Edit", "Glob", "Grep", "Skill")
+TRIGGER_TOOLS = ("Skill", "Read")
+JUDGE_TOOLS = ("Read", "Glob", "Grep")
+TRIGGER_TURNS = 2  # evolve: `--max-turns 2` with only Skill and Read allowed
+TRIGGER_TIMEOUT_S = 120.0
+
+
+@dataclass
+class RunEnvironment:
+    """What every run of one job shares: providers, the judge, limits, confinement choices."""
+
+    providers: Mapping[str, Provider]  # by provider id; missing → the run errors with `auth`
+    provider_errors: Mapping[str, ProviderError] = field(default_factory=dict)
+    judge_provider: Provider | None = None  # None: judge items fail with "no judge configured"
+    judge_model: str = ""
+    max_turns: int | None = None
+    timeout_s: float | None = None
+    network: bool = False
+    keep_workspaces: bool = False
+    work_dir: Path | None = None
+    harness: CliHarness | None = None  # `harness: cli`: the real CLIs run the agent
+
+
+def error_result(
+    spec: RunSpec, kind: ErrorKind, message: str, transcript: Transcript | None = None
+) -> RunResult:
+    """A run that produced nothing gradable; `transcript` keeps whatever was obtained."""
+    return RunResult(
+        suite=spec.suite.rel,
+        case_id=spec.case.id,
+        model=spec.model,
+        side=spec.side,
+        repetition=spec.repetition,
+        status=Status.ERROR,
+        transcript=transcript if transcript is not None else Transcript(),
+        error=message,
+        error_kind=kind,
+    )
+
+
+async def execute(spec: RunSpec, env: RunEnvironment) -> RunResult:
+    """Run and grade one (case, model, side, repetition)."""
+    provider_id, _ = split_model(spec.model)
+    provider = env.providers.get(provider_id)
+    if provider is None:
+        failure = env.provider_errors.get(provider_id)
+        message = str(failure) if failure else f"no provider {provider_id!r} is configured"
+        kind = failure.kind if failure else ErrorKind.AUTH
+        return error_result(spec, kind, message, Transcript())
+    cli = env.harness if spec.suite.agent else None
+    try:
+        # Off the event loop: git and file copies would stall every other run in flight.
+        workspace = await asyncio.to_thread(
+            prepare,
+            spec.suite,
+            spec.case,
+            base_dir=env.work_dir,
+            keep=env.keep_workspaces,
+            with_skill=spec.suite.agent,
+            tracked=spec.suite.agent,
+            skills_dir=cli.skills_dir(spec.model) if cli else SKILLS_DIR,
+        )
+    except (WorkspaceError, OSError) as exc:
+        return error_result(spec, ErrorKind.WORKSPACE, f"workspace: {exc}", Transcript())
+    confinement = Confinement(workspace.root, network=env.network)
+    try:
+        return await _run_in(spec, env, provider, confinement, workspace)
+    finally:
+        confinement.release()
+        await asyncio.shield(asyncio.to_thread(workspace.cleanup))
+
+
+async def _run_in(
+    spec: RunSpec,
+    env: RunEnvironment,
+    provider: Provider,
+    confinement: Confinement,
+    workspace: Workspace,
+) -> RunResult:
+    root = workspace.root
+    case, suite = spec.case, spec.suite
+    trigger = case.kind is CaseKind.TRIGGER
+    limit = limits(case, env.max_turns, env.timeout_s)
+    max_turns = TRIGGER_TURNS if trigger else limit.max_turns
+    timeout_s = min(limit.timeout_s, TRIGGER_TIMEOUT_S) if trigger else limit.timeout_s
+    deadline = time.monotonic() + timeout_s
+    # A suite that evaluates a model rather than a skill offers no tools: one chat turn.
+    offer = (TRIGGER_TOOLS if trigger else AGENT_TOOLS) if suite.agent else ()
+    tools = WorkspaceTools(root, confinement, workspace.skills, offer, deadline=deadline)
+    if suite.agent:
+        system = system_prompt(workspace.skills, inline_body=case.system)
+    else:
+        system = case.system or ""
+    try:
+        if env.harness is not None and suite.agent:
+            transcript = await env.harness.run(
+                spec, root, max_turns=max_turns, timeout_s=timeout_s, network=env.network
+            )
+        else:
+            transcript = await run_agent(
+                provider=provider,
+                model=spec.model,
+                system=system,
+                messages=conversation(case),
+                tools=tools,
+                max_turns=max_turns,
+                timeout_s=timeout_s,
+                label=case.id,
+            )
+    except AgentError as exc:
+        return error_result(spec, exc.kind, str(exc), exc.transcript)
+    try:
+        transcript.changed_files = await asyncio.to_thread(workspace.changed_files)
+    except WorkspaceError as exc:  # the agent removed or broke its workspace
+        transcript.notes.append(f"changed files unknown: {exc}")
+    note = confinement.note()
+    if note:
+        transcript.notes.append(note)
+    if (
+        transcript.stop_reason == "timeout"
+        and not transcript.final_text
+        and not transcript.tool_calls
+    ):
+        return error_result(
+            spec, ErrorKind.TIMEOUT, f"no output within {timeout_s:g} s", transcript
+        )
+    ctx = CheckContext(
+        suite=suite,
+        case=case,
+        workspace=root,
+        transcript=transcript,
+        run_command=confinement.run,
+        timeout_s=limit.timeout_s,
+        network=env.network,
+    )
+    judge = None
+    if env.judge_provider is not None:
+        judge = JudgeSetup(
+            provider=env.judge_provider,
+            model=env.judge_model,
+            tools=WorkspaceTools(root, None, (), JUDGE_TOOLS),
+            timeout_s=limit.timeout_s,
+        )
+    graded = await grade_run(ctx, judge)
+    if graded.judge.error_kind is not None:
+        # The judge's provider failed after retries: the run was not graded, not failed.
+        result = error_result(
+            spec, graded.judge.error_kind, f"judge: {graded.judge.error}", transcript
+        )
+        result.judge = graded.judge
+        return result
+    return RunResult(
+        suite=suite.rel,
+        case_id=case.id,
+        model=spec.model,
+        side=spec.side,
+        repetition=spec.repetition,
+        status=graded.status,
+        score=graded.score,
+        items=graded.items,
+        transcript=transcript,
+        judge=graded.judge,
+    )
+
+
+class UnavailableProvider:
+    """Stands in for a provider that could not be built (no key): every call fails with why.
+
+    Used for the judge, so its items fail with `judge error: no API key for …` instead of a
+    vaguer message, exactly once per run.
+    """
+
+    def __init__(self, error: ProviderError) -> None:
+        self.id = error.provider or "unavailable"
+        self.error = error
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        raise self.error

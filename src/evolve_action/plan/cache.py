@@ -1,0 +1,67 @@
+"""The results cache: finished runs stored by fingerprint, so unchanged work is never redone.
+
+The directory is the `cache-dir` input, which a workflow persists with `actions/cache`. A
+second push to the same PR re-runs only what changed, and an unchanged base costs nothing.
+Only graded runs are stored: an error (outage, missing key, budget) must be retried next
+time, never replayed from the cache. Entries are our own run documents, checked on the way
+in like any other untrusted file; a corrupt entry is a miss, not a crash.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import replace
+from pathlib import Path
+
+from evolve_action.model.outcomes import RunResult, Status
+from evolve_action.model.records import run_doc, run_from_doc
+from evolve_action.util.files import atomic_write
+
+log = logging.getLogger(__name__)
+
+MAX_ENTRY_BYTES = 8 * 1024 * 1024
+FORMAT_VERSION = 1
+
+
+class RunCache:
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+        self.hits = 0
+        self.stored = 0
+
+    def _path(self, fingerprint: str) -> Path | None:
+        if self.root is None or len(fingerprint) < 8 or not fingerprint.isalnum():
+            return None
+        return self.root / fingerprint[:2] / f"{fingerprint}.json"
+
+    def get(self, fingerprint: str) -> RunResult | None:
+        path = self._path(fingerprint)
+        if path is None or not path.is_file():
+            return None
+        try:
+            if path.stat().st_size > MAX_ENTRY_BYTES:
+                raise ValueError("entry too large")
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            if doc.get("version") != FORMAT_VERSION or doc.get("fingerprint") != fingerprint:
+                return None
+            run = run_from_doc(doc["run"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            log.warning("ignoring unreadable cache entry %s: %s", path.name, exc)
+            return None
+        if run.status is Status.ERROR:
+            return None
+        self.hits += 1
+        return replace(run, cached=True, fingerprint=fingerprint)
+
+    def put(self, fingerprint: str, run: RunResult) -> None:
+        path = self._path(fingerprint)
+        if path is None or run.status is Status.ERROR:
+            return
+        doc = {"version": FORMAT_VERSION, "fingerprint": fingerprint, "run": run_doc(run)}
+        try:
+            atomic_write(path, json.dumps(doc, ensure_ascii=False, sort_keys=True))
+        except Exception as exc:  # a full disk must not lose the run itself
+            log.warning("could not write the cache entry %s: %s", path, exc)
+            return
+        self.stored += 1

@@ -1,0 +1,131 @@
+"""Run fingerprints: what a run's result depends on, hashed, so unchanged work is never redone.
+
+A fingerprint covers the normalized case (its prompt, items and limits, not where it sits in
+the file), the bytes of its fixtures, every file of the skill directory, the model, the judge
+model, the format's grading policy, the repetition and the tool's version (DESIGN §8). Paths
+enter relative to the tree they come from, so the same skill in the base and the head
+worktree hashes the same, and so does a second checkout on another runner.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import fields, is_dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from evolve_action import __version__
+from evolve_action.model.evals import Case, Origin, Suite
+
+# Bump when grading changes meaning without the version changing (development builds).
+GRADING_REVISION = 1
+
+
+def _plain(value: Any) -> Any:
+    """The JSON-able content of a model value; `Origin`s and absolute paths are left out."""
+    if isinstance(value, Origin):
+        return None
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value) if f.name != "origin"}
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, frozenset | set):
+        return sorted(_plain(v) for v in value)
+    if isinstance(value, Path):
+        return None  # fixture sources are hashed by content below
+    return value
+
+
+def _digest(data: Any) -> str:
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def file_digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "missing"
+
+
+def tree_digest(root: Path | None) -> str:
+    """Hash of every regular file below `root` (relative path and bytes), symlinks by target."""
+    if root is None or not root.is_dir():
+        return "missing"
+    entries: list[tuple[str, str]] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in (".git", "__pycache__"))
+        for name in sorted(filenames):
+            path = Path(dirpath) / name
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                entries.append((rel, "link:" + str(path.readlink())))
+            else:
+                entries.append((rel, file_digest(path)))
+    return _digest(entries)
+
+
+def case_digest(suite: Suite, case: Case) -> str:
+    fixtures = [(f.dest, file_digest(f.source)) for f in case.files]
+    return _digest(
+        {
+            "format": suite.format.value,
+            "policy": _plain(suite.policy),
+            "case": _plain(case),
+            "fixtures": fixtures,
+            # Only when set, so every other suite keeps the fingerprints it had.
+            **({} if suite.agent else {"agent": False}),
+        }
+    )
+
+
+class Fingerprinter:
+    """Fingerprints for one pipeline run; directory and case hashes are computed once each.
+
+    Trees are hashed once per instance, so make a new instance whenever files may have
+    changed (each `run` does).
+    """
+
+    def __init__(self, judge_model: str, harness: str = "") -> None:
+        self.judge_model = judge_model
+        self.harness = harness  # "" for the SDK loop; the CLIs and their versions otherwise
+        self._trees: dict[Path | None, str] = {}
+        self._cases: dict[tuple[str, str, str], str] = {}
+
+    def tree(self, root: Path | None) -> str:
+        if root not in self._trees:
+            self._trees[root] = tree_digest(root)
+        return self._trees[root]
+
+    def run(self, suite: Suite, case: Case, *, model: str, repetition: int) -> str:
+        key = (str(suite.path), suite.rel, case.id)
+        if key not in self._cases:
+            self._cases[key] = _digest(
+                {
+                    "case": case_digest(suite, case),
+                    "skill": self.tree(suite.skill.dir),
+                    "plugin_skills": self._plugin_skills(suite),
+                    "judge": self.judge_model,
+                    "tool": __version__,
+                    "grading": GRADING_REVISION,
+                    # Only when set, so the SDK loop's runs keep the fingerprints they had.
+                    **({"harness": self.harness} if self.harness else {}),
+                }
+            )
+        return _digest([self._cases[key], model, repetition])
+
+    def _plugin_skills(self, suite: Suite) -> str:
+        # Trigger runs install every skill of the plugin: any of them can change the outcome.
+        if suite.skill.plugin_dir is None or not any(
+            c.kind.value == "trigger" for c in suite.cases
+        ):
+            return ""
+        return self.tree(suite.skill.plugin_dir / "skills")

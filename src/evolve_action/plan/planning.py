@@ -1,0 +1,123 @@
+"""Suites × models × runs × sides → the runs to execute, and what was skipped and why.
+
+Model selection follows evolve's token rules (reference/evolve.md §12.2): a token names a
+model when it equals `all`, the provider id, the qualified id or the bare id. A suite's
+`models` list narrows the configured models (a skill can never run a model the repository
+did not configure); a case's `skip_providers` removes a provider for that case. Everything
+not run is listed with its reason, so the comment can say what was left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from evolve_action.model.evals import Case, Suite, split_model
+from evolve_action.model.outcomes import Side
+
+AUTO: Literal["auto"] = "auto"
+Runs = int | Literal["auto"]
+DEFAULT_RUNS: Runs = AUTO  # runs: auto meets its guarantees in simulation (docs/adaptive.md)
+START_RUNS = 2  # what `auto` starts with, per case, model and side
+FIXED_FALLBACK = 3  # `auto` where no wave can follow (a shard sees only part of the PR)
+
+
+@dataclass(frozen=True, slots=True)
+class RunSpec:
+    suite: Suite
+    case: Case
+    model: str  # provider-qualified
+    side: Side
+    repetition: int  # 1-based
+
+    @property
+    def key(self) -> str:
+        """Stable identity of the run, used for sharding and messages."""
+        return f"{self.side}|{self.suite.rel}|{self.case.id}|{self.model}|{self.repetition}"
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    suite: str
+    case: str  # "" when the whole suite is skipped for the model
+    model: str
+    reason: str
+
+
+@dataclass(slots=True)
+class Plan:
+    runs: list[RunSpec] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
+    adaptive: set[str] = field(default_factory=set)  # suites planned with `auto`: start runs
+
+
+def token_matches(token: str, model: str) -> bool:
+    token = token.strip()
+    provider, bare = split_model(model)
+    return token in ("all", provider, model, bare)
+
+
+def allowed_models(suite: Suite, models: Sequence[str]) -> list[str]:
+    if not suite.models:
+        return list(models)
+    return [m for m in models if any(token_matches(t, m) for t in suite.models)]
+
+
+def runs_for(suite: Suite, requested: Runs | None) -> Runs:
+    """The input wins, then the file's own setting, then `auto`."""
+    return requested or suite.runs or DEFAULT_RUNS
+
+
+def plan_runs(
+    sides: Mapping[Side, Iterable[Suite]],
+    models: Sequence[str],
+    *,
+    runs: Runs | None = None,
+    start: int | None = START_RUNS,
+) -> Plan:
+    """Expand every (side, suite, case, model, repetition) that should run.
+
+    Suites under `auto` get `start` runs (their later waves are `adaptive`'s); with
+    `start=None` no wave can follow, and `auto` means a fixed 3."""
+    plan = Plan()
+    for side, suites in sides.items():
+        for suite in suites:
+            _plan_suite(plan, side, suite, models, runs, start)
+    return plan
+
+
+def _plan_suite(
+    plan: Plan,
+    side: Side,
+    suite: Suite,
+    models: Sequence[str],
+    runs: Runs | None,
+    start: int | None,
+) -> None:
+    allowed = allowed_models(suite, models)
+    for model in models:
+        if model not in allowed:
+            tokens = ", ".join(suite.models)
+            _skip(
+                plan,
+                Skip(suite.rel, "", model, f"the eval file's models list ({tokens}) excludes it"),
+            )
+    wanted = runs_for(suite, runs)
+    count = wanted if isinstance(wanted, int) else start or FIXED_FALLBACK
+    if not isinstance(wanted, int) and start is not None:
+        plan.adaptive.add(suite.rel)
+    for case in suite.cases:
+        for model in allowed:
+            provider, _ = split_model(model)
+            if provider in case.skip_providers:
+                _skip(plan, Skip(suite.rel, case.id, model, f"skip_providers lists {provider}"))
+                continue
+            for repetition in range(1, count + 1):
+                plan.runs.append(RunSpec(suite, case, model, side, repetition))
+
+
+def _skip(plan: Plan, skip: Skip) -> None:
+    # Base and head usually skip the same things; say it once.
+    if skip not in plan.skipped:
+        plan.skipped.append(skip)

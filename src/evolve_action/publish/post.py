@@ -1,0 +1,326 @@
+"""Publishing a report: the sticky comment, the check run (or a commit status), step outputs,
+the job summary and log annotations.
+
+The results exist before anything here runs, so no GitHub failure may lose them or change
+the exit code: every write is tried on its own, a failure after retries is logged as an
+error and listed in the job summary, and the exit code stays the gate's. The job summary
+and the outputs are written last and always, with the full comment (no rows cut) and every
+GitHub problem met on the way.
+
+The check run goes on the PR's head commit, never on `GITHUB_SHA` (for a PR the synthetic
+merge commit, which a branch rule never looks at). When check runs are not writable (403 or
+404, e.g. a token without `checks: write`) a commit status carries the conclusion instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
+
+from evolve_action.model.evals import LoadResult
+from evolve_action.publish import check_output
+from evolve_action.publish.actions_io import set_outputs, write_summary
+from evolve_action.publish.github_api import GitHubWriteError, Publisher, github_error
+from evolve_action.publish.render.build import build_view
+from evolve_action.publish.render.build_cases import invalid_files
+from evolve_action.publish.render.comment import TemplateProblem, environment, fit_comment, render
+from evolve_action.publish.render.report import ReportInput
+from evolve_action.publish.render.view import CommentView
+from evolve_action.publish.reviews import publish_review
+from evolve_action.settings.events import Event
+from evolve_action.settings.inputs import CommentMode, Settings
+
+if TYPE_CHECKING:
+    from github.CheckRun import CheckRun
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+USER_TEMPLATE = "user.md.j2"  # the name `render.comment.environment` gives a user template
+
+
+@dataclass(frozen=True, slots=True)
+class RunnerFiles:
+    """The runner's file commands (`$GITHUB_OUTPUT`, `$GITHUB_STEP_SUMMARY`); None outside."""
+
+    output: str | None = None
+    summary: str | None = None
+
+
+@dataclass
+class Published:
+    conclusion: str
+    exit_code: int
+    comment_url: str = ""
+    check: str = ""  # "check run", "commit status" or "" (nothing writable)
+    problems: list[str] = field(default_factory=list)
+    check_run: CheckRun | None = None  # the in-progress run, completed by `publish`
+
+
+def _status_code(exc: BaseException) -> int | None:
+    cause = exc.__cause__ if isinstance(exc, GitHubWriteError) else exc
+    return cause.status if isinstance(cause, github_error()) else None
+
+
+def _attempt(what: str, problems: list[str], call: Callable[[], T]) -> T | None:
+    """Run one GitHub write; a failure becomes a listed problem, never a crash."""
+    try:
+        return call()
+    except GitHubWriteError as exc:
+        problems.append(str(exc))
+    except Exception as exc:  # a dropped connection must not lose the results either
+        problems.append(f"{what} failed: {type(exc).__name__}: {exc}")
+    log.error("%s", problems[-1])
+    return None
+
+
+def head_sha(event: Event, report_head: str) -> str:
+    """Where checks go: the PR head commit; outside a PR, the commit that was evaluated."""
+    return event.head_sha if event.is_pr else (report_head or event.sha)
+
+
+def publish_in_progress(report: ReportInput, *, publisher: Publisher | None) -> Published:
+    """Open the check run and (sticky mode only) say in the comment that evals are running."""
+    result = Published("", 0)
+    if publisher is None:
+        return result
+    settings, event = report.settings, report.event
+    sha = head_sha(event, report.head_sha)
+    if sha:
+        # A 403/404 here is not an error: `publish` falls back to a commit status.
+        result.check_run = _start(publisher, settings, event, sha, result.problems)
+        result.check = "check run" if result.check_run is not None else ""
+    number = event.pr_number
+    if number is not None and settings.comment is CommentMode.STICKY:
+        body = fit_comment(build_view(report))
+        url = _attempt(
+            "posting the PR comment",
+            result.problems,
+            lambda: publisher.post_comment(number, body, key=settings.comment_key),
+        )
+        result.comment_url = url or ""
+    return result
+
+
+def _start(
+    publisher: Publisher, settings: Settings, event: Event, sha: str, problems: list[str]
+) -> CheckRun | None:
+    try:
+        return publisher.start_check(settings.check_name, sha, details_url=event.run_url or None)
+    except Exception as exc:
+        if _status_code(exc) not in (403, 404):
+            problems.append(str(exc))
+            log.error("%s", exc)
+        return None
+
+
+def publish(
+    report: ReportInput,
+    *,
+    publisher: Publisher | None,
+    files: RunnerFiles,
+    started: Published | None = None,
+    stream: TextIO = sys.stdout,
+) -> Published:
+    gate = report.decided_gate()
+    view = build_view(report)
+    problems: list[str] = []
+    result = Published(gate.conclusion, gate.exit_code, problems=problems)
+    notes = check_output.notes(report)
+    event, settings = report.event, report.settings
+    if publisher is not None:
+        number = event.pr_number
+        if number is not None and _superseded(publisher, number, head_sha(event, report.head_sha)):
+            # A newer push is being evaluated: its job owns the comment; ours would be stale.
+            print(f"evolve: PR #{number} has moved past this commit; comment left to its job",
+                  file=stream)  # fmt: skip
+            number = None
+        if number is not None and settings.comment is not CommentMode.OFF:
+            body = comment_body(view, settings, problems)
+            sticky = settings.comment is CommentMode.STICKY
+            url = _attempt(
+                "posting the PR comment",
+                problems,
+                lambda: publisher.post_comment(
+                    number, body, key=settings.comment_key, sticky=sticky
+                ),
+            )
+            result.comment_url = url or ""
+        sha = head_sha(event, report.head_sha)
+        if number is not None and sha and settings.review_comments:
+            _attempt(
+                "posting the review comments",
+                problems,
+                lambda: publish_review(publisher, number, sha, report, key=settings.comment_key),
+            )
+        if sha:
+            summary_md = check_output.summary(view)
+            state, description = check_output.status(gate, view.headline)
+            result.check = _conclude(
+                publisher,
+                settings,
+                event,
+                sha,
+                started.check_run if started else None,
+                problems,
+                conclusion=gate.conclusion,
+                title=check_output.title(view),
+                summary=summary_md,
+                annotations=[n.as_check() for n in notes[: check_output.MAX_CHECK_ANNOTATIONS]],
+                status=(state, description),
+            )
+    for line in check_output.log_commands(notes, problems):
+        print(line, file=stream)
+    set_outputs(files.output, check_output.outputs(report, gate, result.comment_url))
+    write_summary(files.summary, _summary(render(view), problems))
+    return result
+
+
+def _superseded(publisher: Publisher, number: int, sha: str) -> bool:
+    """True when the PR's head is now another commit (one GET; unknown counts as current)."""
+    if not sha:
+        return False
+    current = publisher.pull_head_sha(number)
+    return bool(current) and current != sha
+
+
+def comment_body(view: CommentView, settings: Settings, problems: list[str]) -> str:
+    """The comment through the user's template when one is set; ours when it breaks.
+
+    The check summary and the job summary always use our template: they are the record.
+    """
+    if settings.template is not None:
+        try:
+            env = environment(settings.template)
+            return fit_comment(view, env=env, name=USER_TEMPLATE)
+        except TemplateProblem as exc:
+            problems.append(f"{exc}; the comment used the default template")
+            log.error("%s", problems[-1])
+    return fit_comment(view)
+
+
+def _conclude(
+    publisher: Publisher,
+    settings: Settings,
+    event: Event,
+    sha: str,
+    check: CheckRun | None,
+    problems: list[str],
+    *,
+    conclusion: str,
+    title: str,
+    summary: str,
+    annotations: list[dict[str, Any]],
+    status: tuple[str, str],
+    forbidden_is_expected: bool = False,
+) -> str:
+    """Complete the check run, or fall back to a commit status when checks are not writable."""
+    try:
+        check = check or publisher.start_check(
+            settings.check_name, sha, details_url=event.run_url or None
+        )
+        publisher.finish_check(
+            check, conclusion=conclusion, title=title, summary=summary, annotations=annotations
+        )
+        return "check run"
+    except Exception as exc:
+        if _status_code(exc) not in (403, 404):
+            problems.append(str(exc))
+            log.error("%s", exc)
+            return ""
+    log.warning("check runs are not writable with this token; setting a commit status instead")
+    try:
+        publisher.set_status(
+            sha,
+            state=status[0],
+            context=settings.check_name,
+            description=status[1],
+            target_url=event.run_url or None,
+        )
+        return "commit status"
+    except Exception as exc:
+        # A fork PR's read-only token can write nothing; the job summary is all there is.
+        if not (forbidden_is_expected and _status_code(exc) in (403, 404)):
+            problems.append(str(exc))
+            log.error("%s", exc)
+        return ""
+
+
+def _summary(markdown: str, problems: Sequence[str]) -> str:
+    if not problems:
+        return markdown
+    listed = "\n".join(f"- {p}" for p in problems)
+    return f"{markdown}\n\n**⚠️ evolve could not write to GitHub**\n\n{listed}\n"
+
+
+VALIDATION_TITLE = "Eval files validated; evals not run (fork PR without secrets)"
+HOW_TO_RUN = """\
+This pull request comes from a fork, so the workflow has no API keys and a read-only token:
+evolve validated the eval files and did not run them. To run the evals, a maintainer can:
+
+- review the change, then push the branch to this repository (or re-run the workflow from a
+  branch here), so the run gets the repository's secrets; or
+- use the two-stage pattern: a `pull_request` job that has what it needs uploads the
+  results directory as an artifact, and a `workflow_run` job runs `evolve-action report`
+  to post them, treating the artifact as data.
+"""
+
+
+NO_KEYS_TITLE = "Eval files validated; evals not run (no API key)"
+NO_KEYS = """\
+The workflow has no model API key, so evolve validated the eval files and did not run them.
+Add a repository secret and pass it to the action (`anthropic-api-key` or `openai-api-key`,
+or the `ANTHROPIC_API_KEY` / `OPENAI_API_KEY` environment variables; `OPENAI_BASE_URL` for a
+self-hosted OpenAI-compatible server).
+"""
+
+
+def publish_validation_only(
+    *,
+    event: Event,
+    settings: Settings,
+    checked: int,
+    invalid: Sequence[LoadResult],
+    publisher: Publisher | None,
+    files: RunnerFiles,
+    stream: TextIO = sys.stdout,
+) -> Published:
+    """No secrets (a fork PR, or no key configured): a neutral check, or just the summary, with
+    the lint results and what to do to run the evals.
+
+    Invalid files still make the exit code 1, as `evolve-action validate` would.
+    """
+    bad = [r for r in invalid if not r.ok]
+    valid = f"{checked - len(bad)} of {checked} eval files are valid."
+    title, how = (VALIDATION_TITLE, HOW_TO_RUN) if event.fork else (NO_KEYS_TITLE, NO_KEYS)
+    lines = [f"### ⚠️ evolve: {title}", "", valid, "", how]
+    if bad:
+        lines += ["**Invalid eval files**", ""]
+        lines += [f"- {p.where}: {p.message}" for p in invalid_files(bad)]
+    text = "\n".join(lines) + "\n"
+    result = Published("neutral", 1 if bad else 0, problems=[])
+    notes = check_output.invalid_notes(bad)
+    sha = head_sha(event, "")
+    if publisher is not None and sha:
+        result.check = _conclude(
+            publisher,
+            settings,
+            event,
+            sha,
+            None,
+            result.problems,
+            conclusion="neutral",
+            title=title,
+            summary=text,
+            annotations=[n.as_check() for n in notes[: check_output.MAX_CHECK_ANNOTATIONS]],
+            status=("success", f"neutral: {title}"),
+            forbidden_is_expected=True,
+        )
+    for line in check_output.log_commands(notes, result.problems):
+        print(line, file=stream)
+    set_outputs(files.output, {"conclusion": "neutral", "results-dir": str(settings.results_dir)})
+    write_summary(files.summary, _summary(text, result.problems))
+    return result

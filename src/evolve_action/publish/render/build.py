@@ -1,0 +1,183 @@
+"""From statistics to the comment's data: `build_view(ReportInput) -> CommentView`.
+
+Every sentence a reader sees is decided here, from data, where it is tested; the template
+only lays it out. Text that came from a model, an eval file or a user passes through
+`render.escape` on its way in (`cell` for table cells, `inline` for prose, `code` for ids).
+The per-case parts (regressions, short phrases, failure rows, suggestions, problems) live in
+`render.build_cases`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from evolve_action.model.records import run_cost
+from evolve_action.publish.render import build_cases as cases
+from evolve_action.publish.render import build_verdict as verdict
+from evolve_action.publish.render.effort import lines as effort_lines
+from evolve_action.publish.render.escape import cell, code, inline, marker
+from evolve_action.publish.render.report import ReportInput, tokens
+from evolve_action.publish.render.view import CommentView, SuiteRow
+from evolve_action.settings.inputs import Mode
+from evolve_action.verdict.gate import pct, plural
+from evolve_action.verdict.significance import Label
+from evolve_action.verdict.stats import GroupStats
+
+IN_PROGRESS_NOTICE = "⏳ The evals are running; this comment is updated when they finish."
+
+
+def build_view(report: ReportInput) -> CommentView:
+    gate = report.decided_gate()
+    agg = report.aggregate
+    index = cases.CaseIndex.of(report)
+    notices = [IN_PROGRESS_NOTICE] if report.in_progress else []
+    notices += [inline(n) for n in report.notices]
+    failures = cases.failure_rows(report, index)
+    effort, effort_rows = effort_lines(report)
+    base_rate = agg.overall.base_rate if report.has_base else None
+    return CommentView(
+        marker=marker(report.settings.comment_key),
+        icon="⏳" if report.in_progress else gate.icon,
+        headline="evals running" if report.in_progress else gate.reason,
+        scope=scope(report, index),
+        overall_base=_rate(base_rate) if report.has_base else "—",
+        overall_head=_rate(agg.overall.head_rate),
+        overall_delta=_overall_delta(agg.overall, report.has_base),
+        suites=tuple(_suite_row(report, index, g) for g in agg.suites),
+        regressions=verdict.regression_rows(report, index) if report.has_base else (),
+        regressed_skills=verdict.regressed_skills(report, index) if report.has_base else (),
+        drops=verdict.drop_rows(report, index) if report.has_base else (),
+        too_few=verdict.too_few(report, index) if report.has_base else (),
+        legend=verdict.legend(report) if report.has_base else "",
+        improved=cases.phrases(report, index, Label.IMPROVED) if report.has_base else (),
+        new=cases.phrases(report, index, Label.NEW) if report.has_base else (),
+        removed=cases.phrases(report, index, Label.REMOVED) if report.has_base else (),
+        unchanged_failures=cases.unchanged_failures(report, index) if report.has_base else (),
+        failures=failures,
+        failures_total=len(failures),
+        suggestions=cases.suggestions(report),
+        errors=cases.errors(report),
+        invalid_files=cases.invalid_files(report.invalid),
+        not_run=cases.not_run(report),
+        notices=tuple(notices),
+        effort=effort,
+        effort_rows=effort_rows,
+        footer=footer(report),
+    )
+
+
+# --- numbers in words ------------------------------------------------------------------------
+
+
+def points(delta: float) -> str:
+    """A difference of rates in percentage points: "+8.3 pts", "−10 pts", "±0 pts"."""
+    value = round(delta * 100, 1)
+    if value == 0:
+        return "±0 pts"
+    text = f"{abs(value):.1f}".removesuffix(".0")
+    return f"{'+' if value > 0 else '−'}{text} pts"
+
+
+def money(usd: float | None) -> str:
+    if usd is None:
+        return "cost unknown"
+    return "<$0.01" if 0 < usd < 0.005 else f"${usd:.2f}"
+
+
+def duration(seconds: float) -> str:
+    s = round(seconds)
+    if s >= 3600:
+        return f"{s // 3600}h {s % 3600 // 60}m"
+    return f"{s // 60}m {s % 60}s" if s >= 60 else f"{s}s"
+
+
+def _rate(rate: float | None) -> str:
+    return "—" if rate is None else pct(rate)
+
+
+def _overall_delta(g: GroupStats, has_base: bool) -> str:
+    # No significance here: the verdict is about evals and skills, and the headline says it.
+    if not has_base or g.delta is None:
+        return "—"
+    return points(g.delta)
+
+
+# --- the scope line, the per-model rows, the footer ------------------------------------------
+
+
+def scope(report: ReportInput, index: cases.CaseIndex) -> str:
+    agg = report.aggregate
+    labels = dict.fromkeys(index.skill_label(c.suite) for c in agg.cases)
+    names = [code(label, 60) for label in labels]
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    if not names:
+        lead = "No eval was affected." if not report.in_progress else "Preparing the runs."
+    elif report.settings.mode is Mode.ALL:
+        lead = f"Every eval ({shown})."
+    elif report.event.is_pr:
+        lead = f"{shown} changed in this PR."
+    else:
+        lead = f"Evals of {shown}."
+    if not agg.cases:
+        return lead
+    per_side: dict[tuple[str, str, str, str], int] = {}
+    for r in report.runs:
+        key = (r.suite, r.case_id, r.model, r.side.value)
+        per_side[key] = per_side.get(key, 0) + 1
+    low, high = min(per_side.values(), default=1), max(per_side.values(), default=1)
+    runs = plural(high, "run") if low == high else f"{low}–{high} runs"
+    size = (
+        f"{plural(len({(c.suite, c.case_id) for c in agg.cases}), 'case')} × "
+        f"{plural(len({c.model for c in agg.cases}), 'model')} × {runs}"
+    )
+    head = f"head {code(report.head_sha[:7])}" if report.head_sha else "the working tree"
+    if report.base_sha is None:
+        return f"{lead} {size} on {head} only (no base to compare with)."
+    return f"{lead} {size} on base {code(report.base_sha[:7])} and {head}."
+
+
+def _suite_row(report: ReportInput, index: cases.CaseIndex, g: GroupStats) -> SuiteRow:
+    rel, model = g.suite or "", g.model or ""
+    members = [c for c in report.aggregate.cases if (c.suite, c.model) == (rel, model)]
+    costs = [
+        c
+        for r in report.runs
+        if (r.suite, r.model) == (rel, model) and (c := run_cost(r)) is not None
+    ]
+    if report.has_base:
+        verdict_text = verdict.group_verdict(report, g)
+        delta = points(g.delta) if g.delta is not None else "—"
+    else:
+        graded = [c for c in members if c.head is not None and c.head.graded]
+        passing = sum(1 for c in graded if c.head is not None and not c.head.failed)
+        verdict_text = f"{passing} of {plural(len(graded), 'case')} pass"
+        delta = "—"
+    return SuiteRow(
+        skill=cell(index.suite_label(rel), 80),
+        model=cell(model, 80),
+        base=_rate(g.base_rate) if report.has_base else "—",
+        head=_rate(g.head_rate),
+        delta=delta,
+        verdict=verdict_text,
+        runs=sum(sum(side.values()) for side in g.runs.values()),
+        cost=money(math.fsum(costs)) if costs else "—",
+    )
+
+
+def footer(report: ReportInput) -> str:
+    runs = report.runs
+    costs = [c for r in runs if (c := run_cost(r)) is not None]
+    used = sum(r.transcript.usage.total_tokens + r.judge.usage.total_tokens for r in runs)
+    cached = report.cached_runs
+    if cached is None:
+        cached = sum(1 for r in runs if r.cached)
+    parts = [f"💸 {money(math.fsum(costs)) if costs else money(None)}", f"{tokens(used)} tokens"]
+    parts.append(f"⏱ {duration(report.duration_s)}")
+    if cached:
+        parts.append(f"{plural(cached, 'cached run')} reused")
+    if report.event.run_url:
+        parts.append(f"[workflow run]({report.event.run_url})")
+    if report.confinement:
+        parts.append(f"confinement: {inline(report.confinement)}")
+    parts.append(f"evolve-action {report.version}".strip())
+    return " · ".join(parts)

@@ -1,0 +1,267 @@
+"""The per-case parts of the comment: short phrases, failure rows, suggestions, errors,
+invalid files and what was not run. Helpers of `render.build` (the verdict's parts, the
+regressed and dropped rows, are in `render.build_verdict`).
+
+Every string returned here is ready for Markdown: ids go through `code`, table cells through
+`cell`, prose through `inline`. Nothing quoted from a model or an eval file leaves unescaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from evolve_action.model.evals import Case, Format, LoadResult, Origin, Suite
+from evolve_action.model.outcomes import ErrorKind, RunResult, Side, Status
+from evolve_action.publish.render.escape import cell, code, inline
+from evolve_action.publish.render.view import FailureRow, Problem, Suggestion
+from evolve_action.publish.results_skill_creator import aggregate_feedback
+from evolve_action.verdict.gate import plural
+from evolve_action.verdict.significance import Label
+from evolve_action.verdict.stats import CaseStats, SideStats
+
+if TYPE_CHECKING:
+    from evolve_action.publish.render.report import ReportInput
+
+MAX_SKIPS = 10  # skip reasons repeat; a few examples say enough
+MAX_PHRASES = 20  # per list (improved, new, ...): past this a list reads as noise
+
+
+@dataclass(frozen=True)
+class CaseIndex:
+    """Where each case was written, for names and links: head suites first, then base."""
+
+    cases: dict[tuple[str, str], tuple[Suite, Case, str]]  # (rel, id) → suite, case, sha
+    suites: dict[str, Suite]
+    models: tuple[str, ...]
+
+    @classmethod
+    def of(cls, report: ReportInput) -> CaseIndex:
+        found: dict[tuple[str, str], tuple[Suite, Case, str]] = {}
+        suites: dict[str, Suite] = {}
+        sides = [(report.head_suites, report.head_sha), (report.base_suites, report.base_sha)]
+        for side_suites, sha in sides:
+            for suite in side_suites:
+                suites.setdefault(suite.rel, suite)
+                for case in suite.cases:
+                    found.setdefault((suite.rel, case.id), (suite, case, sha or ""))
+        models = tuple(dict.fromkeys(c.model for c in report.aggregate.cases))
+        return cls(found, suites, models)
+
+    def suite_label(self, rel: str) -> str:
+        """The skill (or file) a suite is about; a trigger set says so beside its evals."""
+        suite = self.suites.get(rel)
+        if suite is None:
+            return rel
+        return f"{suite.label} (triggers)" if suite.format is Format.TRIGGERS else suite.label
+
+    def skill_label(self, rel: str) -> str:
+        suite = self.suites.get(rel)
+        return suite.label if suite is not None else rel
+
+    def case(self, rel: str, case_id: str) -> Case | None:
+        entry = self.cases.get((rel, case_id))
+        return entry[1] if entry else None
+
+    def origin(self, rel: str, case_id: str, item_id: str = "") -> Origin | None:
+        case = self.case(rel, case_id)
+        if case is None:
+            return None
+        for item in case.items:
+            if item_id and item.id == item_id:
+                return item.origin
+        return case.origin
+
+    def name(self, c: CaseStats) -> str:
+        label = code(c.name, 60)
+        if len(self.suites) > 1 or len({k[0] for k in self.cases}) > 1:
+            return f"{cell(self.suite_label(c.suite), 40)} / {label}"
+        return label
+
+
+def link(report: ReportInput, index: CaseIndex, rel: str, case_id: str) -> str:
+    entry = index.cases.get((rel, case_id))
+    if entry is None or not entry[2]:
+        return ""
+    return report.event.blob_url(entry[2], rel, entry[1].origin.line)
+
+
+def counts(s: SideStats | None) -> str:
+    return f"{s.passed}/{s.graded}" if s is not None and s.graded else "—"
+
+
+def _runs_of(report: ReportInput, c: CaseStats, side: Side) -> list[RunResult]:
+    key = (c.suite, c.case_id, c.model, side)
+    found = [r for r in report.runs if (r.suite, r.case_id, r.model, r.side) == key]
+    return sorted(found, key=lambda r: r.repetition)
+
+
+def why(report: ReportInput, c: CaseStats) -> str:
+    """The first failed item of the first failed head run: "text → evidence"."""
+    for run in _runs_of(report, c, Side.HEAD):
+        if run.status is not Status.FAIL:
+            continue
+        for item in run.items:
+            if item.passed is False:
+                evidence = f" → {cell(item.evidence, 100)}" if item.evidence.strip() else ""
+                return cell(item.text, 100) + evidence
+        return f"score {run.score:.2f}, below the pass threshold"
+    return ""
+
+
+def _by_case(items: Iterable[CaseStats]) -> dict[tuple[str, str], list[CaseStats]]:
+    out: dict[tuple[str, str], list[CaseStats]] = {}
+    for c in items:
+        out.setdefault((c.suite, c.case_id), []).append(c)
+    return out
+
+
+def _where(index: CaseIndex, models: Sequence[str]) -> str:
+    if len(index.models) <= 1:
+        return ""
+    if set(models) == set(index.models):
+        return " on both models" if len(models) == 2 else f" on all {len(models)} models"
+    return " on " + ", ".join(cell(m, 60) for m in models)
+
+
+def _phrase(index: CaseIndex, group: list[CaseStats], label: Label) -> str:
+    def shown(c: CaseStats) -> str:
+        if label is Label.NEW:
+            return counts(c.head)
+        if label is Label.REMOVED:
+            return ""
+        return f"{counts(c.base)} → {counts(c.head)}"
+
+    texts = [shown(c) for c in group]
+    name = index.name(group[0]) + _where(index, [c.model for c in group])
+    if not any(texts):
+        return name
+    if len(set(texts)) == 1:
+        return f"{name} ({texts[0]})"
+    detail = ", ".join(f"{cell(c.model, 60)}: {t}" for c, t in zip(group, texts, strict=True))
+    return f"{name} ({detail})"
+
+
+def _capped(index: CaseIndex, chosen: Iterable[CaseStats], label: Label) -> tuple[str, ...]:
+    groups = list(_by_case(chosen).values())
+    out = [_phrase(index, g, label) for g in groups[:MAX_PHRASES]]
+    if len(groups) > MAX_PHRASES:
+        out.append(f"and {len(groups) - MAX_PHRASES} more in results.json")
+    return tuple(out)
+
+
+def phrases(report: ReportInput, index: CaseIndex, label: Label) -> tuple[str, ...]:
+    """Rows with this label, one phrase per case (its models named when not all)."""
+    return _capped(index, (c for c in report.aggregate.cases if c.label is label), label)
+
+
+def unchanged_failures(report: ReportInput, index: CaseIndex) -> tuple[str, ...]:
+    """Failing on both sides and not lower on head (a drop is listed with the drops)."""
+    chosen = (
+        c
+        for c in report.aggregate.cases
+        if c.label is Label.UNCHANGED
+        and c.base
+        and c.head
+        and c.base.failed
+        and c.head.failed
+        and not (c.delta is not None and c.delta < 0)
+    )
+    return _capped(index, chosen, Label.UNCHANGED)
+
+
+def failure_rows(report: ReportInput, index: CaseIndex) -> tuple[FailureRow, ...]:
+    """Every failed item of every head run; regressed cases first, then in case order."""
+    order = {(c.suite, c.case_id, c.model): i for i, c in enumerate(report.aggregate.cases)}
+    regressed = {
+        (c.suite, c.case_id, c.model) for c in report.aggregate.cases if c.label is Label.REGRESSED
+    }
+    stats = {(c.suite, c.case_id, c.model): c for c in report.aggregate.cases}
+    failed = [r for r in report.runs if r.side is Side.HEAD and r.status is Status.FAIL]
+
+    def rank(r: RunResult) -> tuple[int, float, int]:
+        key = (r.suite, r.case_id, r.model)
+        return (key not in regressed, order.get(key, float("inf")), r.repetition)
+
+    rows: list[FailureRow] = []
+    for run in sorted(failed, key=rank):
+        c = stats.get((run.suite, run.case_id, run.model))
+        name = index.name(c) if c is not None else code(run.case_id, 60)
+        url = link(report, index, run.suite, run.case_id)
+        model = cell(run.model, 60)
+        items = [i for i in run.items if i.passed is False]
+        for item in items:
+            rows.append(
+                FailureRow(
+                    name, model, run.repetition, cell(item.text), cell(item.evidence), link=url
+                )
+            )
+        if not items:  # failed by the format's threshold, not by one item
+            evidence = f"score {run.score:.2f}, below the pass threshold"
+            rows.append(FailureRow(name, model, run.repetition, "(run)", evidence, link=url))
+    return tuple(rows)
+
+
+def suggestions(report: ReportInput) -> tuple[Suggestion, ...]:
+    out = []
+    for entry in aggregate_feedback(report.runs):
+        names = [code(i, 40) for i in entry.case_ids[:3]]
+        if len(entry.case_ids) > 3:
+            names.append(f"+{len(entry.case_ids) - 3}")
+        target = ", ".join(names)
+        if entry.assertion:
+            target = f"{target} / {code(entry.assertion, 80)}" if target else code(entry.assertion)
+        reason = _unprefixed(entry.reason, entry.case_ids)
+        out.append(Suggestion(entry.frequency, target, inline(reason, 300)))
+    return tuple(out)
+
+
+def _unprefixed(reason: str, case_ids: Sequence[str]) -> str:
+    """The reason without a leading "<case id>:" that the line already names before it."""
+    for case_id in case_ids:
+        for lead in (f"{case_id}:", f"`{case_id}`:", f"{case_id} -", f"`{case_id}` -"):
+            if reason.lower().startswith(lead.lower()) and reason[len(lead) :].strip():
+                return reason[len(lead) :].strip()
+    return reason
+
+
+def errors(report: ReportInput) -> tuple[Problem, ...]:
+    """Errored runs by kind, most frequent first, each with one example message."""
+    kinds: dict[ErrorKind, list[RunResult]] = {}
+    for run in report.runs:
+        if run.status is Status.ERROR:
+            kinds.setdefault(run.error_kind or ErrorKind.INTERNAL, []).append(run)
+    out = []
+    for kind, runs in sorted(kinds.items(), key=lambda kv: -len(kv[1])):
+        first = runs[0]
+        example = inline(first.error or "no message", 200)
+        where = f"{code(first.case_id, 40)} on {cell(first.model, 60)}, {first.side.value}"
+        out.append(Problem(f"{kind.value} ({plural(len(runs), 'run')})", f"{example} ({where})"))
+    return tuple(out)
+
+
+def invalid_files(invalid: Sequence[LoadResult]) -> tuple[Problem, ...]:
+    out = []
+    for result in invalid:
+        problems = result.errors or (result.problems if result.suite is None else ())
+        for p in problems:
+            text = f"{p.field}: {p.message}" if p.field else p.message
+            out.append(Problem(inline(str(p.origin), 200), inline(text, 300)))
+        if not problems and result.suite is None:
+            out.append(Problem(inline(result.rel, 200), "could not be loaded"))
+    return tuple(out)
+
+
+def not_run(report: ReportInput) -> tuple[str, ...]:
+    out = []
+    for skip in report.skipped[:MAX_SKIPS]:
+        what = code(skip.case or skip.suite, 60)
+        out.append(f"{what} on {cell(skip.model, 60)}: {inline(skip.reason, 160)}")
+    if len(report.skipped) > MAX_SKIPS:
+        out.append(f"{plural(len(report.skipped) - MAX_SKIPS, 'more skip')} in results.json")
+    if report.not_started:
+        budget = report.settings.max_cost_usd
+        spent = f"the cost budget (${budget:.2f}) was spent" if budget else "the budget was spent"
+        out.append(f"{plural(len(report.not_started), 'run')} never started: {spent}")
+    return tuple(out)

@@ -1,0 +1,64 @@
+"""What one report is made of (`ReportInput`), whatever it becomes: comment, check, summary.
+
+The job builds one `ReportInput` from its runs and hands it to every writer; `report` rebuilds
+the same from a results file. It decides the gate once (`decided_gate`) so every output reads
+the same verdict. The comment's parts (`build`, `build_cases`, `build_verdict`, `effort`) all
+import it from here, so none of them needs another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from evolve_action.model.evals import LoadResult, Suite
+from evolve_action.model.outcomes import RunResult
+from evolve_action.plan.planning import RunSpec, Skip
+from evolve_action.settings.events import Event
+from evolve_action.settings.inputs import Settings
+from evolve_action.verdict.adaptive import Effort
+from evolve_action.verdict.gate import Gate, evaluate
+from evolve_action.verdict.stats import Aggregate
+
+
+@dataclass(frozen=True)
+class ReportInput:
+    """Everything one report is made of; the same for the comment, check, summary and outputs."""
+
+    aggregate: Aggregate
+    runs: Sequence[RunResult]  # both sides
+    event: Event
+    settings: Settings
+    head_sha: str  # the PR head (never the merge commit); "" for an uncommitted tree
+    base_sha: str | None  # None: `--base none`, no base side at all
+    head_suites: Sequence[Suite] = ()
+    base_suites: Sequence[Suite] = ()
+    invalid: Sequence[LoadResult] = ()  # eval files that failed to load (problems inside)
+    skipped: Sequence[Skip] = ()  # left out on purpose (models list, skip_providers)
+    not_started: Sequence[RunSpec] = ()  # planned, never started: the cost budget ran out
+    notices: Sequence[str] = ()  # e.g. "incomplete: stopped by SIGTERM" (escaped here)
+    in_progress: bool = False
+    duration_s: float = 0.0
+    cached_runs: int | None = None  # None: count the runs marked `cached`
+    version: str = ""
+    gate: Gate | None = None  # None: `gate.evaluate` with the settings
+    effort: Effort | None = None  # `runs: auto`: runs per case and why each stopped
+    confinement: str = ""  # how commands were confined, in words (`sandbox.Level.words`)
+
+    @property
+    def has_base(self) -> bool:
+        return self.base_sha is not None
+
+    def decided_gate(self) -> Gate:
+        if self.gate is not None:
+            return self.gate
+        invalid = sum(1 for r in self.invalid if not r.ok)
+        return evaluate(
+            self.aggregate, self.settings, invalid_files=invalid, has_base=self.has_base
+        )
+
+
+def tokens(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M".replace(".0M", "M")
+    return f"{round(n / 1000)}k" if n >= 1000 else str(n)

@@ -1,0 +1,313 @@
+"""The results directory: what one job leaves behind for people, CI tools and `report`.
+
+    results.json                                     ours (schemas/results.schema.json)
+    junit.xml                                        head runs, for CI test reporters
+    suites/<suite>/eval_feedback_aggregate.json      the judge's critique of the eval
+    suites/<suite>/<model>/benchmark.json            skill-creator's viewer opens this dir
+    suites/<suite>/<model>/eval-<case>/eval_metadata.json
+    suites/<suite>/<model>/eval-<case>/<with_skill|without_skill>/run-<n>/grading.json
+
+Every file is written atomically (a temporary sibling, then a rename), so a reader never
+sees half a file. A directory we cannot write raises `ResultsWriteError` naming the path;
+the CLI turns it into exit 2. `load_results` reads a results.json back — possibly from a
+fork's artifact, so it is untrusted: size-capped, strict JSON, validated against the schema
+before anything looks at it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evolve_action import __version__
+from evolve_action.model.evals import EMPTY, LoadResult, Suite
+from evolve_action.model.outcomes import RunResult
+from evolve_action.model.records import run_doc, run_from_doc
+from evolve_action.plan.planning import Skip
+from evolve_action.publish.junit import junit_xml
+from evolve_action.publish.results_json import (
+    SCHEMA_VERSION,
+    aggregate_doc,
+    catalog_doc,
+    invalid_doc,
+    invalid_from_doc,
+    skip_doc,
+    skip_from_doc,
+    suite_from_doc,
+)
+from evolve_action.publish.results_skill_creator import (
+    CONFIGURATION,
+    benchmark_doc,
+    feedback_aggregate_doc,
+    grading_doc,
+)
+from evolve_action.publish.schema_check import Check, compile_schema
+from evolve_action.util.files import _why, atomic_write
+from evolve_action.verdict.stats import Aggregate
+
+if TYPE_CHECKING:
+    import jsonschema
+
+log = logging.getLogger(__name__)
+
+RESULTS_FILE = "results.json"
+JUNIT_FILE = "junit.xml"
+MAX_RESULTS_BYTES = 64 * 1024 * 1024
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class ResultsLoadError(Exception):
+    """A results.json is missing, unreadable, too large, or not in our schema."""
+
+
+@dataclass(frozen=True)
+class ResultsData:
+    """Everything one job reports. `generated_at` is ISO 8601 UTC, stamped by the caller."""
+
+    runs: Sequence[RunResult]
+    aggregate: Aggregate
+    suites: Sequence[Suite] = ()
+    judge_model: str | None = None
+    settings: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
+    generated_at: str = ""
+    repo_root: Path | None = None
+    invalid: Sequence[LoadResult] = ()  # eval files that failed to load
+    skipped: Sequence[Skip] = ()  # left out of the plan on purpose
+
+
+def slug(text: str) -> str:
+    """A file-name-safe, collision-resistant name for a suite path, model or case id."""
+    clean = _UNSAFE.sub("-", text.replace("/", "__")).strip("-.")[:60] or "_"
+    if clean == text:
+        return clean
+    return f"{clean}-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:8]}"
+
+
+def _json(doc: Any) -> str:
+    # NaN or infinity would be a bug upstream; refusing them keeps the files strict JSON.
+    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def results_doc(data: ResultsData) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "evolve-action", "version": __version__},
+        "generated_at": data.generated_at,
+        "settings": dict(data.settings),
+        "judge_model": data.judge_model,
+        "catalog": catalog_doc(data.suites, data.repo_root),
+        "runs": [run_doc(r) for r in data.runs],
+        "invalid": [invalid_doc(r) for r in data.invalid if not r.ok],
+        "skipped": [skip_doc(s) for s in data.skipped],
+        "aggregate": aggregate_doc(data.aggregate),
+    }
+
+
+def write_results(results_dir: Path, data: ResultsData) -> list[Path]:
+    """Write every results file; returns the paths written, results.json last."""
+    suites = {s.rel: s for s in data.suites}
+    catalog = {c["rel"]: c for c in catalog_doc(data.suites, data.repo_root)}
+    written: list[Path] = []
+
+    def put(path: Path, text: str) -> None:
+        atomic_write(path, text)
+        written.append(path)
+
+    by_suite: dict[str, list[RunResult]] = {}
+    for run in data.runs:
+        by_suite.setdefault(run.suite, []).append(run)
+    for rel, runs in sorted(by_suite.items()):
+        suite = suites.get(rel)
+        suite_dir = results_dir / "suites" / slug(rel)
+        put(
+            suite_dir / "eval_feedback_aggregate.json",
+            _json(feedback_aggregate_doc(suite, rel, runs)),
+        )
+        for model in sorted({r.model for r in runs}):
+            model_runs = [r for r in runs if r.model == model]
+            model_dir = suite_dir / slug(model)
+            skill_path = catalog[rel]["skill_path"] if rel in catalog else ""
+            bench = benchmark_doc(
+                suite,
+                rel,
+                model,
+                model_runs,
+                judge_model=data.judge_model,
+                timestamp=data.generated_at,
+                skill_path=skill_path,
+            )
+            put(model_dir / "benchmark.json", _json(bench))
+            cases = {c.id: c for c in suite.cases} if suite else {}
+            for run in model_runs:
+                eval_dir = model_dir / f"eval-{slug(run.case_id)}"
+                case = cases.get(run.case_id)
+                if case is not None and not (eval_dir / "eval_metadata.json").exists():
+                    meta = {
+                        "eval_id": case.id,
+                        "eval_name": case.label,
+                        "prompt": case.prompt,
+                        "assertions": [i.text for i in case.items],
+                    }
+                    put(eval_dir / "eval_metadata.json", _json(meta))
+                run_dir = eval_dir / CONFIGURATION[run.side] / f"run-{run.repetition}"
+                put(run_dir / "grading.json", _json(grading_doc(run)))
+    put(results_dir / JUNIT_FILE, junit_xml(data.runs, suites))
+    put(results_dir / RESULTS_FILE, _json(results_doc(data)))
+    return written
+
+
+# --- loading ---------------------------------------------------------------------------------
+
+
+def schema_path() -> Path:
+    """`schemas/results.schema.json`: packaged beside the module when installed as a wheel,
+    else at the root of the source tree (editable installs, the action's image)."""
+    here = Path(__file__).resolve().parents[1]  # the package, above `publish/`
+    packaged = here / "schemas" / "results.schema.json"
+    return packaged if packaged.is_file() else here.parents[1] / "schemas" / "results.schema.json"
+
+
+def _schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(schema_path().read_text(encoding="utf-8"))
+    return schema
+
+
+@cache
+def _check() -> Check:
+    return compile_schema(_schema())
+
+
+@cache
+def _validator() -> jsonschema.protocols.Validator:
+    import jsonschema  # only to explain a failure: importing it costs about 0.25 s
+
+    schema = _schema()
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    validator: jsonschema.protocols.Validator = cls(schema)
+    return validator
+
+
+def validate(doc: Any) -> None:
+    """Raise ResultsLoadError naming the first problem (a JSON pointer) when `doc` is off-schema.
+
+    The compiled check decides; jsonschema only runs on a document it rejects, to say where.
+    """
+    if _check()(doc):
+        return
+    errors = sorted(_validator().iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path])
+    if not errors:
+        # The two disagree: a bug in `schema_check`. jsonschema is the reference, so accept.
+        log.warning("results.json: the compiled schema check rejected a valid document")
+        return
+    first = errors[0]
+    where = "/" + "/".join(str(p) for p in first.absolute_path)
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    raise ResultsLoadError(
+        f"results.json does not match its schema at {where}: {first.message[:300]}{more}"
+    )
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+@dataclass(frozen=True)
+class LoadedResults:
+    document: Mapping[str, Any]
+    runs: list[RunResult]
+    suites: list[Suite]
+    path: Path = Path(RESULTS_FILE)  # where it was read, for messages
+    invalid: list[LoadResult] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
+
+    @property
+    def settings(self) -> Mapping[str, Any]:
+        """The job's settings summary (schema: an object, free-form: check each value)."""
+        recorded: Mapping[str, Any] = self.document.get("settings") or EMPTY
+        return recorded
+
+
+def load_results(path: Path) -> LoadedResults:
+    """Read and validate one results.json (a file, or a results directory holding one)."""
+    if path.is_dir():
+        path = path / RESULTS_FILE
+    try:
+        size = path.stat().st_size
+        if size > MAX_RESULTS_BYTES:
+            raise ResultsLoadError(f"{path}: {size} bytes is more than a results file may hold")
+        doc = json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constants)
+    except OSError as exc:
+        raise ResultsLoadError(f"cannot read {path}: {_why(exc)}") from exc
+    except (ValueError, RecursionError) as exc:
+        raise ResultsLoadError(f"{path} is not valid JSON: {exc}") from exc
+    try:
+        validate(doc)
+    except ResultsLoadError as exc:
+        raise ResultsLoadError(f"{path}: {exc}") from exc
+    return LoadedResults(
+        document=doc,
+        runs=[run_from_doc(r) for r in doc["runs"]],
+        suites=[suite_from_doc(s) for s in doc["catalog"]],
+        path=path,
+        invalid=[invalid_from_doc(r) for r in doc.get("invalid", ())],
+        skipped=[skip_from_doc(s) for s in doc.get("skipped", ())],
+    )
+
+
+@dataclass(frozen=True)
+class Merged:
+    runs: list[RunResult]
+    head_suites: list[Suite]
+    base_suites: list[Suite]
+    invalid: list[LoadResult] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
+
+    @property
+    def suites(self) -> list[Suite]:
+        """Head before base, as `stats.aggregate` and `catalog_doc` take them."""
+        return [*self.head_suites, *self.base_suites]
+
+
+def merge(shards: Sequence[LoadedResults]) -> Merged:
+    """Runs and suites of several shards, for aggregating again. A run present in two shards
+    (same suite, case, model, side, repetition) is kept once.
+
+    A catalog lists the head suites, then the base suites of the same files (`job` writes
+    them so, and a base suite is only selected beside its head suite): within one document,
+    the first entry of a file is its head version and a second one its base version. Across
+    documents the first head (or base) version of a file wins.
+    """
+    runs: dict[tuple[str, str, str, str, int], RunResult] = {}
+    head: dict[str, Suite] = {}
+    base: dict[str, Suite] = {}
+    # Every shard loads every file and plans every run before it takes its part, so each
+    # lists the same invalid files and skips: kept once.
+    invalid: dict[str, LoadResult] = {}
+    skipped: dict[Skip, None] = {}
+    for shard in shards:
+        for result in shard.invalid:
+            invalid.setdefault(result.rel, result)
+        skipped.update(dict.fromkeys(shard.skipped))
+        for run in shard.runs:
+            runs.setdefault(
+                (run.suite, run.case_id, run.model, run.side.value, run.repetition), run
+            )
+        seen: set[str] = set()
+        for suite in shard.suites:
+            (base if suite.rel in seen else head).setdefault(suite.rel, suite)
+            seen.add(suite.rel)
+    return Merged(
+        list(runs.values()),
+        list(head.values()),
+        list(base.values()),
+        list(invalid.values()),
+        list(skipped),
+    )

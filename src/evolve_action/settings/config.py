@@ -1,0 +1,359 @@
+"""The optional repository config, `.evolve.{yaml,yml,json,jsonc}`, read into a `RepoConfig`.
+
+One file serves evolve itself and this action. evolve's keys that change what we run (`layout`,
+`models`, `judge_model`, `max_turns`, pass-rate thresholds, model prices) are read; its other
+keys (`harnesses`, `sandbox`, `checks`, ...) are accepted quietly, since evolve needs them.
+The action's own keys carry the names of its inputs in snake_case. Every field is optional:
+None means "not set here", so settings can layer input over config over default.
+
+Nothing here raises for a bad file: problems come back at `file:line`, unknown keys as
+warnings (with a suggestion when one is close), and a bad value leaves its field unset.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from evolve_action.formats.base import Problems
+from evolve_action.formats.discovery import LAYOUTS
+from evolve_action.formats.documents import Document, DocumentError, read
+from evolve_action.model.evals import Origin, Problem, Severity
+from evolve_action.util.globs import glob_problem
+
+NAMES = (".evolve.yaml", ".evolve.yml", ".evolve.json", ".evolve.jsonc")  # evolve's probe order
+
+# evolve keys a shared config may carry that do not change what this action does.
+EVOLVE_ONLY_KEYS = frozenset(
+    {
+        "$schema",
+        "version",
+        "harnesses",
+        "results_format",
+        "baseline",
+        "stale_results",
+        "sandbox",
+        "cache_dir",
+        "telemetry",
+        "remote",
+        "checks",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelPrice:
+    """USD per million tokens, from evolve's `providers.<name>.models[]`."""
+
+    input_per_mtok: float
+    output_per_mtok: float
+
+
+def _no_prices() -> Mapping[str, ModelPrice]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RepoConfig:
+    # Shared with evolve.
+    layout: str | None = None  # auto | single | multi | marketplace
+    models: tuple[str, ...] | None = None
+    judge_model: str | None = None
+    max_turns: int | None = None
+    evals_min_pass_rate: float | None = None  # report.thresholds.evals_min_pass_rate
+    triggers_min_pass_rate: float | None = None  # report.thresholds.triggers_min_pass_rate
+    prices: Mapping[str, ModelPrice] = field(default_factory=_no_prices)  # "provider/model"
+    # The action's own keys (its input names, snake_case).
+    runs: int | str | None = None  # a count, or "auto"
+    max_runs: int | None = None
+    max_minutes: float | None = None
+    paths: tuple[str, ...] | None = None
+    timeout_seconds: float | None = None
+    fail_on_regression: bool | None = None
+    min_pass_rate: float | None = None
+    alpha: float | None = None
+    max_cost_usd: float | None = None
+    agent_network: bool | None = None
+    harness: str | None = None  # sdk | cli
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigResult:
+    config: RepoConfig
+    rel: str | None  # the file read, or None when the repository has none
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def errors(self) -> tuple[Problem, ...]:
+        return tuple(p for p in self.problems if p.severity is Severity.ERROR)
+
+
+def find_config(root: Path) -> tuple[list[str], list[str]]:
+    """(present config names, all names probed) in evolve's probe order."""
+    present = [name for name in NAMES if (root / name).is_file()]
+    return present, list(NAMES)
+
+
+def load_config(root: Path, path: Path | None = None) -> ConfigResult:
+    """Read the config at `path` (relative to `root`), else the one `.evolve.*` in `root`."""
+    if path is not None:
+        full = path if path.is_absolute() else root / path
+        rel = path.as_posix()
+        if not full.is_file():
+            message = f"config file {rel} does not exist; fix the path or remove the setting"
+            return ConfigResult(RepoConfig(), rel, (Problem(Origin(rel), message),))
+        return _read(full, rel)
+    present, _ = find_config(root)
+    if len(present) > 1:
+        message = f"ambiguous config: found {', '.join(present)}; keep exactly one"
+        return ConfigResult(RepoConfig(), present[0], (Problem(Origin(present[0]), message),))
+    if not present:
+        return ConfigResult(RepoConfig(), None)
+    return _read(root / present[0], present[0])
+
+
+def _read(full: Path, rel: str) -> ConfigResult:
+    try:
+        doc = read(full, rel)
+    except DocumentError as exc:
+        return ConfigResult(RepoConfig(), rel, (Problem(Origin(rel, exc.line), exc.message),))
+    except RecursionError:
+        message = "the config is nested too deeply to read"
+        return ConfigResult(RepoConfig(), rel, (Problem(Origin(rel), message),))
+    return parse_config(doc)
+
+
+def parse_config(doc: Document) -> ConfigResult:
+    problems = Problems(doc)
+    if doc.data is None:
+        return ConfigResult(RepoConfig(), doc.rel)
+    if not isinstance(doc.data, dict):
+        problems.error((), f"the config must be a mapping of keys, not {_kind(doc.data)}")
+        return ConfigResult(RepoConfig(), doc.rel, tuple(problems.items))
+    values: dict[str, Any] = {}
+    for key, raw in doc.data.items():
+        if key in _FIELDS:
+            value = _FIELDS[key](raw, (key,), problems)
+            if value is not None:
+                values[key] = value
+        elif key == "report":
+            values.update(_report(raw, problems))
+        elif key == "providers":
+            values["prices"] = MappingProxyType(_providers(raw, problems))
+        elif key not in EVOLVE_ONLY_KEYS:
+            problems.warn((key,), _unknown(key))
+    return ConfigResult(RepoConfig(**values), doc.rel, tuple(problems.items))
+
+
+# --- one small reader per kind of value ----------------------------------------------------
+
+At = tuple[str | int, ...]
+Reader = Callable[[Any, At, Problems], Any]
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    return names.get(type(value), "a number")
+
+
+def _number(raw: Any, at: At, problems: Problems, *, low: float, high: float, what: str) -> Any:
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
+        problems.error(at, f"must be a number ({what}), not {_kind(raw)}")
+        return None
+    if not low <= raw <= high:
+        problems.error(at, f"must be {what}, got {raw}")
+        return None
+    return raw
+
+
+def _fraction(raw: Any, at: At, problems: Problems) -> float | None:
+    value = _number(raw, at, problems, low=0, high=1, what="between 0 and 1")
+    return None if value is None else float(value)
+
+
+def _alpha(raw: Any, at: At, problems: Problems) -> float | None:
+    value = _fraction(raw, at, problems)
+    if value is not None and not 0 < value < 0.5:
+        problems.error(at, f"must be above 0 and below 0.5 (typically 0.05), got {raw}")
+        return None
+    return value
+
+
+def _positive(raw: Any, at: At, problems: Problems) -> float | None:
+    value = _number(raw, at, problems, low=0, high=math.inf, what="a positive number")
+    if value == 0:
+        problems.error(at, "must be a positive number, got 0")
+        return None
+    return None if value is None else float(value)
+
+
+def _count(raw: Any, at: At, problems: Problems) -> int | None:
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        problems.error(at, f"must be a whole number of at least 1, not {_kind(raw)}")
+        return None
+    if raw < 1:
+        problems.error(at, f"must be at least 1, got {raw}")
+        return None
+    return raw
+
+
+def _runs(raw: Any, at: At, problems: Problems) -> int | str | None:
+    if isinstance(raw, str) and raw.strip().lower() == "auto":
+        return "auto"
+    if isinstance(raw, str):
+        problems.error(at, f"must be a whole number of at least 1 or auto, not {raw!r}")
+        return None
+    return _count(raw, at, problems)
+
+
+def _flag(raw: Any, at: At, problems: Problems) -> bool | None:
+    if not isinstance(raw, bool):
+        problems.error(at, f"must be true or false, not {_kind(raw)}")
+        return None
+    return raw
+
+
+def _text(raw: Any, at: At, problems: Problems) -> str | None:
+    if not isinstance(raw, str):
+        problems.error(at, f"must be a string, not {_kind(raw)}")
+        return None
+    if not raw.strip():
+        problems.error(at, "must not be empty; remove the key to use the default")
+        return None
+    return raw.strip()
+
+
+def _layout(raw: Any, at: At, problems: Problems) -> str | None:
+    value = _text(raw, at, problems)
+    if value is not None and value not in LAYOUTS:
+        problems.error(at, f"{value!r} is not a layout; use one of {', '.join(LAYOUTS)}")
+        return None
+    return value
+
+
+def _harness(raw: Any, at: At, problems: Problems) -> str | None:
+    value = _text(raw, at, problems)
+    if value is not None and value.lower() not in _HARNESSES:
+        problems.error(at, f"{value!r} is not a harness; use one of {', '.join(_HARNESSES)}")
+        return None
+    return None if value is None else value.lower()
+
+
+_HARNESSES = ("sdk", "cli")
+
+
+def _strings(raw: Any, at: At, problems: Problems) -> tuple[str, ...] | None:
+    """A list of strings, or one comma-separated string as the action input takes it."""
+    if isinstance(raw, str):
+        return tuple(p.strip() for p in raw.replace("\n", ",").split(",") if p.strip())
+    if not isinstance(raw, list):
+        problems.error(at, f"must be a list of strings, not {_kind(raw)}")
+        return None
+    out: list[str] = []
+    for i, item in enumerate(raw):
+        if not isinstance(item, str) or not item.strip():
+            problems.error((*at, i), "must be a non-empty string")
+        else:
+            out.append(item.strip())
+    return tuple(out)
+
+
+def _globs(raw: Any, at: At, problems: Problems) -> tuple[str, ...] | None:
+    patterns = _strings(raw, at, problems)
+    for i, pattern in enumerate(patterns or ()):
+        problem = glob_problem(pattern)
+        if problem:
+            problems.error((*at, i), f"glob {pattern!r}: {problem}")
+    return patterns
+
+
+_FIELDS: dict[str, Reader] = {
+    "layout": _layout,
+    "models": _strings,
+    "judge_model": _text,
+    "max_turns": _count,
+    "runs": _runs,
+    "max_runs": _count,
+    "max_minutes": _positive,
+    "paths": _globs,
+    "timeout_seconds": _positive,
+    "fail_on_regression": _flag,
+    "min_pass_rate": _fraction,
+    "alpha": _alpha,
+    "max_cost_usd": _positive,
+    "agent_network": _flag,
+    "harness": _harness,
+}
+
+KNOWN_KEYS = frozenset({*_FIELDS, "report", "providers", *EVOLVE_ONLY_KEYS})
+
+
+def _unknown(key: str) -> str:
+    normal = key.replace("-", "_").lower()
+    close = difflib.get_close_matches(normal, sorted(KNOWN_KEYS), n=1, cutoff=0.8)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    return f"unknown config key {key!r} is ignored{hint}"
+
+
+def _report(raw: Any, problems: Problems) -> dict[str, float]:
+    """evolve's `report.thresholds.{evals,triggers}_min_pass_rate`; other report keys are
+    evolve's own (junit, cobertura, strict, maturity)."""
+    if not isinstance(raw, dict):
+        problems.error(("report",), f"must be a mapping, not {_kind(raw)}")
+        return {}
+    thresholds = raw.get("thresholds")
+    if thresholds is None:
+        return {}
+    if not isinstance(thresholds, dict):
+        problems.error(("report", "thresholds"), f"must be a mapping, not {_kind(thresholds)}")
+        return {}
+    out: dict[str, float] = {}
+    for key in ("evals_min_pass_rate", "triggers_min_pass_rate"):
+        if key in thresholds:
+            value = _fraction(thresholds[key], ("report", "thresholds", key), problems)
+            if value is not None:
+                out[key] = value
+    return out
+
+
+def _providers(raw: Any, problems: Problems) -> dict[str, ModelPrice]:
+    """Prices from `providers.<name>.models[] {id, input_per_mtok, output_per_mtok}`."""
+    if not isinstance(raw, dict):
+        problems.error(("providers",), f"must be a mapping, not {_kind(raw)}")
+        return {}
+    prices: dict[str, ModelPrice] = {}
+    for provider, spec in raw.items():
+        at: At = ("providers", provider)
+        models = spec.get("models") if isinstance(spec, dict) else None
+        if not isinstance(spec, dict) or not isinstance(models, list | None):
+            problems.error(at, "must be a mapping with a `models` list")
+            continue
+        for i, model in enumerate(models or ()):
+            price = _price(model, (*at, "models", i), problems)
+            if price is not None:
+                model_id = model["id"].strip()
+                key = model_id if "/" in model_id else f"{provider}/{model_id}"
+                prices[key] = price
+    return prices
+
+
+def _price(model: Any, at: At, problems: Problems) -> ModelPrice | None:
+    if not isinstance(model, dict) or not isinstance(model.get("id"), str):
+        problems.error(at, "must be a mapping with a string `id`")
+        return None
+    if "input_per_mtok" not in model and "output_per_mtok" not in model:
+        return None  # a model listed without prices: nothing for us to learn
+    cost = [
+        _number(model.get(k, 0), (*at, k), problems, low=0, high=math.inf, what="0 or more")
+        for k in ("input_per_mtok", "output_per_mtok")
+    ]
+    if cost[0] is None or cost[1] is None:
+        return None
+    return ModelPrice(float(cost[0]), float(cost[1]))

@@ -1,0 +1,158 @@
+"""The gate: from the verdict to the check's conclusion, a reason in words, and an exit code.
+
+The gate adds no statistics of its own. `aggregate.verdict` (`verdict.decide`) says which evals
+and which skills regressed, one family of decisions whose chance of a false "regressed" is at
+most `alpha` for the whole pull request; the gate fails exactly when it names something (with
+`fail-on-regression`), and the comment's rows, the headline and the outputs read the same
+verdict. A drop the verdict does not call significant is reported as such, never as a
+regression, and an improvement never offsets one.
+
+When not one compared eval could have been flagged even had it broken completely (too few
+runs for the pull request's size), the check is neutral: it tested nothing, and says so.
+Errors are not failures (DESIGN §5): when no run produced anything gradable (a provider
+outage, missing keys) the check is neutral, never red, so a branch rule does not block a PR
+on someone else's outage. Invalid eval files fail: the PR wrote them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from evolve_action.settings.inputs import Settings
+from evolve_action.verdict.budget import MAX_RUNS
+from evolve_action.verdict.decide import Finding, Verdict
+from evolve_action.verdict.stats import Aggregate, CaseStats
+
+Conclusion = Literal["success", "failure", "neutral"]
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    conclusion: Conclusion
+    reason: str  # the headline in words: "1 eval regressed", "no significant change"
+    exit_code: int  # 1 only on failure
+    regressions: int = 0  # evals, plus skills whose many small drops regressed (gating or not)
+
+    @property
+    def icon(self) -> str:
+        return {"success": "✅", "failure": "❌", "neutral": "⚠️"}[self.conclusion]
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    return f"{count} {word if count == 1 else (many or word + 's')}"
+
+
+def pct(rate: float) -> str:
+    """A rate as a percentage, with a decimal only where it matters (62.5%, 70%)."""
+    text = f"{rate * 100:.1f}".removesuffix(".0")
+    return f"{text}%"
+
+
+def _distinct(cases: Iterable[CaseStats]) -> int:
+    return len({(c.suite, c.case_id) for c in cases})
+
+
+def evaluate(
+    aggregate: Aggregate,
+    settings: Settings,
+    *,
+    errors_only: bool = False,
+    invalid_files: int = 0,
+    has_base: bool = True,
+) -> Gate:
+    """Decide the check's conclusion.
+
+    `errors_only`: the caller knows no eval could run at all (no provider key, nothing
+    scheduled because the budget was spent). `invalid_files`: eval files that failed to load.
+    `has_base=False` (`--base none`): there is nothing to regress against, so only
+    `min_pass_rate` can fail the gate.
+    """
+    cases = aggregate.cases
+    graded = [c for c in cases if (c.head and c.head.graded) or (c.base and c.base.graded)]
+    verdict = aggregate.verdict
+    regressed = has_base and verdict.regressed
+    count = len(verdict.regressed_cases) + len(verdict.broad_suites) if has_base else 0
+    failures: list[str] = []
+    if invalid_files:
+        failures.append(plural(invalid_files, "invalid eval file"))
+    if errors_only or (cases and not graded):
+        reason = "evals could not run"
+        if cases:
+            reason += f" (every run of {plural(_distinct(cases), 'eval')} errored)"
+        if failures:
+            return Gate("failure", "; ".join([*failures, reason]), 1)
+        return Gate("neutral", reason, 0)
+    if not cases:
+        if failures:
+            return Gate("failure", "; ".join(failures), 1)
+        return Gate("neutral", "no affected evals", 0)
+    if regressed and settings.fail_on_regression:
+        failures.insert(0, regressed_reason(verdict))
+    head_rate = aggregate.overall.head_rate
+    floor = settings.min_pass_rate
+    if floor is not None and head_rate is not None and head_rate < floor:
+        failures.append(f"pass rate {pct(head_rate)} is below the minimum {pct(floor)}")
+    if failures:
+        return Gate("failure", "; ".join(failures), 1, count)
+    if regressed:
+        off = "not failing the check: fail-on-regression is off"
+        return Gate("success", f"{regressed_reason(verdict)} ({off})", 0, count)
+    if has_base and verdict.cases and len(verdict.too_few_runs) == len(verdict.cases):
+        return Gate("neutral", too_few_reason(verdict), 0)
+    return Gate("success", _success_reason(aggregate, has_base), 0)
+
+
+def regressed_reason(verdict: Verdict) -> str:
+    evals = plural(len(verdict.regressed_cases), "eval")
+    skills = plural(len(verdict.broad_suites), "skill")
+    if not verdict.broad_suites:
+        return f"{evals} regressed"
+    if not verdict.regressed_cases:
+        return f"{skills} regressed (many small drops)"
+    return f"{evals} and {skills} regressed"
+
+
+def runs_phrase(needed: int | None) -> str:
+    return f"{needed} runs per side" if needed else f"more than {MAX_RUNS} runs per side"
+
+
+def too_few_reason(verdict: Verdict) -> str:
+    """The headline when no compared eval could be flagged, with the runs that would do."""
+    few = [verdict.cases[k] for k in verdict.too_few_runs]
+    needed = [c.runs_needed for c in few]
+    most = None if None in needed else max(n for n in needed if n is not None)
+    return f"too few runs to tell ({plural(len(few), 'eval')}; {runs_phrase(most)} would do)"
+
+
+def _success_reason(aggregate: Aggregate, has_base: bool) -> str:
+    cases = aggregate.cases
+    head = [c for c in cases if c.head is not None and c.head.graded]
+    total = _distinct(head)
+    failing = _distinct(c for c in head if c.head is not None and c.head.failed)
+    if not has_base:
+        if not failing:
+            return f"all {plural(total, 'eval')} pass"
+        return f"{total - failing} of {plural(total, 'eval')} pass"
+    verdict = aggregate.verdict
+    findings = [c.finding for c in verdict.cases.values()]
+    dropped, improved = findings.count(Finding.DROPPED), findings.count(Finding.IMPROVED)
+    parts = []
+    if dropped:
+        parts.append(
+            f"no significant regression ({plural(dropped, 'eval')} dropped, not significant)"
+        )
+    if improved:
+        parts.append(f"{plural(improved, 'eval')} improved")
+    elif any(s.finding is Finding.IMPROVED for s in verdict.suites.values()):
+        parts.append("improved overall")
+    if not parts:
+        parts.append(
+            f"all {plural(total, 'eval')} pass"
+            if total and not failing
+            else "no significant change"
+        )
+    if few := verdict.too_few_runs:
+        parts.append(f"too few runs to tell for {len(few)} of {plural(len(verdict.cases), 'eval')}")
+    return "; ".join(parts)

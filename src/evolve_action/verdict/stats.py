@@ -1,0 +1,345 @@
+"""From runs to numbers: per case and side, per suite, per model, overall; deltas; verdicts.
+
+One meaning of "pass rate" everywhere (DESIGN §5): passed / (passed + failed) runs, errors
+counted and shown but never folded in. A suite's (model's, the whole PR's) pass rate is the
+mean of its cases' pass rates, so a case with many runs weighs no more than one with few.
+Deltas are head minus base. Every "regressed" and "improved" comes from one decision over
+the whole pull request (`verdict.decide`, on the counts gathered here); the per-case Fisher
+test and the per-group stratified test (`significance`) are kept as descriptive figures only.
+
+Trigger runs pass when the skill behaved as it should (fired, or stayed quiet), so a trigger
+case's pass rate is evolve's correctness rate; its verdict is evolve's hit-rate rule.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from evolve_action.model.evals import Case, CaseKind, Suite
+from evolve_action.model.outcomes import RunResult, Side, Status
+from evolve_action.verdict.decide import Cell, Finding, Verdict, decide
+from evolve_action.verdict.significance import (
+    DEFAULT_ALPHA,
+    Counts,
+    Label,
+    TestResult,
+    fisher_exact,
+    stratified_exact,
+)
+
+TRIGGER_THRESHOLD = 0.5  # evolve and skill-creator: a query should fire in at least half the runs
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """mean, sample stddev (n-1; 0 when n <= 1), min and max; zeros when empty."""
+
+    n: int = 0
+    mean: float = 0.0
+    stddev: float = 0.0
+    min: float = 0.0
+    max: float = 0.0
+
+
+def summarize(values: Sequence[float]) -> Summary:
+    if not values:
+        return Summary()
+    stddev = statistics.stdev(values) if len(values) > 1 else 0.0
+    return Summary(len(values), math.fsum(values) / len(values), stddev, min(values), max(values))
+
+
+def consistency(scores: Summary) -> float | None:
+    """skill-evaluator's 1 - stddev/mean, floored at 0; 0 when every run scored 0 (its docs)."""
+    if scores.n == 0:
+        return None
+    if scores.mean <= 0:
+        return 0.0
+    return max(0.0, 1.0 - scores.stddev / scores.mean)
+
+
+@dataclass(frozen=True)
+class SideStats:
+    """One case, one model, one side, over its runs."""
+
+    runs: int
+    passed: int
+    failed: int
+    errored: int
+    pass_rate: float | None  # None when no run was graded
+    scores: Summary
+    consistency: float | None
+    dimensions: Mapping[str, Summary]  # rubric item id → raw scores on the item's own scale
+    verdict: bool | None  # the case's own across-runs verdict on this side
+    hit_rate: float | None = None  # trigger cases only
+    stability: float | None = None  # clauditor variance: share of graded runs that passed
+    time_s: Summary = field(default_factory=Summary)
+    tokens: Summary = field(default_factory=Summary)
+    cost_usd: float | None = None
+
+    @property
+    def graded(self) -> int:
+        return self.passed + self.failed
+
+
+@dataclass(frozen=True)
+class CaseStats:
+    suite: str
+    case_id: str
+    name: str
+    model: str
+    base: SideStats | None
+    head: SideStats | None
+    delta: float | None  # head pass rate - base pass rate
+    test: TestResult | None  # Fisher's test on this row alone: descriptive, uncorrected
+    label: Label  # from the verdict: regressed exactly when the check counts this row
+    adjusted_p: float | None = None  # the verdict's, comparable with alpha; None: not tested
+
+
+@dataclass(frozen=True)
+class GroupStats:
+    """A suite on one model (`suite` and `model` set), a model, or everything (neither)."""
+
+    suite: str | None
+    model: str | None
+    base_rate: float | None  # mean of the cases' base pass rates
+    head_rate: float | None
+    delta: float | None  # head_rate - base_rate, the two numbers a reader sees
+    paired_delta: float | None  # mean of per-case deltas over cases graded on both sides
+    test: TestResult | None
+    label: Label
+    labels: Mapping[str, int]  # case label → number of cases
+    runs: Mapping[str, Mapping[str, int]]  # side → {passed, failed, errored}
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    alpha: float
+    cases: list[CaseStats]
+    suites: list[GroupStats]
+    models: list[GroupStats]
+    overall: GroupStats
+    verdict: Verdict = field(default_factory=lambda: Verdict(DEFAULT_ALPHA))
+
+
+def side_stats(runs: Sequence[RunResult], case: Case | None, suite: Suite | None) -> SideStats:
+    graded = [r for r in runs if r.status is not Status.ERROR]
+    passed = sum(r.status is Status.PASS for r in graded)
+    failed = len(graded) - passed
+    rate = passed / len(graded) if graded else None
+    scores = summarize([r.score for r in graded])
+    raw: dict[str, list[float]] = {}
+    for run in graded:
+        for item in run.items:
+            if item.raw_score is not None:
+                raw.setdefault(item.item_id, []).append(item.raw_score)
+    verdict = None if rate is None else rate >= TRIGGER_THRESHOLD
+    hit_rate = stability = None
+    if case is not None and case.kind is CaseKind.TRIGGER and rate is not None:
+        should = case.should_trigger is not False
+        hit_rate = rate if should else 1.0 - rate
+        verdict = hit_rate >= TRIGGER_THRESHOLD if should else hit_rate < TRIGGER_THRESHOLD
+    min_stability = suite.policy.get("min_stability") if suite is not None else None
+    task = case is None or case.kind is CaseKind.TASK
+    if task and isinstance(min_stability, int | float) and rate is not None:
+        stability = rate
+        verdict = stability >= float(min_stability)
+    costs = [c for r in runs if (c := _cost(r)) is not None]
+    return SideStats(
+        runs=len(runs),
+        passed=passed,
+        failed=failed,
+        errored=len(runs) - len(graded),
+        pass_rate=rate,
+        scores=scores,
+        consistency=consistency(scores),
+        dimensions={k: summarize(v) for k, v in sorted(raw.items())},
+        verdict=verdict,
+        hit_rate=hit_rate,
+        stability=stability,
+        time_s=summarize([r.transcript.duration_s for r in runs]),
+        tokens=summarize([float(r.transcript.usage.total_tokens) for r in runs]),
+        cost_usd=math.fsum(costs) if costs else None,
+    )
+
+
+def _cost(run: RunResult) -> float | None:
+    parts = [run.transcript.usage.cost_usd, run.judge.usage.cost_usd]
+    known = [p for p in parts if p is not None]
+    return math.fsum(known) if known else None
+
+
+def _case_label(base: SideStats | None, head: SideStats | None, finding: Finding | None) -> Label:
+    if base is None:
+        return Label.NEW
+    if head is None:
+        return Label.REMOVED
+    if not base.graded or not head.graded:
+        return Label.ERROR
+    return _LABELS.get(finding, Label.UNCHANGED) if finding else Label.UNCHANGED
+
+
+_LABELS = {Finding.REGRESSED: Label.REGRESSED, Finding.IMPROVED: Label.IMPROVED}
+
+
+def _cell(base: SideStats | None, head: SideStats | None) -> Cell:
+    b = (base.passed, base.failed, base.errored) if base else (0, 0, 0)
+    h = (head.passed, head.failed, head.errored) if head else (0, 0, 0)
+    return Cell(b[0], b[1], h[0], h[1], b[2], h[2])
+
+
+def _counts(base: SideStats | None, head: SideStats | None) -> Counts | None:
+    if base is None or head is None or not base.graded or not head.graded:
+        return None
+    return Counts(head.passed, head.failed, base.passed, base.failed)
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return math.fsum(known) / len(known) if known else None
+
+
+def _diff(head: float | None, base: float | None) -> float | None:
+    return None if head is None or base is None else head - base
+
+
+def _group(
+    cases: Sequence[CaseStats],
+    suite: str | None,
+    model: str | None,
+    verdict: Verdict,
+    parts: Sequence[GroupStats] = (),
+) -> GroupStats:
+    strata = [c for case in cases if (c := _counts(case.base, case.head)) is not None]
+    test = stratified_exact(strata) if strata else None
+    labels: dict[str, int] = {}
+    for case in cases:
+        labels[case.label.value] = labels.get(case.label.value, 0) + 1
+    # A group is regressed when anything in it is: one of its rows, or the pooled test of a
+    # suite whose part on this model fell (a suite on one model is its own part).
+    pooled = verdict.suites.get(suite) if suite is not None else None
+    direction = test.direction if test is not None else 0
+    found = {p.label for p in parts}
+    if pooled is not None and direction < 0 and pooled.finding is Finding.REGRESSED:
+        found.add(Label.REGRESSED)
+    if pooled is not None and direction > 0 and pooled.finding is Finding.IMPROVED:
+        found.add(Label.IMPROVED)
+    if labels.get(Label.REGRESSED.value) or Label.REGRESSED in found:
+        label = Label.REGRESSED
+    elif labels.get(Label.IMPROVED.value) or Label.IMPROVED in found:
+        label = Label.IMPROVED
+    elif test is not None:
+        label = Label.UNCHANGED
+    elif cases and all(c.label is Label.NEW for c in cases):
+        label = Label.NEW
+    elif cases and all(c.label is Label.REMOVED for c in cases):
+        label = Label.REMOVED
+    else:
+        label = Label.ERROR if labels.get(Label.ERROR.value) else Label.UNCHANGED
+    runs: dict[str, dict[str, int]] = {}
+    for side in Side:
+        stats = [s for c in cases if (s := c.base if side is Side.BASE else c.head) is not None]
+        runs[side.value] = {
+            "passed": sum(s.passed for s in stats),
+            "failed": sum(s.failed for s in stats),
+            "errored": sum(s.errored for s in stats),
+        }
+    base_rate = _mean(c.base.pass_rate for c in cases if c.base is not None)
+    head_rate = _mean(c.head.pass_rate for c in cases if c.head is not None)
+    return GroupStats(
+        suite=suite,
+        model=model,
+        base_rate=base_rate,
+        head_rate=head_rate,
+        delta=_diff(head_rate, base_rate),
+        paired_delta=_mean(c.delta for c in cases),
+        test=test,
+        label=label,
+        labels=labels,
+        runs=runs,
+    )
+
+
+Decider = Callable[[Mapping[tuple[str, str, str], Cell], float], Verdict]
+
+
+def aggregate(
+    runs: Iterable[RunResult],
+    suites: Iterable[Suite] = (),
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    decide_with: Decider | None = None,
+) -> Aggregate:
+    """Everything the comment, the gate and the results files report about `runs`.
+
+    `decide_with` makes the verdict from the counts: the fixed-N exact tests when None; the
+    sequential one (`adaptive_verdict.decider`) when runs were added because of what was seen.
+
+    `suites` supplies case names, kinds and policies; pass head suites before base suites so
+    a case changed by the PR is described as it is on head.
+    """
+    by_rel: dict[str, Suite] = {}
+    known: dict[tuple[str, str], tuple[int, Case]] = {}  # a removed case is only on base
+    for s in suites:
+        by_rel.setdefault(s.rel, s)
+        for index, c in enumerate(s.cases):
+            known.setdefault((s.rel, c.id), (index, c))
+    grouped: dict[tuple[str, str, str], dict[Side, list[RunResult]]] = {}
+    for run in runs:
+        key = (run.suite, run.model, run.case_id)
+        grouped.setdefault(key, {}).setdefault(run.side, []).append(run)
+
+    def order(key: tuple[str, str, str]) -> tuple[str, str, float, str]:
+        index = known[(key[0], key[2])][0] if (key[0], key[2]) in known else math.inf
+        return (key[0], key[1], index, key[2])
+
+    rows = []
+    for key in sorted(grouped, key=order):
+        rel, model, case_id = key
+        suite = by_rel.get(rel)
+        case = known[(rel, case_id)][1] if (rel, case_id) in known else None
+        sides = {
+            side: side_stats(sorted(r, key=lambda x: x.repetition), case, suite)
+            for side, r in grouped[key].items()
+        }
+        rows.append((key, case, sides.get(Side.BASE), sides.get(Side.HEAD)))
+    cells = {(k[0], k[2], k[1]): _cell(b, h) for k, _, b, h in rows}
+    verdict = (decide_with or decide)(cells, alpha)
+    cases: list[CaseStats] = []
+    for (rel, model, case_id), case, base, head in rows:
+        delta = _diff(head.pass_rate if head else None, base.pass_rate if base else None)
+        counts = _counts(base, head)
+        test = fisher_exact(counts) if counts is not None else None
+        decision = verdict.row((rel, case_id, model))
+        finding = decision.finding if decision else None
+        adjusted = decision.adjusted_p if decision else None
+        name = case.label if case else case_id
+        cases.append(
+            CaseStats(
+                rel, case_id, name, model, base, head, delta, test,
+                _case_label(base, head, finding), adjusted,
+            )
+        )  # fmt: skip
+    pairs = sorted({(c.suite, c.model) for c in cases})
+    models = sorted({c.model for c in cases})
+    groups = [_group([c for c in cases if (c.suite, c.model) == p], *p, verdict) for p in pairs]
+    per_model = [
+        _group(
+            [c for c in cases if c.model == m],
+            None,
+            m,
+            verdict,
+            [g for g in groups if g.model == m],
+        )
+        for m in models
+    ]
+    return Aggregate(
+        alpha=alpha,
+        cases=cases,
+        suites=groups,
+        models=per_model,
+        overall=_group(cases, None, None, verdict, groups),
+        verdict=verdict,
+    )
