@@ -1,0 +1,89 @@
+"""What the two SDK adapters share: a client built on first use, one call, one parse.
+
+An adapter names its SDK's client class and says how to send a request and read the answer;
+this base does the rest the same way for both. The client is built only once the SDK has been
+imported (`transport.imported` waits for the worker thread that imports it, off the event
+loop), on the SDK's own default HTTP client and the one SSL context every client shares, so
+the CA bundle loads once per process, not once per client.
+"""
+
+from __future__ import annotations
+
+import ssl
+from typing import Any, Generic, TypeVar
+
+from evolve_action.execute.providers import transport
+from evolve_action.execute.providers.base import ChatRequest, ChatResponse
+from evolve_action.execute.providers.faults import MalformedResponse, classify
+
+C = TypeVar("C")
+
+
+class SdkAdapter(Generic[C]):
+    """One official async SDK behind the `Provider` contract. Subclasses set `id` and
+    implement `_new_client`, `_send` and `_parse`."""
+
+    id: str
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str | None = None,
+        timeout_s: float = 600.0,
+        sdk_max_retries: int = 0,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
+        self._api_key, self._base_url = api_key, base_url
+        self._timeout_s, self._sdk_max_retries = timeout_s, sdk_max_retries
+        self._ssl_context = ssl_context
+        self._client: C | None = None
+
+    def _new_client(self, options: dict[str, Any], context: ssl.SSLContext) -> C:
+        """The SDK's client for `options` (key, base URL, timeout, retries), on `context`."""
+        raise NotImplementedError
+
+    async def _send(self, client: C, body: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def _parse(self, answer: Any, model: str) -> ChatResponse:
+        raise NotImplementedError
+
+    @property
+    def client(self) -> C:
+        """The SDK client, built on first use, once its SDK is imported (`complete` waits for
+        that off the event loop, so a run on another provider can start meanwhile)."""
+        if self._client is None:
+            # An explicit timeout also stops the Anthropic SDK refusing a large non-streaming
+            # `max_tokens`.
+            options = {
+                "api_key": self._api_key,
+                "base_url": self._base_url,
+                "timeout": self._timeout_s,
+                "max_retries": self._sdk_max_retries,
+            }
+            self._client = self._new_client(options, self._ssl_context or transport.ssl_context())
+        return self._client
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        if self._client is None:
+            await transport.imported(self.id)
+        body = self._body(request)
+        try:
+            answer = await self._send(self.client, body)
+        except Exception as exc:
+            raise classify(exc, provider=self.id) from exc
+        try:
+            return self._parse(answer, request.model)
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            # The SDKs do not validate answers: valid JSON missing its fields lands here.
+            error = MalformedResponse(f"{type(exc).__name__}: {exc}")
+            raise classify(error, provider=self.id) from exc
+
+    def _body(self, request: ChatRequest) -> dict[str, Any]:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        client: Any = self._client
+        if client is not None:
+            await client.close()
