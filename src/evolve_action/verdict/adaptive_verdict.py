@@ -23,6 +23,7 @@ from evolve_action.verdict.decide import (
     Finding,
     SuiteVerdict,
     Verdict,
+    combine,
 )
 from evolve_action.verdict.sequential import (
     CASE_SHARE,
@@ -86,27 +87,12 @@ def _row(key: CellKey, cell: Cell, index: Index) -> Decision:
 def _case(key: CaseKey, cells: Mapping[str, Cell], index: Index) -> CaseVerdict:
     rows = {model: _row((*key, model), c, index) for model, c in cells.items()}
     pooled = index.get(("drop", Kind.CASE, *key, ""))
-    findings = {r.finding for r in rows.values()}
+    rejected = pooled is not None and pooled.rejected
     fell = (Finding.REGRESSED, Finding.DROPPED)
-    downs = [r.adjusted_p for r in rows.values() if r.finding in fell]
-    ups = [r.adjusted_p for r in rows.values() if r.finding is Finding.IMPROVED]
-    if Finding.REGRESSED in findings or (pooled is not None and pooled.rejected):
-        finding, shown = Finding.REGRESSED, min([p for p in downs if p is not None] or [1.0])
-        if pooled is not None and pooled.rejected:
-            shown = min(shown, pooled.adjusted_p)
-    elif Finding.DROPPED in findings:
-        finding, shown = Finding.DROPPED, min([p for p in downs if p is not None] or [1.0])
-    elif ups:
-        finding, shown = Finding.IMPROVED, min(p for p in ups if p is not None)
-    else:
-        finding, shown = Finding.UNCHANGED, None
-    return CaseVerdict(
-        finding,
-        shown,
-        rows,
-        runs=min(min(c.runs) for c in cells.values()),
-        errored=sum(c.base_errored + c.head_errored for c in cells.values()),
-    )
+    downs = [r.adjusted_p for r in rows.values() if r.finding in fell and r.adjusted_p is not None]
+    if pooled is not None and rejected:
+        downs.append(pooled.adjusted_p)
+    return combine(rows, cells, regressed=rejected, down=min(downs or [1.0]))
 
 
 def to_verdict(seq: SeqVerdict, cells: Mapping[CellKey, Cell], alpha: float) -> Verdict:

@@ -298,10 +298,20 @@ def _case(
             rows[model] = Decision(Finding.IMPROVED, up)
         else:
             rows[model] = Decision(Finding.UNCHANGED, up)
-    findings = {r.finding for r in rows.values()}
     down = min([drop.case.get(key, 1.0), *(drop.cell.get((*key, m), 1.0) for m in cells)])
+    return combine(rows, cells, regressed=at_level(down, alpha), down=down)
+
+
+def combine(
+    rows: Mapping[str, Decision], cells: Mapping[str, Cell], *, regressed: bool, down: float
+) -> CaseVerdict:
+    """One eval's finding from its per-model rows: regressed when a row is, or when the pooled
+    test (`regressed`) says so; else dropped, improved or unchanged. `down` is the adjusted p
+    shown for a fall. The fixed-N and the sequential verdict both decide an eval this way."""
+    findings = {r.finding for r in rows.values()}
     ups = [r.adjusted_p for r in rows.values() if r.finding is Finding.IMPROVED]
-    if Finding.REGRESSED in findings or at_level(down, alpha):
+    adjusted: float | None
+    if Finding.REGRESSED in findings or regressed:
         finding, adjusted = Finding.REGRESSED, down
     elif Finding.DROPPED in findings:
         finding, adjusted = Finding.DROPPED, down
@@ -312,7 +322,7 @@ def _case(
     return CaseVerdict(
         finding,
         adjusted,
-        rows,
+        dict(rows),
         runs=min(min(c.runs) for c in cells.values()),
         errored=sum(c.base_errored + c.head_errored for c in cells.values()),
     )
