@@ -176,3 +176,14 @@ async def test_the_staged_cli_starts_inside_bubblewrap_and_the_masked_one_does_n
     for name, binary in staged.items():
         done = await confinement.run([str(binary.path)], timeout_s=20)
         assert done.exit_code == 0 and done.stdout.startswith(f"{name} ran as"), done
+
+
+def test_a_relative_cache_directory_gives_absolute_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cache-dir: .evolve-cache` is relative to the checkout; the CLI starts elsewhere."""
+    fake_install(tmp_path / ".evolve-cache" / "clis")
+    monkeypatch.chdir(tmp_path)
+    found = install.locate(["claude"], environ={"PATH": ""}, directory=Path(".evolve-cache/clis"))
+    assert found["claude"].path.is_absolute() and found["claude"].path.is_file()
+    assert found["claude"].source == str(tmp_path / ".evolve-cache" / "clis")

@@ -155,6 +155,8 @@ def locate(
     names: list[str], *, environ: Mapping[str, str], directory: Path
 ) -> dict[str, CliBinary]:
     """Each CLI from PATH, else from `directory`, installing the pinned set there if needed."""
+    # The CLI starts in the run's workspace: a relative `cache-dir` must not follow it there.
+    directory = directory.absolute()
     found: dict[str, CliBinary] = {}
     for name in names:
         binary = on_path(CLIS[name], environ) or installed(CLIS[name], directory)
