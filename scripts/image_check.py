@@ -13,12 +13,12 @@ runner's file commands and write into the checkout (`scripts/image_scenario.py`)
   as unprivileged users, and the comment must say so;
 - `usable`: no seccomp filter and an unmasked /proc, so bubblewrap works; commands run in
   its namespaces, which must hide the socket and /github;
-- `unusable-cli`: as `unusable`, with `harness: cli` on one Anthropic and one OpenAI model:
-  the real Claude Code and Codex (the pinned ones `./dev test` installs into .cache/clis)
-  mounted read-only into the cache directory in the checkout, where `actions/cache` would
-  restore them, so under /github, closed to the sandbox users. Every run must go through
-  a staged copy of them, none may end as an error, and both CLIs' shells must run the attack
-  (and fail at it);
+- `unusable-cli`, `usable-cli`: as `unusable` and `usable`, with `harness: cli` on one
+  Anthropic and one OpenAI model: the real Claude Code and Codex (the pinned ones `./dev
+  test` installs into .cache/clis) mounted read-only into the cache directory in the
+  checkout, where `actions/cache` would restore them, so under /github, which the user level
+  closes and bubblewrap masks. Every run must go through a copy of them the job staged, none
+  may end as an error, and both CLIs' shells must run the attack (and fail at it);
 - `control`: the same script run as root in the same container, unconfined; every attack
   must succeed, or the check would prove nothing.
 
@@ -61,7 +61,8 @@ from scripts.image_scenario import (
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = ("control", "unusable", "usable")
-CLI_VARIANT = "unusable-cli"  # not in the default set: it needs the CLIs (`cli_skip`)
+# Not in the default set: they need the CLIs (`cli_skip`).
+CLI_VARIANTS = ("unusable-cli", "usable-cli")
 CLIS = ROOT / ".cache" / "clis"
 BUILD_TIMEOUT_S = 1800
 RUN_TIMEOUT_S = 600
@@ -224,13 +225,14 @@ def check_variant(
     variant: str, image: str, options: list[str], work: Path, clis: Path = CLIS
 ) -> list[str]:
     reset(work)
-    cli = variant == CLI_VARIANT
+    level, _, harness = variant.partition("-")  # `unusable-cli`: as `unusable`, harness cli
+    cli = harness == "cli"
     with (
         tempfile.TemporaryDirectory(prefix="evolve-seccomp-") as tmp,
         scenario(work, "cli" if cli else "sdk") as sc,
     ):
-        security = _security(variant, Path(tmp))
-        if variant == "control":
+        security = _security(level, Path(tmp))
+        if level == "control":
             attack = ["--entrypoint", "/bin/sh", image, "-c", attack_script()]
             log = _run(sc, image, options, [*security, *attack], None)
             problems = []
@@ -246,21 +248,15 @@ def check_variant(
         elapsed = time.monotonic() - started
         words = (
             "namespaces (bubblewrap)"
-            if variant == "usable"
+            if level == "usable"
             else "unprivileged user, no namespaces: the network is not isolated"
         )
-        problems = verdict(sc, confinement=words, pid1_checked=variant != "usable")
+        problems = verdict(sc, confinement=words, pid1_checked=level == "unusable")
         if cli:
             problems += cli_verdict(sc)
         if not log.startswith(("exit 0", "exit 1")):
             problems.append("the run did not finish with 0 or 1")
-        staged = [line.strip() for line in log.splitlines() if "harness cli: copied" in line]
-        print(
-            f"{variant}: {elapsed:.1f} s, {log.splitlines()[0]}",
-            *staged,
-            sep="\n  ",
-            file=sys.stderr,
-        )
+        print(f"{variant}: {elapsed:.1f} s, {log.splitlines()[0]}", file=sys.stderr)
         return [f"{variant}: {p}" for p in problems] + ([log] if problems else [])
 
 
@@ -277,7 +273,7 @@ def check(variants: tuple[str, ...] = VARIANTS, clis: Path = CLIS) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    choices = (*VARIANTS, CLI_VARIANT)
+    choices = (*VARIANTS, *CLI_VARIANTS)
     parser.add_argument("--variant", action="append", choices=choices, help="default: all")
     parser.add_argument("--clis", type=Path, default=CLIS, help="the pinned CLIs' install")
     args = parser.parse_args(argv)
@@ -286,9 +282,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"image check skipped: {reason}")
         return 0
     variants = tuple(args.variant or choices)
-    if CLI_VARIANT in variants and cli_skip(args.clis) is not None:
-        print(f"{CLI_VARIANT} skipped: {cli_skip(args.clis)}")
-        variants = tuple(v for v in variants if v != CLI_VARIANT)
+    if set(variants) & set(CLI_VARIANTS) and cli_skip(args.clis) is not None:
+        print(f"{', '.join(CLI_VARIANTS)} skipped: {cli_skip(args.clis)}")
+        variants = tuple(v for v in variants if v not in CLI_VARIANTS)
     problems = check(variants, args.clis)
     for problem in problems:
         print(problem, file=sys.stderr)

@@ -139,7 +139,7 @@ def test_a_copy_that_cannot_be_made_says_what_happened_why_and_what_to_do(
     why = unavailable["claude"]
     assert why.startswith(f"claude in {checkout / 'clis'} is not visible inside the sandbox")
     assert f"could not be copied to {root}/" in why and "Not a directory" in why
-    assert "it needs 0 MB there" in why and "set EVOLVE_CLI_STAGE_DIR" in why
+    assert "it needs 0 MiB there" in why and "set EVOLVE_CLI_STAGE_DIR" in why
 
 
 def test_a_copy_the_sandbox_could_not_see_either_is_refused(tmp_path: Path) -> None:

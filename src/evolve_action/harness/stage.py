@@ -210,7 +210,7 @@ def stage(binary: CliBinary, root: Path, *, level: Level, hidden: Sequence[Path]
         megabytes = _megabytes(source)
         raise StageError(
             f"it could not be copied to {home}: {exc.strerror or exc}"
-            f"{f' ({exc.filename})' if exc.filename else ''}; it needs {megabytes} MB there; "
+            f"{f' ({exc.filename})' if exc.filename else ''}; it needs {megabytes} MiB there; "
             f"{_WHAT_TO_DO}"
         ) from exc
     staged = installed(spec, home)
@@ -249,7 +249,7 @@ def _copy(source: Path, home: Path, package: Path) -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     log.info(
-        "harness cli: copied %s (%d MB) to %s in %.1f s, where the confined CLI can start it",
+        "harness cli: copied %s (%d MiB) to %s in %.1f s, where the confined CLI can start it",
         package.name,
         _megabytes(home / package),
         home,
@@ -265,4 +265,4 @@ def _megabytes(directory: Path) -> int:
                 total += Path(current, name).stat().st_size
             except OSError:
                 continue
-    return round(total / 1e6)
+    return round(total / (1 << 20))
