@@ -79,6 +79,8 @@ def for_confinement(
 ) -> tuple[dict[str, CliBinary], dict[str, str]]:
     """The CLIs as this job's confinement can run them (copied when it must), and for each
     one that cannot be run, why not and what to do."""
+    if not binaries:
+        return {}, {}
     return place(
         binaries, level=job_level().level, hidden=default_hidden(), root=stage_dir(environ)
     )
