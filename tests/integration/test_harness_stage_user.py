@@ -69,6 +69,7 @@ async def test_a_closed_install_is_staged_and_the_pool_user_runs_it(
     staged, unavailable = place(closed_install, level=Level.USER, hidden=[], root=place_dir / "s")
     assert unavailable == {}
     for name, binary in staged.items():
+        assert obstacle(binary, Level.USER, []) is None  # the copy, checked again
         done = await conf.run([str(binary.path)], timeout_s=20)
         assert not done.error and done.stdout == f"{name} ran as {conf.user}\n"
     rg = await conf.run(

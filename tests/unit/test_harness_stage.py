@@ -111,7 +111,8 @@ def test_a_masked_install_is_copied_once_where_the_sandbox_sees_it(outside_tmp: 
     home = root / install.lock_digest()[:16]
     for name, binary in staged.items():
         assert binary.path.is_relative_to(home) and binary.version == binaries[name].version
-        assert binary.source == f"{home}, copied from {binaries[name].source}"
+        assert binary.source == str(home) and binary.copied_from == binaries[name].source
+        assert binary.where() == f"{home}, copied from {binaries[name].source}"
         assert obstacle(binary, Level.BWRAP, hidden) is None
     assert staged["codex"].path_dirs == (staged["codex"].path.parent.parent / "codex-path",)
     for current, dirs, files in os.walk(root):

@@ -56,6 +56,11 @@ class CliBinary:
     version: str
     source: str  # "PATH" or the install directory
     path_dirs: tuple[Path, ...] = ()  # helpers the CLI expects on PATH (Codex's `rg`)
+    copied_from: str = ""  # the install directory, when `source` is a copy of it (`stage`)
+
+    def where(self) -> str:
+        """Where it runs from, for a run's notes."""
+        return f"{self.source}, copied from {self.copied_from}" if self.copied_from else self.source
 
 
 def _claude_native(system: str, arch: str, libc: str) -> tuple[str, str]:

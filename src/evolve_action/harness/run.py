@@ -212,7 +212,7 @@ def _transcript(
         tool_calls=outcome.tool_calls,
         duration_s=duration_s,
         stop_reason=outcome.stop_reason,
-        notes=[f"harness: {binary.name} {binary.version} ({binary.source})", *outcome.notes],
+        notes=[f"harness: {binary.name} {binary.version} ({binary.where()})", *outcome.notes],
     )
     with session.lock:
         counted = session.usage.calls > 0

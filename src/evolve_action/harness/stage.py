@@ -221,7 +221,7 @@ def stage(binary: CliBinary, root: Path, *, level: Level, hidden: Sequence[Path]
     problem = obstacle(staged, level, hidden)
     if problem is not None:
         raise StageError(f"its copy in {home} {problem}; {_WHAT_TO_DO}")
-    return replace(staged, source=f"{home}, copied from {binary.source}")
+    return replace(staged, copied_from=binary.source)
 
 
 def _make_dirs(path: Path) -> None:
