@@ -188,3 +188,19 @@ def test_a_relative_cache_directory_gives_absolute_paths(
     found = install.locate(["claude"], environ={"PATH": ""}, directory=Path(".evolve-cache/clis"))
     assert found["claude"].path.is_absolute() and found["claude"].path.is_file()
     assert found["claude"].source == str(tmp_path / ".evolve-cache" / "clis")
+
+
+def test_links_in_the_install_are_copied_as_links_never_followed(outside_tmp: Path) -> None:
+    """We copy as root: a link planted in a cache must not turn into a readable copy of what
+    it names, nor have that file's mode changed."""
+    checkout = outside_tmp / "checkout"
+    binaries = fake_install(checkout / "clis")
+    secret = outside_tmp / "secret"
+    secret.write_text("root's own\n")
+    secret.chmod(0o600)
+    package = binaries["claude"].path.parent
+    (package / "environ").symlink_to(secret)
+    staged, _ = place(binaries, level=Level.BWRAP, hidden=[checkout], root=outside_tmp / "s")
+    copied = staged["claude"].path.parent / "environ"
+    assert copied.is_symlink() and os.readlink(copied) == str(secret)
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600

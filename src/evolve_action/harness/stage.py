@@ -235,17 +235,23 @@ def _make_dirs(path: Path) -> None:
 
 def _copy(source: Path, home: Path, package: Path) -> None:
     """Copy `source` to `home/package` whole or not at all: into a private directory first,
-    then renamed into place, so a copy cut short is never taken for a complete one."""
+    then renamed into place, so a copy cut short is never taken for a complete one.
+
+    Links are copied as links, never followed: we read as root, and a link planted in a
+    cache (to /proc/1/environ, say) must not become a copy everyone may read. A named pipe or
+    a device refuses the copy (`shutil.SpecialFileError`)."""
     started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix=".stage-", dir=home))
     try:
         copy = work / "package"
-        shutil.copytree(source, copy, copy_function=shutil.copy)
+        shutil.copytree(source, copy, symlinks=True, copy_function=shutil.copy)
         for current, _dirs, files in os.walk(copy):
             Path(current).chmod(0o755)
             for name in files:
                 path = Path(current, name)
-                path.chmod(0o755 if path.stat().st_mode & 0o111 else 0o644)
+                mode = path.lstat().st_mode
+                if not stat.S_ISLNK(mode):  # chmod would change what the link names
+                    path.chmod(0o755 if mode & 0o111 else 0o644)
         _make_dirs((home / package).parent)
         copy.rename(home / package)
     finally:
