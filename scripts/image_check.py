@@ -1,6 +1,6 @@
 """Build the action's image and start it the way GitHub starts a container action (issue 12).
 
-    sudo .venv/bin/python -m scripts.image_check [--variant unusable|usable|control]...
+    sudo .venv/bin/python -m scripts.image_check [--variant unusable|unusable-cli|usable|control]...
 
 GitHub runs the image as root, PID 1, with Docker's default capabilities and seccomp profile
 (which refuses the user namespaces bubblewrap needs), `/github/{workspace,file_commands,home,
@@ -13,6 +13,12 @@ runner's file commands and write into the checkout (`scripts/image_scenario.py`)
   as unprivileged users, and the comment must say so;
 - `usable`: no seccomp filter and an unmasked /proc, so bubblewrap works; commands run in
   its namespaces, which must hide the socket and /github;
+- `unusable-cli`, `usable-cli`: as `unusable` and `usable`, with `harness: cli` on one
+  Anthropic and one OpenAI model: the real Claude Code and Codex (the pinned ones `./dev
+  test` installs into .cache/clis) mounted read-only into the cache directory in the
+  checkout, where `actions/cache` would restore them, so under /github, which the user level
+  closes and bubblewrap masks. Every run must go through a copy of them the job staged, none
+  may end as an error, and both CLIs' shells must run the attack (and fail at it);
 - `control`: the same script run as root in the same container, unconfined; every attack
   must succeed, or the check would prove nothing.
 
@@ -41,10 +47,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from evolve_action.execute.harness.install import CLAUDE, CODEX, installed
 from scripts.image_scenario import (
     PAYLOAD,
     Scenario,
     attack_script,
+    cli_verdict,
     reset,
     run_quietly,
     scenario,
@@ -53,6 +61,9 @@ from scripts.image_scenario import (
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = ("control", "unusable", "usable")
+# Not in the default set: they need the CLIs (`cli_skip`).
+CLI_VARIANTS = ("unusable-cli", "usable-cli")
+CLIS = ROOT / ".cache" / "clis"
 BUILD_TIMEOUT_S = 1800
 RUN_TIMEOUT_S = 600
 _LOCK = Path("/var/tmp/evolve-image-check.lock")
@@ -106,6 +117,17 @@ def why_skip() -> str | None:
     if _podman("pull", "-q", base_image(), timeout=600).returncode == 0:
         return None
     return f"{base_image()} cannot be pulled and mmdebstrap (for a stand-in) is not installed"
+
+
+def cli_skip(clis: Path = CLIS) -> str | None:
+    """Why the `unusable-cli` variant cannot run here (beyond `why_skip`), or None."""
+    missing = [s.name for s in (CLAUDE, CODEX) if installed(s, clis) is None]
+    if missing:
+        return (
+            f"the pinned agent CLIs ({', '.join(missing)}) are not installed in {clis}: "
+            "`./dev test` installs them with npm, and npm is missing or the install failed"
+        )
+    return None
 
 
 @contextlib.contextmanager
@@ -189,23 +211,30 @@ def _security(variant: str, tmp: Path) -> list[str]:
     return ["--security-opt", f"seccomp={profile}", "--cap-add", DOCKER_EXTRA_CAPS]
 
 
-def _run(sc: Scenario, image: str, options: list[str], extra: list[str]) -> str:
+def _run(sc: Scenario, image: str, options: list[str], extra: list[str], clis: Path | None) -> str:
     env = [arg for name, value in sc.env.items() for arg in ("-e", f"{name}={value}")]
     argv = [
         "run", "--rm", "--network", "host", "--workdir", "/github/workspace",
-        *options, *sc.mounts.volumes(), *env, *extra,
+        *options, *sc.mounts.volumes(clis), *env, *extra,
     ]  # fmt: skip
     done = _podman(*argv, timeout=RUN_TIMEOUT_S)
     return f"exit {done.returncode}\n{done.stdout[-4000:]}{done.stderr[-4000:]}"
 
 
-def check_variant(variant: str, image: str, options: list[str], work: Path) -> list[str]:
+def check_variant(
+    variant: str, image: str, options: list[str], work: Path, clis: Path = CLIS
+) -> list[str]:
     reset(work)
-    with tempfile.TemporaryDirectory(prefix="evolve-seccomp-") as tmp, scenario(work) as sc:
-        security = _security(variant, Path(tmp))
-        if variant == "control":
+    level, _, harness = variant.partition("-")  # `unusable-cli`: as `unusable`, harness cli
+    cli = harness == "cli"
+    with (
+        tempfile.TemporaryDirectory(prefix="evolve-seccomp-") as tmp,
+        scenario(work, "cli" if cli else "sdk") as sc,
+    ):
+        security = _security(level, Path(tmp))
+        if level == "control":
             attack = ["--entrypoint", "/bin/sh", image, "-c", attack_script()]
-            log = _run(sc, image, options, [*security, *attack])
+            log = _run(sc, image, options, [*security, *attack], None)
             problems = []
             if not sc.docker.requests:
                 problems.append("control: root did not reach the Docker API")
@@ -215,40 +244,48 @@ def check_variant(variant: str, image: str, options: list[str], work: Path) -> l
                 problems.append("control: root could not write into the checkout")
             return [f"{p}\n{log}" for p in problems]
         started = time.monotonic()
-        log = _run(sc, image, options, [*security, image, "run"])
+        log = _run(sc, image, options, [*security, image, "run"], clis if cli else None)
         elapsed = time.monotonic() - started
         words = (
             "namespaces (bubblewrap)"
-            if variant == "usable"
+            if level == "usable"
             else "unprivileged user, no namespaces: the network is not isolated"
         )
-        problems = verdict(sc, confinement=words, pid1_checked=variant == "unusable")
+        problems = verdict(sc, confinement=words, pid1_checked=level == "unusable")
+        if cli:
+            problems += cli_verdict(sc)
         if not log.startswith(("exit 0", "exit 1")):
             problems.append("the run did not finish with 0 or 1")
         print(f"{variant}: {elapsed:.1f} s, {log.splitlines()[0]}", file=sys.stderr)
         return [f"{variant}: {p}" for p in problems] + ([log] if problems else [])
 
 
-def check(variants: tuple[str, ...] = VARIANTS) -> list[str]:
+def check(variants: tuple[str, ...] = VARIANTS, clis: Path = CLIS) -> list[str]:
     """Build, then run each variant; the problems found (empty: all held)."""
     image = build_image()
     options = run_options(image)
     problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix="evolve-image-check-") as tmp:
         for variant in variants:
-            problems += check_variant(variant, image, options, Path(tmp) / variant)
+            problems += check_variant(variant, image, options, Path(tmp) / variant, clis)
     return problems
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--variant", action="append", choices=VARIANTS, help="default: all")
+    choices = (*VARIANTS, *CLI_VARIANTS)
+    parser.add_argument("--variant", action="append", choices=choices, help="default: all")
+    parser.add_argument("--clis", type=Path, default=CLIS, help="the pinned CLIs' install")
     args = parser.parse_args(argv)
     reason = why_skip()
     if reason is not None:
         print(f"image check skipped: {reason}")
         return 0
-    problems = check(tuple(args.variant or VARIANTS))
+    variants = tuple(args.variant or choices)
+    if set(variants) & set(CLI_VARIANTS) and cli_skip(args.clis) is not None:
+        print(f"{', '.join(CLI_VARIANTS)} skipped: {cli_skip(args.clis)}")
+        variants = tuple(v for v in variants if v not in CLI_VARIANTS)
+    problems = check(variants, args.clis)
     for problem in problems:
         print(problem, file=sys.stderr)
     print("image check: " + ("FAILED" if problems else "the attacks failed; the runs completed"))

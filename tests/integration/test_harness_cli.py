@@ -9,6 +9,8 @@ installs into `.cache/clis`; without them these tests skip and say why.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -254,20 +256,30 @@ async def test_a_run_past_its_timeout_is_killed_and_reported_as_a_timeout(
     assert result.status is Status.ERROR and result.error_kind is ErrorKind.TIMEOUT
 
 
-def fake_cli(tmp_path: Path, name: str, script: str) -> str:
-    """A directory holding an executable `name` that runs `script`, for PATH."""
-    bindir = tmp_path / "bin"
-    bindir.mkdir(exist_ok=True)
+@pytest.fixture
+def bindir() -> Iterator[Path]:
+    """A directory the confined CLI can start programs from at every level: not under /tmp
+    (bubblewrap makes its own) nor pytest's (closed to the sandbox users)."""
+    place = "/var/tmp" if os.access("/var/tmp", os.W_OK) else None
+    path = Path(tempfile.mkdtemp(prefix="evolve-cli-bin-", dir=place))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def fake_cli(bindir: Path, name: str, script: str) -> str:
+    """`bindir` holding an executable `name` that runs `script`, for PATH."""
     (bindir / name).write_text(f"#!/bin/sh\n{script}\n")
     (bindir / name).chmod(0o755)
     return f"{bindir}:/usr/bin:/bin"
 
 
 async def test_a_cli_on_path_wins_and_empty_output_is_an_error(
-    fake: FakeLLM, run: Run, tmp_path: Path
+    fake: FakeLLM, run: Run, tmp_path: Path, bindir: Path
 ) -> None:
     suite, case = suite_and_case(make_repo(tmp_path / "repo", {"evals.json": TASK}))
-    path = fake_cli(tmp_path, "claude", 'echo "9.9.9 (fake)"; echo "crashed" >&2; exit 3')
+    crash = '[ "$1" = --version ] && echo "9.9.9 (fake)" && exit 0; echo crashed >&2; exit 3'
+    path = fake_cli(bindir, "claude", crash)
     result = await run(suite, case, "claude", env_vars={"PATH": path})
     assert result.status is Status.ERROR and result.error_kind is ErrorKind.HARNESS
     assert "claude: empty CLI output" in result.error

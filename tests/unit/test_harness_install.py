@@ -62,7 +62,7 @@ def fake_install(directory: Path, stamp: str) -> Path:
 
 
 def test_an_install_counts_only_when_it_matches_the_current_lock(tmp_path: Path) -> None:
-    path = fake_install(tmp_path, install._digest())
+    path = fake_install(tmp_path, install.lock_digest())
     found = installed(CLAUDE, tmp_path)
     assert found is not None and found.path == path and found.version == "2.1.330"
     (tmp_path / ".evolve-clis").write_text("an older lock")

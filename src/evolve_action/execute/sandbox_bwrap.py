@@ -22,6 +22,8 @@ from pathlib import Path
 from evolve_action.execute.sandbox_user import daemon_sockets
 
 SANDBOX_ROOT = "/workspace"  # where commands (and the model) see the workspace
+# Entries of / the sandbox does not take from the host: it makes its own.
+_OWN_ENTRIES = ("proc", "dev", "tmp", SANDBOX_ROOT.strip("/"))
 # Credential files and directories masked inside the sandbox, relative to the host's HOME.
 _HOME_SECRETS = (
     ".netrc",
@@ -82,7 +84,7 @@ def bwrap_argv(
     # created as a mount point on bubblewrap's own writable tmpfs root.
     with os.scandir("/") as entries:
         for entry in sorted(entries, key=lambda e: e.name):
-            if entry.name in ("proc", "dev", "tmp", SANDBOX_ROOT.strip("/")):
+            if entry.name in _OWN_ENTRIES:
                 continue
             if entry.is_symlink():
                 args += ["--symlink", str(Path(entry.path).readlink()), f"/{entry.name}"]
@@ -91,6 +93,23 @@ def bwrap_argv(
     args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *_masks(hidden)]
     args += ["--bind", str(workspace), SANDBOX_ROOT, "--chdir", chdir, "--", *argv]
     return args
+
+
+def masked(path: Path, hidden: Sequence[Path]) -> Path | None:
+    """The directory that keeps `path` from being seen as it is inside the sandbox, as written
+    or once resolved: one of `hidden`, or an entry of / the sandbox makes its own (a private
+    /tmp); else None."""
+    real = resolved(path)
+    if real is None:
+        return path
+    tops = [t for t in (resolved(m) for m in hidden) if t is not None and t != Path("/")]
+    for candidate in dict.fromkeys((path.absolute(), real)):
+        if len(candidate.parts) > 1 and candidate.parts[1] in _OWN_ENTRIES:
+            return Path("/", candidate.parts[1])
+        for top in tops:
+            if candidate.is_relative_to(top):
+                return top
+    return None
 
 
 def _masks(hidden: Sequence[Path]) -> list[str]:

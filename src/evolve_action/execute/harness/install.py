@@ -33,7 +33,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 REGISTRY = "https://registry.npmjs.org"
-_STAMP = ".evolve-clis"
+STAMP = ".evolve-clis"
 _DOWNLOAD_TIMEOUT_S = 300
 
 
@@ -56,6 +56,11 @@ class CliBinary:
     version: str
     source: str  # "PATH" or the install directory
     path_dirs: tuple[Path, ...] = ()  # helpers the CLI expects on PATH (Codex's `rg`)
+    copied_from: str = ""  # the install directory, when `source` is a copy of it (`stage`)
+
+    def where(self) -> str:
+        """Where it runs from, for a run's notes."""
+        return f"{self.source}, copied from {self.copied_from}" if self.copied_from else self.source
 
 
 def _claude_native(system: str, arch: str, libc: str) -> tuple[str, str]:
@@ -125,8 +130,8 @@ def default_dir(environ: Mapping[str, str], cache_dir: Path | None) -> Path:
 
 def installed(spec: CliSpec, directory: Path) -> CliBinary | None:
     """The pinned CLI in `directory`, if a complete install of the current lock is there."""
-    stamp = directory / _STAMP
-    if not stamp.is_file() or stamp.read_text().strip() != _digest():
+    stamp = directory / STAMP
+    if not stamp.is_file() or stamp.read_text().strip() != lock_digest():
         return None
     package, binary = spec.native(*this_platform())
     path = directory / package / binary
@@ -155,6 +160,8 @@ def locate(
     names: list[str], *, environ: Mapping[str, str], directory: Path
 ) -> dict[str, CliBinary]:
     """Each CLI from PATH, else from `directory`, installing the pinned set there if needed."""
+    # The CLI starts in the run's workspace: a relative `cache-dir` must not follow it there.
+    directory = directory.absolute()
     found: dict[str, CliBinary] = {}
     for name in names:
         binary = on_path(CLIS[name], environ) or installed(CLIS[name], directory)
@@ -185,8 +192,9 @@ def install(directory: Path, *, environ: Mapping[str, str]) -> None:
             f"cannot create the CLI install directory {directory}: {exc.strerror}; "
             "set cache-dir (or EVOLVE_CLI_DIR) to a writable place"
         ) from exc
-    with _locked(directory):
-        if (directory / _STAMP).is_file() and (directory / _STAMP).read_text().strip() == _digest():
+    with locked(directory):
+        stamp = directory / STAMP
+        if stamp.is_file() and stamp.read_text().strip() == lock_digest():
             return
         npm = shutil.which("npm", path=environ.get("PATH") or os.defpath)
         registry = environ.get("npm_config_registry") or REGISTRY
@@ -202,24 +210,26 @@ def install(directory: Path, *, environ: Mapping[str, str]) -> None:
                     shutil.rmtree(target)
                 if (work / name).exists():
                     (work / name).replace(target)
-            (directory / _STAMP).write_text(_digest() + "\n")
+            (directory / STAMP).write_text(lock_digest() + "\n")
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def _digest() -> str:
+def lock_digest() -> str:
+    """The pinned set's identity: a new lock is a new install (and a new staged copy)."""
     return hashlib.sha256(_lock_bytes()).hexdigest()
 
 
 @contextlib.contextmanager
-def _locked(directory: Path) -> Iterator[None]:
-    # Two jobs sharing a cache directory must not install over each other.
-    with (directory / ".lock").open("w") as handle:
+def locked(directory: Path) -> Iterator[None]:
+    """Two jobs sharing a directory must not install (or stage) over each other. The lock
+    file is the owner's alone, whatever the umask: nobody else may write where CLIs live."""
+    handle = os.open(directory / ".lock", os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
         fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+        yield
+    finally:
+        os.close(handle)  # closing drops the lock
 
 
 def _npm_ci(npm: str, work: Path, environ: Mapping[str, str]) -> None:

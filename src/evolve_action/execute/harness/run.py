@@ -1,7 +1,8 @@
 """`harness: cli`: one eval run through the real Claude Code or Codex, as a `Transcript`.
 
-`open_cli_harness` (one per job) finds or installs the CLIs the chosen models need and starts
-the credential proxy with the real keys. `CliHarness.run` then runs one case: it opens a proxy
+`open_cli_harness` (one per job) finds or installs the CLIs the chosen models need, copies
+them where the confinement can start them when it could not (`stage`), and starts the
+credential proxy with the real keys. `CliHarness.run` then runs one case: it opens a proxy
 session (a dummy key), has the confinement run the relay, which runs the CLI in the workspace
 with the prompt on stdin, reads the CLI's event stream and returns what the SDK loop returns.
 Everything after (checks, judge, verdicts, results, comment) cannot tell the harnesses apart.
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from evolve_action.execute.agent import AgentError
-from evolve_action.execute.harness import claude, codex, relay
+from evolve_action.execute.harness import claude, codex, relay, stage
 from evolve_action.execute.harness.cassette import CliCassettes
 from evolve_action.execute.harness.events import CliOutcome
 from evolve_action.execute.harness.forward import Upstream
@@ -211,7 +212,7 @@ def _transcript(
         tool_calls=outcome.tool_calls,
         duration_s=duration_s,
         stop_reason=outcome.stop_reason,
-        notes=[f"harness: {binary.name} {binary.version} ({binary.source})", *outcome.notes],
+        notes=[f"harness: {binary.name} {binary.version} ({binary.where()})", *outcome.notes],
     )
     with session.lock:
         counted = session.usage.calls > 0
@@ -272,6 +273,13 @@ async def open_cli_harness(
         for name in names:
             unavailable[name] = f"{name} is not on PATH and could not be installed: {exc}"
             log.error("harness cli: %s", unavailable[name])
+    # The install directory may be out of the confined CLI's reach (under /github, say).
+    harness_binaries, blocked = await asyncio.to_thread(
+        stage.for_confinement, harness_binaries, environ
+    )
+    for name, why in blocked.items():
+        unavailable[name] = why
+        log.error("harness cli: %s", why)
     loop = asyncio.get_running_loop()
 
     def overload(provider: str) -> None:
