@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evolve_action.execute.harness.run import open_harness
 from evolve_action.execute.providers.registry import build_provider
 from evolve_action.model.outcomes import Side, Status
+from evolve_action.pipeline.orchestrate import open_harness
 from evolve_action.pipeline.runner import RunEnvironment, execute
 from evolve_action.plan.planning import RunSpec
 from evolve_action.settings.inputs import Harness

@@ -208,3 +208,12 @@ print(gc.isenabled(), gc.get_freeze_count() > 0)  # back on; start-up's heap fro
 
 def test_the_collector_pauses_for_start_up_and_resumes_for_the_job() -> None:
     assert _python(GC).split() == ["True", "True", "False", "True", "True"]
+
+
+def test_an_sdk_run_does_not_import_the_cli_harness() -> None:
+    # Its proxy, installer and staging cost tens of milliseconds before the first request.
+    code = (
+        "import sys, evolve_action.pipeline.orchestrate, evolve_action.pipeline.runner;"
+        " print(sorted(m for m in sys.modules if m.startswith('evolve_action.execute.harness')))"
+    )
+    assert _python(code).strip() == "[]"

@@ -7,13 +7,14 @@ built by the caller and passed in, so tests drive the whole pipeline against loo
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from evolve_action.execute.harness.run import open_harness
 from evolve_action.execute.providers.setup import (
     Providers,
     build_providers,
@@ -32,11 +33,29 @@ from evolve_action.plan.planning import START_RUNS, Plan, RunSpec, plan_runs
 from evolve_action.plan.selection import inherit_trigger_models, select, shard_plan
 from evolve_action.plan.sides import Sides
 from evolve_action.settings.config import RepoConfig
-from evolve_action.settings.inputs import Settings
+from evolve_action.settings.inputs import Harness, Settings
 from evolve_action.settings.layering import settings_for
 from evolve_action.verdict.adaptive import Design, Effort
 
+if TYPE_CHECKING:
+    from evolve_action.execute.harness.run import CliHarness
+
 log = logging.getLogger(__name__)
+
+
+@contextlib.asynccontextmanager
+async def open_harness(
+    harness: Harness, models: Sequence[str], **options: Any
+) -> AsyncIterator[CliHarness | None]:
+    """The job's harness: None for the SDK loop, else `open_cli_harness(models, **options)`,
+    imported only then (its proxy, installer and staging are no part of an SDK run)."""
+    if harness is Harness.SDK:
+        yield None
+        return
+    from evolve_action.execute.harness.run import open_cli_harness
+
+    async with open_cli_harness(models, **options) as cli:
+        yield cli
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,6 @@ import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from evolve_action.execute.agent import AgentError
 from evolve_action.execute.harness import claude, codex, relay, stage
@@ -47,7 +46,6 @@ from evolve_action.model.evals import Case, CaseKind, split_model
 from evolve_action.model.outcomes import ErrorKind, Transcript
 from evolve_action.plan.fingerprints import case_digest, tree_digest
 from evolve_action.plan.planning import RunSpec
-from evolve_action.settings.inputs import Harness
 
 log = logging.getLogger(__name__)
 
@@ -225,18 +223,6 @@ def _transcript(
         transcript.usage.cost_usd = catalog.cost_usd(model, outcome.usage)
         transcript.turns = outcome.turns or 0
     return transcript
-
-
-@contextlib.asynccontextmanager
-async def open_harness(
-    harness: Harness, models: Sequence[str], **options: Any
-) -> AsyncIterator[CliHarness | None]:
-    """The job's harness: None for the SDK loop, else `open_cli_harness(models, **options)`."""
-    if harness is Harness.SDK:
-        yield None
-        return
-    async with open_cli_harness(models, **options) as cli:
-        yield cli
 
 
 @contextlib.asynccontextmanager
