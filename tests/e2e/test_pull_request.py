@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -149,11 +150,41 @@ def container_env(
     }
 
 
+# Below pytest's own limit (300 s), so a run that hangs is stopped here, where its stacks can
+# still be read, instead of by pytest, which shows only the test process's threads.
+RUN_LIMIT_S = 240
+
+
 def run_container(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "evolve_action", "run"],
-        env=env, cwd=cwd, capture_output=True, text=True, timeout=600, check=False,
+    args = [sys.executable, "-m", "evolve_action", "run"]
+    # faulthandler prints every thread's stack on SIGABRT: the one clue a hang leaves.
+    child = subprocess.Popen(
+        args, env={**env, "PYTHONFAULTHANDLER": "1"}, cwd=cwd,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
+    try:
+        out, err = child.communicate(timeout=RUN_LIMIT_S)
+    except subprocess.TimeoutExpired:
+        pytest.fail(_hung(child))
+    return subprocess.CompletedProcess(args, child.returncode, out, err)
+
+
+def _hung(child: subprocess.Popen[str]) -> str:
+    """What can be learnt of a run that did not finish: its threads' stacks if it is still
+    running, else which processes it left holding its output open (`communicate` waits for
+    them too)."""
+    if child.poll() is None:
+        child.send_signal(signal.SIGABRT)
+        why = f"the run was still going after {RUN_LIMIT_S} s; its stacks"
+    else:
+        ps = subprocess.run(["ps", "-eo", "pid,ppid,etime,args"], capture_output=True, text=True)
+        why = f"the run exited ({child.returncode}), its output still open; processes:\n{ps.stdout}"
+    try:
+        out, err = child.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        out = err = "(its output never closed)"
+    return f"{why}:\n{(err or '')[-20000:]}\n{(out or '')[-4000:]}"
 
 
 def outputs(path: Path) -> dict[str, str]:
