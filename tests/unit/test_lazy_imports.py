@@ -217,3 +217,46 @@ def test_an_sdk_run_does_not_import_the_cli_harness() -> None:
         " print(sorted(m for m in sys.modules if m.startswith('evolve_action.execute.harness')))"
     )
     assert _python(code).strip() == "[]"
+
+
+BEFORE_FIRST_REQUEST = """
+import importlib.util, json, sys
+import evolve_action.commands.cli, evolve_action.commands.run, evolve_action.commands.actions_flow
+import evolve_action.pipeline.orchestrate, evolve_action.pipeline.runner
+import evolve_action.execute.providers.openai, evolve_action.execute.providers.anthropic
+from evolve_action.pipeline.job import LOADED_LATE
+print(json.dumps({
+    "loaded": sorted(
+        m for m in sys.modules
+        if m in LOADED_LATE or m.startswith("evolve_action.publish.")
+    ),
+    "late": list(LOADED_LATE),
+    "missing": [m for m in LOADED_LATE if importlib.util.find_spec(m) is None],
+}))
+"""
+
+
+def test_the_report_stages_load_only_after_the_runs_start() -> None:
+    """What a local run imports before its first request holds no verdict or report module;
+    those are the SDK thread's to load while the first requests wait (`LOADED_LATE`)."""
+    seen = json.loads(_python(BEFORE_FIRST_REQUEST).splitlines()[-1])
+    assert seen["loaded"] == ["evolve_action.publish.actions_io"]  # RunnerFiles, a dataclass
+    assert "evolve_action.publish.post" in seen["late"] and seen["missing"] == []
+
+
+LATE = """
+import sys
+from evolve_action.execute.providers.setup import preload_sdks
+from evolve_action.settings.inputs import from_values
+
+settings = from_values({"models": "openai/m", "judge-model": "openai/m"})
+late = ("evolve_action.verdict.stats", "evolve_action.publish.post", "evolve_action.no_such")
+print("evolve_action.publish.post" in sys.modules)
+preload_sdks(settings, {"OPENAI_API_KEY": "k"}, replay=False, then=late).join()
+print(all(m in sys.modules for m in late[:2]), "evolve_action.no_such" in sys.modules)
+"""
+
+
+def test_the_sdk_thread_loads_the_late_modules_after_the_sdks() -> None:
+    # A module that fails to import is left for the main thread's own import to report.
+    assert _python(LATE).split() == ["False", "True", "False"]

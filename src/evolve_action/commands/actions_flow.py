@@ -22,11 +22,7 @@ from evolve_action.pipeline.orchestrate import Request
 from evolve_action.plan.changes import GitError
 from evolve_action.plan.planning import RunSpec
 from evolve_action.plan.sides import Sides, event_sides, local_sides
-from evolve_action.publish.annotations import annotate
-from evolve_action.publish.github_api import Publisher, make_client
-from evolve_action.publish.post import RunnerFiles, publish_validation_only
-from evolve_action.publish.render.build import build_view
-from evolve_action.publish.render.comment import render
+from evolve_action.publish.actions_io import RunnerFiles
 from evolve_action.settings.config import RepoConfig
 from evolve_action.settings.events import Action, Event, EventError, decide, from_environ
 from evolve_action.settings.inputs import Mode, Settings
@@ -82,6 +78,10 @@ def run_locally(
             print(problem.render(), file=sys.stderr)
     failures = print_summary(out, finished.execution.results, invalid=len(finished.invalid))
     if finished.report.has_base:
+        # Loaded only now: nothing of the report is needed before the runs are done.
+        from evolve_action.publish.render.build import build_view
+        from evolve_action.publish.render.comment import render
+
         print("", file=out)
         print(render(build_view(finished.report)), file=out)
     print(f"results: {finished.results_path}", file=out)
@@ -103,6 +103,10 @@ def run_in_actions(
     *,
     base: str = "",
 ) -> int:
+    from evolve_action.publish.annotations import annotate
+    from evolve_action.publish.github_api import Publisher, make_client
+    from evolve_action.publish.post import publish_validation_only
+
     try:
         event = from_environ(environ)
     except EventError as exc:

@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from evolve_action import __version__
+from evolve_action.publish.actions_io import RunnerFiles
 from evolve_action.publish.annotations import annotate
 from evolve_action.publish.github_api import Publisher, make_client
-from evolve_action.publish.post import RunnerFiles, publish
+from evolve_action.publish.post import publish
 from evolve_action.publish.render.build import build_view
 from evolve_action.publish.render.comment import render
 from evolve_action.publish.render.report import ReportInput

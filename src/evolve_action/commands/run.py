@@ -89,8 +89,10 @@ def execute(args: argparse.Namespace) -> int:
     if any(p.severity is Severity.ERROR for p in config_problems):
         return 2
     from evolve_action.execute.providers.setup import preload_sdks
+    from evolve_action.pipeline.job import LOADED_LATE
 
-    preload_sdks(settings, environ, replay=args.replay is not None)  # beside git and loading
+    # Beside git and loading; what the job needs only after its first requests comes next.
+    preload_sdks(settings, environ, replay=args.replay is not None, then=LOADED_LATE)
     from evolve_action.commands import actions_flow
 
     if in_actions:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from evolve_action import __version__
 from evolve_action.execute.sandbox import job_level
@@ -25,16 +25,27 @@ from evolve_action.model.outcomes import RunResult
 from evolve_action.pipeline.orchestrate import Execution, Loaded, Request, load_suites, run_job
 from evolve_action.plan.planning import RunSpec
 from evolve_action.plan.sides import Sides
-from evolve_action.publish.github_api import Publisher
-from evolve_action.publish.post import Published, RunnerFiles, publish, publish_in_progress
-from evolve_action.publish.render.report import ReportInput
-from evolve_action.publish.results import ResultsData, write_results
+from evolve_action.publish.actions_io import RunnerFiles
 from evolve_action.settings.config import RepoConfig
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings
 from evolve_action.util.files import check_writable
-from evolve_action.verdict import adaptive_verdict, stats
-from evolve_action.verdict.gate import Gate, evaluate
+
+if TYPE_CHECKING:
+    from evolve_action.publish.github_api import Publisher
+    from evolve_action.publish.post import Published
+    from evolve_action.publish.render.report import ReportInput
+    from evolve_action.verdict.gate import Gate
+
+# What the job needs only once its runs are under way: the verdict, the report and the
+# results files. None of it is imported before the first request; `preload_sdks` has the
+# SDK import thread load it next, while the first requests wait on the network.
+LOADED_LATE = (
+    "evolve_action.verdict.gate",
+    "evolve_action.verdict.stats",
+    "evolve_action.publish.results",
+    "evolve_action.publish.post",
+)
 
 
 @dataclass
@@ -61,10 +72,6 @@ class Finished:
         return self.report.decided_gate()
 
 
-# The in-progress comment shows "evals running" whatever its gate says: nothing is decided yet.
-RUNNING = Gate("neutral", "evals running", 0)
-
-
 def _report(
     setup: JobSetup,
     sides: Sides,
@@ -75,6 +82,10 @@ def _report(
     notices: tuple[str, ...] = (),
     in_progress: bool = False,
 ) -> ReportInput:
+    from evolve_action.publish.render.report import ReportInput
+    from evolve_action.verdict import adaptive_verdict, stats
+    from evolve_action.verdict.gate import Gate, evaluate
+
     settings = setup.settings
     runs = execution.results if execution else []
     suites: list[Suite] = [*execution.head_suites, *execution.base_suites] if execution else []
@@ -86,7 +97,9 @@ def _report(
     has_base = sides.base_root is not None
     # The job's verdict, decided here once: the comment, check run, outputs, job summary and
     # exit code all read this same object from the report.
-    gate = RUNNING
+    # The in-progress comment shows "evals running" whatever its gate says: nothing is
+    # decided yet.
+    gate = Gate("neutral", "evals running", 0)
     if not in_progress:
         failed = sum(1 for r in invalid if not r.ok)
         gate = evaluate(aggregate, settings, invalid_files=failed, has_base=has_base)
@@ -114,6 +127,9 @@ def _report(
 
 
 def _write(setup: JobSetup, execution: Execution, sides: Sides, report: ReportInput) -> Path:
+    from evolve_action.publish.results import ResultsData, write_results
+    from evolve_action.verdict import adaptive_verdict
+
     settings = setup.settings
     suites = [*execution.head_suites, *execution.base_suites]
     data = ResultsData(
@@ -187,6 +203,8 @@ def run(setup: JobSetup, sides: Sides) -> tuple[Finished, Published | None]:
     invalid = list(head.invalid)
     early = None
     if setup.publisher is not None:
+        from evolve_action.publish.post import publish_in_progress
+
         early = publish_in_progress(
             _report(setup, sides, None, invalid, started=started, in_progress=True),
             publisher=setup.publisher,
@@ -196,6 +214,8 @@ def run(setup: JobSetup, sides: Sides) -> tuple[Finished, Published | None]:
     results_path = _write(setup, execution, sides, report)
     published = None
     if setup.publisher is not None or setup.files.output or setup.files.summary:
+        from evolve_action.publish.post import publish
+
         published = publish(
             report,
             publisher=setup.publisher,

@@ -9,10 +9,19 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 SUMMARY_LIMIT = 1024 * 1024
 _CUT_NOTE = "\n\n_…the summary was cut at GitHub's 1 MiB limit; results.json has everything._\n"
+
+
+@dataclass(frozen=True, slots=True)
+class RunnerFiles:
+    """The runner's file commands (`$GITHUB_OUTPUT`, `$GITHUB_STEP_SUMMARY`); None outside."""
+
+    output: str | None = None
+    summary: str | None = None
 
 
 def format_outputs(values: Mapping[str, str]) -> str:

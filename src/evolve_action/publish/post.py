@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from evolve_action.model.evals import LoadResult
 from evolve_action.publish import check_output
-from evolve_action.publish.actions_io import set_outputs, write_summary
+from evolve_action.publish.actions_io import RunnerFiles, set_outputs, write_summary
 from evolve_action.publish.github_api import GitHubWriteError, Publisher, github_error
 from evolve_action.publish.render.build import build_view
 from evolve_action.publish.render.build_cases import invalid_files
@@ -40,14 +40,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 USER_TEMPLATE = "user.md.j2"  # the name `render.comment.environment` gives a user template
-
-
-@dataclass(frozen=True, slots=True)
-class RunnerFiles:
-    """The runner's file commands (`$GITHUB_OUTPUT`, `$GITHUB_STEP_SUMMARY`); None outside."""
-
-    output: str | None = None
-    summary: str | None = None
 
 
 @dataclass

@@ -14,7 +14,7 @@ Two environment variables tune the transport for tests and slow self-hosted serv
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -92,15 +92,16 @@ def choose_judge(
 
 
 def preload_sdks(
-    settings: Settings, environ: Mapping[str, str], *, replay: bool
+    settings: Settings, environ: Mapping[str, str], *, replay: bool, then: Sequence[str] = ()
 ) -> threading.Thread | None:
     """Start importing the SDKs this job will build clients for (`transport.preload`).
 
     Called at job start, before git and loading; the models' providers come first, since
     the first request goes to a model and the judge speaks only after it. Replay builds no
     SDK client, a provider without a key is never built, and models that do not resolve are
-    left for `choose_models` to report where the job resolves them. Returns the worker
-    thread, if one was started.
+    left for `choose_models` to report where the job resolves them. The modules named in
+    `then` are imported after the SDKs, in the same thread. Returns the worker thread, if
+    one was started.
     """
     if replay:
         return None
@@ -111,7 +112,7 @@ def preload_sdks(
     except ModelChoiceError:
         return None
     needed = [split_model(m)[0] for m in [*models, judge]]
-    return transport.preload(p for p in needed if _has_key(p, keys, environ))
+    return transport.preload((p for p in needed if _has_key(p, keys, environ)), then)
 
 
 @dataclass

@@ -8,9 +8,12 @@ overlap reading the eval files, git and planning. An adapter builds its SDK clie
 first call, after `imported` has waited (without holding up the event loop) for its SDK:
 with two providers, the runs on the first one imported start while the second imports.
 
-The thread imports only the SDKs and their dependencies, never one of our modules, so it
-cannot close an import cycle with the main thread. Its failures are left for the adapter's
-own `import` to raise. When it is done, start-up is over (`startup.started`).
+After the SDKs, the thread may import modules the job needs only once its runs are under
+way (`then`: the verdict and the report), so that work is done while the first requests wait
+on the network instead of before them. Importing a module in two threads at once is safe
+(the second waits for the first's module lock) unless the imports form a cycle, and ours
+form none (`tests/unit/test_architecture.py`). Failures are left for the main thread's own
+`import` to raise. When the thread is done, start-up is over (`startup.started`).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import logging
 import ssl
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from evolve_action.util import startup
 
@@ -59,9 +62,10 @@ def ssl_context() -> ssl.SSLContext:
         return _context
 
 
-def preload(provider_ids: Iterable[str]) -> threading.Thread | None:
+def preload(provider_ids: Iterable[str], then: Sequence[str] = ()) -> threading.Thread | None:
     """Import these providers' SDKs in a worker thread, in the order given (put first the
-    provider the first request goes to), after building the shared SSL context.
+    provider the first request goes to), after building the shared SSL context; then the
+    modules named in `then`.
 
     One thread, not one per SDK: imports hold the GIL almost throughout, so two threads
     would only interleave and finish the first-needed SDK later. Returns the thread, or
@@ -74,13 +78,31 @@ def preload(provider_ids: Iterable[str]) -> threading.Thread | None:
         _pending += bool(wanted)
     if not wanted:
         return None
-    thread = threading.Thread(target=_import, args=(wanted,), name="evolve-sdk-import", daemon=True)
+    thread = threading.Thread(
+        target=_import, args=(wanted, tuple(then)), name="evolve-sdk-import", daemon=True
+    )
     thread.start()
     return thread
 
 
-def _import(provider_ids: list[str]) -> None:
+def _import(provider_ids: list[str], then: tuple[str, ...]) -> None:
     global _pending
+    try:
+        _import_sdks(provider_ids)
+        for name in then:
+            try:
+                importlib.import_module(name)
+            except Exception as exc:  # the main thread's own import raises it again
+                log.debug("preloading %s failed: %s", name, exc)
+    finally:
+        with _lock:
+            _pending -= 1
+            last = _pending == 0
+        if last:
+            startup.started()  # these imports were the last of start-up's heap
+
+
+def _import_sdks(provider_ids: list[str]) -> None:
     try:
         ssl_context()
         for provider_id in provider_ids:
@@ -95,11 +117,6 @@ def _import(provider_ids: list[str]) -> None:
     finally:
         for provider_id in provider_ids:
             _done(provider_id)
-        with _lock:
-            _pending -= 1
-            last = _pending == 0
-        if last:
-            startup.started()  # the SDKs were the last of start-up's heap
 
 
 def _done(provider_id: str) -> None:
