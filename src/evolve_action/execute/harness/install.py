@@ -124,8 +124,13 @@ def default_dir(environ: Mapping[str, str], cache_dir: Path | None) -> Path:
         return Path(environ["EVOLVE_CLI_DIR"])
     if cache_dir is not None:
         return cache_dir / "clis"
+    return user_cache(environ) / "clis"
+
+
+def user_cache(environ: Mapping[str, str]) -> Path:
+    """Our folder in the user's cache directory (`XDG_CACHE_HOME`, else `~/.cache`)."""
     base = environ.get("XDG_CACHE_HOME") or str(Path(environ.get("HOME") or "/tmp") / ".cache")
-    return Path(base) / "evolve-action" / "clis"
+    return Path(base) / "evolve-action"
 
 
 def installed(spec: CliSpec, directory: Path) -> CliBinary | None:

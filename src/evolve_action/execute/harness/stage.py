@@ -45,6 +45,7 @@ from evolve_action.execute.harness.install import (
     lock_digest,
     locked,
     this_platform,
+    user_cache,
 )
 from evolve_action.execute.sandbox import Level, default_hidden, job_level
 from evolve_action.execute.sandbox_bwrap import masked
@@ -70,8 +71,7 @@ def stage_dir(environ: Mapping[str, str]) -> Path:
         return Path(environ["EVOLVE_CLI_STAGE_DIR"])
     if os.geteuid() == 0:
         return ROOT_STAGE_DIR
-    base = environ.get("XDG_CACHE_HOME") or str(Path(environ.get("HOME") or "/tmp") / ".cache")
-    return Path(base) / "evolve-action" / "staged-clis"
+    return user_cache(environ) / "staged-clis"
 
 
 def for_confinement(
