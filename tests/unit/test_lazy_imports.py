@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("anthropic", "openai", "github", "jinja2", "jsonschema", "json5")
 
@@ -224,39 +226,61 @@ import importlib.util, json, sys
 import evolve_action.commands.cli, evolve_action.commands.run, evolve_action.commands.actions_flow
 import evolve_action.pipeline.orchestrate, evolve_action.pipeline.runner
 import evolve_action.execute.providers.openai, evolve_action.execute.providers.anthropic
-from evolve_action.pipeline.job import LOADED_LATE
+from evolve_action.pipeline.job import AFTER_FIRST_REQUEST
+late = [m for m in AFTER_FIRST_REQUEST if isinstance(m, str)]
 print(json.dumps({
     "loaded": sorted(
-        m for m in sys.modules
-        if m in LOADED_LATE or m.startswith("evolve_action.publish.")
+        m for m in sys.modules if m in late or m.startswith("evolve_action.publish.")
     ),
-    "late": list(LOADED_LATE),
-    "missing": [m for m in LOADED_LATE if importlib.util.find_spec(m) is None],
+    "late": late,
+    "missing": [m for m in late if importlib.util.find_spec(m) is None],
+    "calls": [f.__name__ for f in AFTER_FIRST_REQUEST if not isinstance(f, str)],
 }))
 """
 
 
 def test_the_report_stages_load_only_after_the_runs_start() -> None:
     """What a local run imports before its first request holds no verdict or report module;
-    those are the SDK thread's to load while the first requests wait (`LOADED_LATE`)."""
+    those are the SDK thread's to load while the first requests wait (`AFTER_FIRST_REQUEST`)."""
     seen = json.loads(_python(BEFORE_FIRST_REQUEST).splitlines()[-1])
     assert seen["loaded"] == ["evolve_action.publish.actions_io"]  # RunnerFiles, a dataclass
     assert "evolve_action.publish.post" in seen["late"] and seen["missing"] == []
+    assert "evolve_action.grade.checks.agentv" in seen["late"]  # grading the first answer
+    assert seen["calls"] == ["job_level"]  # the sandbox probe, a child process
 
 
 LATE = """
-import sys
+import asyncio, sys
+from evolve_action.execute.providers import transport
+from evolve_action.execute.providers.base import ChatMessage, ChatRequest, TextPart
+from evolve_action.execute.providers.registry import build_provider
 from evolve_action.execute.providers.setup import preload_sdks
 from evolve_action.settings.inputs import from_values
+from tests.fakes.llm_server import FakeLLM, text
 
-settings = from_values({"models": "openai/m", "judge-model": "openai/m"})
+provider_id = sys.argv[1]
+settings = from_values({"models": f"{provider_id}/m", "judge-model": f"{provider_id}/m"})
 late = ("evolve_action.verdict.stats", "evolve_action.publish.post", "evolve_action.no_such")
-print("evolve_action.publish.post" in sys.modules)
-preload_sdks(settings, {"OPENAI_API_KEY": "k"}, replay=False, then=late).join()
+keys = {f"{provider_id.upper()}_API_KEY": "k"}
+thread = preload_sdks(settings, keys, replay=False, then=late)
+asyncio.run(transport.imported(provider_id))
+# The SDK is in; the thread keeps the late modules for the wait on the first answer.
+print(thread.is_alive(), any(m in sys.modules for m in late))
+request = ChatRequest("m", "", (ChatMessage("user", (TextPart("hi"),)),))
+with FakeLLM(lambda r: text("hello")) as llm:
+    url = getattr(llm, f"{provider_id}_base_url")
+    provider = build_provider(provider_id, environ={}, api_key="k", base_url=url)
+    print(asyncio.run(provider.complete(request)).text)
+thread.join()
 print(all(m in sys.modules for m in late[:2]), "evolve_action.no_such" in sys.modules)
 """
 
 
-def test_the_sdk_thread_loads_the_late_modules_after_the_sdks() -> None:
-    # A module that fails to import is left for the main thread's own import to report.
-    assert _python(LATE).split() == ["False", "True", "False"]
+@pytest.mark.parametrize("provider_id", ["openai", "anthropic"])
+def test_the_sdk_thread_loads_the_late_modules_once_the_first_request_has_left(
+    provider_id: str,
+) -> None:
+    """Not while that request is being built (they would share the GIL with it), but while
+    its answer is awaited. A module that fails to import is left for the main thread's own
+    import to report."""
+    assert _python(LATE, provider_id).split() == ["True", "False", "hello", "True", "False"]

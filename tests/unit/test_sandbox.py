@@ -262,6 +262,27 @@ def test_auto_takes_the_strongest_level_that_works(monkeypatch: pytest.MonkeyPat
     assert isinstance(required, str) and "the process is not root" in required
 
 
+TWO_ASKING = """
+import threading
+from evolve_action.execute import sandbox
+other = threading.Thread(target=sandbox.job_level)
+other.start()
+asked = sandbox.job_level()  # most likely while the other thread is still probing
+other.join()
+print(sandbox.probe_bwrap.cache_info().misses, sandbox.probe_user.cache_info().misses <= 1)
+print(asked == sandbox.job_level())
+"""
+
+
+def test_threads_asking_at_once_start_bubblewrap_once() -> None:
+    """The SDK thread probes while the first request waits; a run asking meanwhile waits
+    for that answer rather than starting a second bubblewrap."""
+    done = subprocess.run(
+        [sys.executable, "-c", TWO_ASKING], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.split() == ["1", "True", "True"]
+
+
 def test_levels_are_stated_in_words() -> None:
     assert [level.words for level in Level] == [
         "namespaces (bubblewrap)",

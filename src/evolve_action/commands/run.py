@@ -89,10 +89,11 @@ def execute(args: argparse.Namespace) -> int:
     if any(p.severity is Severity.ERROR for p in config_problems):
         return 2
     from evolve_action.execute.providers.setup import preload_sdks
-    from evolve_action.pipeline.job import LOADED_LATE
+    from evolve_action.pipeline.job import AFTER_FIRST_REQUEST
 
-    # Beside git and loading; what the job needs only after its first requests comes next.
-    preload_sdks(settings, environ, replay=args.replay is not None, then=LOADED_LATE)
+    # Beside git and loading; what the job needs only after its first requests comes once
+    # the first has left.
+    preload_sdks(settings, environ, replay=args.replay is not None, then=AFTER_FIRST_REQUEST)
     from evolve_action.commands import actions_flow
 
     if in_actions:

@@ -26,6 +26,7 @@ import logging
 import os
 import re
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -109,11 +110,22 @@ class Choice:
     reason: str = ""  # why no stronger level works here
 
 
+# One prober at a time: a run asking while the SDK thread probes
+# (`pipeline.job.AFTER_FIRST_REQUEST`) waits for its answer instead of starting a second
+# bubblewrap.
+_probing = threading.Lock()
+
+
 def choose(mode: SandboxMode = SandboxMode.AUTO) -> Choice | str:
     """The level commands get under `mode`, or why the level `mode` requires is impossible.
     Probes (one bubblewrap start, one user switch) run once per process."""
     if mode is SandboxMode.NONE:
         return Choice(Level.NONE, "confinement was turned off")
+    with _probing:
+        return _choose(mode)
+
+
+def _choose(mode: SandboxMode) -> Choice | str:
     bwrap = probe_bwrap()
     if mode is SandboxMode.BWRAP:
         if bwrap.works:

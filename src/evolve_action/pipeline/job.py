@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from evolve_action import __version__
 from evolve_action.execute.sandbox import job_level
+from evolve_action.grade import checks
 from evolve_action.model.evals import LoadResult, Suite
 from evolve_action.model.outcomes import RunResult
 from evolve_action.pipeline.orchestrate import Execution, Loaded, Request, load_suites, run_job
@@ -32,15 +33,19 @@ from evolve_action.settings.inputs import Settings
 from evolve_action.util.files import check_writable
 
 if TYPE_CHECKING:
+    from evolve_action.execute.providers.transport import Later
     from evolve_action.publish.github_api import Publisher
     from evolve_action.publish.post import Published
     from evolve_action.publish.render.report import ReportInput
     from evolve_action.verdict.gate import Gate
 
-# What the job needs only once its runs are under way: the verdict, the report and the
-# results files. None of it is imported before the first request; `preload_sdks` has the
-# SDK import thread load it next, while the first requests wait on the network.
-LOADED_LATE = (
+# What the job needs only once its runs are under way: the checks that grade the first
+# answer and the sandbox's level (its note), then the verdict, the report and the results
+# files. None of it is done before the first request; `preload_sdks` has the SDK import
+# thread do it while that request waits for its answer.
+AFTER_FIRST_REQUEST: tuple[Later, ...] = (
+    *(f"{checks.__name__}.{name}" for name in checks.MODULES),
+    job_level,
     "evolve_action.verdict.gate",
     "evolve_action.verdict.stats",
     "evolve_action.publish.results",

@@ -6,7 +6,6 @@ leave here already classified as `CallError`s (`sdk.SdkAdapter`).
 
 from __future__ import annotations
 
-import ssl
 from typing import TYPE_CHECKING, Any
 
 from evolve_action.execute.providers.anthropic_wire import build_body, parse_message
@@ -22,10 +21,10 @@ PROVIDER_ID = "anthropic"
 class AnthropicProvider(SdkAdapter["AsyncAnthropic"]):
     id = PROVIDER_ID
 
-    def _new_client(self, options: dict[str, Any], context: ssl.SSLContext) -> AsyncAnthropic:
+    def _new_client(self, options: dict[str, Any], http: dict[str, Any]) -> AsyncAnthropic:
         from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
 
-        return AsyncAnthropic(**options, http_client=DefaultAsyncHttpxClient(verify=context))
+        return AsyncAnthropic(**options, http_client=DefaultAsyncHttpxClient(**http))
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         return build_body(request)

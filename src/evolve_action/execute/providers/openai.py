@@ -6,7 +6,6 @@ live in `faults.RetryingProvider`; failures leave here already classified (`sdk.
 
 from __future__ import annotations
 
-import ssl
 from typing import TYPE_CHECKING, Any
 
 from evolve_action.execute.providers.base import ChatRequest, ChatResponse
@@ -22,10 +21,10 @@ PROVIDER_ID = "openai"
 class OpenAIProvider(SdkAdapter["AsyncOpenAI"]):
     id = PROVIDER_ID
 
-    def _new_client(self, options: dict[str, Any], context: ssl.SSLContext) -> AsyncOpenAI:
+    def _new_client(self, options: dict[str, Any], http: dict[str, Any]) -> AsyncOpenAI:
         from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
-        return AsyncOpenAI(**options, http_client=DefaultAsyncHttpxClient(verify=context))
+        return AsyncOpenAI(**options, http_client=DefaultAsyncHttpxClient(**http))
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         return build_body(request)

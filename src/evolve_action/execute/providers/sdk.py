@@ -4,7 +4,8 @@ An adapter names its SDK's client class and says how to send a request and read 
 this base does the rest the same way for both. The client is built only once the SDK has been
 imported (`transport.imported` waits for the worker thread that imports it, off the event
 loop), on the SDK's own default HTTP client and the one SSL context every client shares, so
-the CA bundle loads once per process, not once per client.
+the CA bundle loads once per process, not once per client. Each request tells `transport`
+it has left, which lets the preload thread use the wait for its answer.
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ class SdkAdapter(Generic[C]):
         self._ssl_context = ssl_context
         self._client: C | None = None
 
-    def _new_client(self, options: dict[str, Any], context: ssl.SSLContext) -> C:
-        """The SDK's client for `options` (key, base URL, timeout, retries), on `context`."""
+    def _new_client(self, options: dict[str, Any], http: dict[str, Any]) -> C:
+        """The SDK's client for `options` (key, base URL, timeout, retries), on the SDK's
+        default HTTP client built with `http`."""
         raise NotImplementedError
 
     async def _send(self, client: C, body: dict[str, Any]) -> Any:
@@ -62,7 +64,11 @@ class SdkAdapter(Generic[C]):
                 "timeout": self._timeout_s,
                 "max_retries": self._sdk_max_retries,
             }
-            self._client = self._new_client(options, self._ssl_context or transport.ssl_context())
+            http = {
+                "verify": self._ssl_context or transport.ssl_context(),
+                "event_hooks": {"request": [_left]},
+            }
+            self._client = self._new_client(options, http)
         return self._client
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
@@ -87,3 +93,7 @@ class SdkAdapter(Generic[C]):
         client: Any = self._client
         if client is not None:
             await client.close()
+
+
+async def _left(request: object) -> None:
+    transport.request_left()

@@ -92,16 +92,21 @@ def choose_judge(
 
 
 def preload_sdks(
-    settings: Settings, environ: Mapping[str, str], *, replay: bool, then: Sequence[str] = ()
+    settings: Settings,
+    environ: Mapping[str, str],
+    *,
+    replay: bool,
+    then: Sequence[transport.Later] = (),
 ) -> threading.Thread | None:
     """Start importing the SDKs this job will build clients for (`transport.preload`).
 
     Called at job start, before git and loading; the models' providers come first, since
     the first request goes to a model and the judge speaks only after it. Replay builds no
     SDK client, a provider without a key is never built, and models that do not resolve are
-    left for `choose_models` to report where the job resolves them. The modules named in
-    `then` are imported after the SDKs, in the same thread. Returns the worker thread, if
-    one was started.
+    left for `choose_models` to report where the job resolves them. What `then` names
+    (modules to import, functions to call) is done in the same thread once the first request
+    has left. Returns the
+    worker thread, if one was started.
     """
     if replay:
         return None

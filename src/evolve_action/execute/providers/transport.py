@@ -8,12 +8,20 @@ overlap reading the eval files, git and planning. An adapter builds its SDK clie
 first call, after `imported` has waited (without holding up the event loop) for its SDK:
 with two providers, the runs on the first one imported start while the second imports.
 
-After the SDKs, the thread may import modules the job needs only once its runs are under
-way (`then`: the verdict and the report), so that work is done while the first requests wait
-on the network instead of before them. Importing a module in two threads at once is safe
-(the second waits for the first's module lock) unless the imports form a cycle, and ours
-form none (`tests/unit/test_architecture.py`). Failures are left for the main thread's own
-`import` to raise. When the thread is done, start-up is over (`startup.started`).
+Work beside the import is not free even when it mostly waits: a second thread that builds
+the SSL context (OpenSSL reads the bundle without the GIL) or starts a child process made
+the SDK ready 30-40 ms later than doing the same work in turn (`bench/README.md`), so the
+thread does its work in sequence.
+
+After the SDKs, the thread may do what the job needs only once its runs are under way
+(`then`: import grading, the verdict and the report; probe the sandbox). It waits for the
+first request to leave (`request_left`, an HTTP hook on every SDK client) so that this work
+fills the wait for the answer instead of taking the GIL from the code building that request;
+a job that never sends one does it where it needs it. Importing a module in two threads at
+once is safe (the second waits for the first's module lock) unless the imports form a cycle,
+and ours form none (`tests/unit/test_architecture.py`). Failures are left for the main
+thread's own import or call to raise. Start-up is over (`startup.started`) once the SDKs
+are in.
 """
 
 from __future__ import annotations
@@ -25,17 +33,21 @@ import logging
 import ssl
 import sys
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from evolve_action.util import startup
 
 log = logging.getLogger(__name__)
 
-# Each provider's SDK, then what its client imports on first use (the resource our calls
-# go through): loaded here, that is off the first request's path too.
+# A module to import, or a function to call, once the first request has left.
+Later = str | Callable[[], object]
+
+# Each provider's SDK, then what its client imports on its first call (the resource our calls
+# go through, the async transport's event-loop backend): loaded here, that is off the first
+# request's path too.
 SDK_MODULES = {
-    "anthropic": ("anthropic", "anthropic.resources.messages"),
-    "openai": ("openai", "openai.resources.chat.chat"),
+    "anthropic": ("anthropic", "anthropic.resources.messages", "anyio._backends._asyncio"),
+    "openai": ("openai", "openai.resources.chat.chat", "anyio._backends._asyncio"),
 }
 
 _lock = threading.Lock()
@@ -44,6 +56,7 @@ _context: ssl.SSLContext | None = None
 _imported: dict[str, threading.Event] = {}  # set when the worker's import ended
 _waiting: dict[str, list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]] = {}
 _pending = 0  # preload threads still importing
+_left = threading.Event()  # an SDK client has sent its first request
 
 
 def ssl_context() -> ssl.SSLContext:
@@ -62,10 +75,10 @@ def ssl_context() -> ssl.SSLContext:
         return _context
 
 
-def preload(provider_ids: Iterable[str], then: Sequence[str] = ()) -> threading.Thread | None:
+def preload(provider_ids: Iterable[str], then: Sequence[Later] = ()) -> threading.Thread | None:
     """Import these providers' SDKs in a worker thread, in the order given (put first the
-    provider the first request goes to), after building the shared SSL context; then the
-    modules named in `then`.
+    provider the first request goes to), after building the shared SSL context; once the
+    first request has left, import the modules named in `then` and call its functions.
 
     One thread, not one per SDK: imports hold the GIL almost throughout, so two threads
     would only interleave and finish the first-needed SDK later. Returns the thread, or
@@ -85,21 +98,32 @@ def preload(provider_ids: Iterable[str], then: Sequence[str] = ()) -> threading.
     return thread
 
 
-def _import(provider_ids: list[str], then: tuple[str, ...]) -> None:
+def request_left() -> None:
+    """An SDK client has sent a request: the preload thread may import what comes later."""
+    _left.set()
+
+
+def _import(provider_ids: list[str], then: tuple[Later, ...]) -> None:
     global _pending
     try:
         _import_sdks(provider_ids)
-        for name in then:
-            try:
-                importlib.import_module(name)
-            except Exception as exc:  # the main thread's own import raises it again
-                log.debug("preloading %s failed: %s", name, exc)
     finally:
         with _lock:
             _pending -= 1
             last = _pending == 0
         if last:
-            startup.started()  # these imports were the last of start-up's heap
+            startup.started()  # the SDKs were most of start-up's heap
+    if not then:
+        return
+    _left.wait()
+    for step in then:
+        try:
+            if isinstance(step, str):
+                importlib.import_module(step)
+            else:
+                step()
+        except Exception as exc:  # the main thread's own import or call raises it again
+            log.debug("preparing %s failed: %s", step, exc)
 
 
 def _import_sdks(provider_ids: list[str]) -> None:
