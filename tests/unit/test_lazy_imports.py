@@ -235,18 +235,30 @@ print(json.dumps({
     "late": late,
     "missing": [m for m in late if importlib.util.find_spec(m) is None],
     "calls": [f.__name__ for f in AFTER_FIRST_REQUEST if not isinstance(f, str)],
+    "grade_verdict": sorted(
+        m for m in sys.modules if m.startswith(("evolve_action.grade", "evolve_action.verdict"))
+    ),
 }))
 """
 
 
 def test_the_report_stages_load_only_after_the_runs_start() -> None:
-    """What a local run imports before its first request holds no verdict or report module;
-    those are the SDK thread's to load while the first requests wait (`AFTER_FIRST_REQUEST`)."""
+    """What a local run imports before its first request holds no grading, report or verdict
+    module beyond what plans the runs; those are the SDK thread's to load while the first
+    answers are awaited (`AFTER_FIRST_REQUEST`)."""
     seen = json.loads(_python(BEFORE_FIRST_REQUEST).splitlines()[-1])
     assert seen["loaded"] == ["evolve_action.publish.actions_io"]  # RunnerFiles, a dataclass
     assert "evolve_action.publish.post" in seen["late"] and seen["missing"] == []
     assert "evolve_action.grade.checks.agentv" in seen["late"]  # grading the first answer
     assert seen["calls"] == ["job_level"]  # the sandbox probe, a child process
+    # Of grading only the checks' registry; of the verdict what plans the first runs.
+    assert seen["grade_verdict"] == [
+        "evolve_action.grade",
+        "evolve_action.grade.checks",
+        "evolve_action.verdict",
+        "evolve_action.verdict.adaptive",
+        "evolve_action.verdict.sequential",
+    ]
 
 
 LATE = """

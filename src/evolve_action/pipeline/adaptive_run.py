@@ -29,7 +29,6 @@ from evolve_action.verdict.adaptive import (
     plan_wave,
     within_budget,
 )
-from evolve_action.verdict.adaptive_verdict import cells_of
 from evolve_action.verdict.sequential import CellKey
 
 RunWave = Callable[[Plan], Awaitable[Outcome]]
@@ -130,6 +129,10 @@ async def run_waves(
     """The start plan, then waves until every cell is settled, capped, or cut off."""
     waves = Waves(plan, design)
     outcome = await run_wave(plan)
+    # Only now: the verdict's cell model loads while the first answers are awaited
+    # (`pipeline.job.AFTER_FIRST_REQUEST`), not before the first request.
+    from evolve_action.verdict.adaptive_verdict import cells_of
+
     count = 0
     while True:
         cells = cells_of(outcome.results, design.bounds)

@@ -39,13 +39,15 @@ if TYPE_CHECKING:
     from evolve_action.publish.render.report import ReportInput
     from evolve_action.verdict.gate import Gate
 
-# What the job needs only once its runs are under way: the checks that grade the first
+# What the job needs only once its runs are under way: the grading and checks of the first
 # answer and the sandbox's level (its note), then the verdict, the report and the results
 # files. None of it is done before the first request; `preload_sdks` has the SDK import
 # thread do it while that request waits for its answer.
 AFTER_FIRST_REQUEST: tuple[Later, ...] = (
+    "evolve_action.grade.grading",
     *(f"{checks.__name__}.{name}" for name in checks.MODULES),
     job_level,
+    "evolve_action.verdict.adaptive_verdict",
     "evolve_action.verdict.gate",
     "evolve_action.verdict.stats",
     "evolve_action.publish.results",

@@ -21,8 +21,6 @@ from evolve_action.execute.sandbox import Confinement
 from evolve_action.execute.skill_install import SKILLS_DIR, WorkspaceError
 from evolve_action.execute.tools import WorkspaceTools, system_prompt
 from evolve_action.execute.workspace import Workspace, prepare
-from evolve_action.grade.checks import CheckContext
-from evolve_action.grade.grading import JudgeSetup, grade_run
 from evolve_action.model.evals import CaseKind, split_model
 from evolve_action.model.outcomes import ErrorKind, RunResult, Status, Transcript
 from evolve_action.plan.planning import RunSpec
@@ -158,6 +156,11 @@ async def _run_in(
         return error_result(
             spec, ErrorKind.TIMEOUT, f"no output within {timeout_s:g} s", transcript
         )
+    # Grading is loaded while the first answer is awaited (`pipeline.job.AFTER_FIRST_REQUEST`),
+    # not before the first request.
+    from evolve_action.grade.checks import CheckContext
+    from evolve_action.grade.grading import JudgeSetup, grade_run
+
     ctx = CheckContext(
         suite=suite,
         case=case,
