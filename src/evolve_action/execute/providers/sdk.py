@@ -66,7 +66,7 @@ class SdkAdapter(Generic[C]):
             }
             http = {
                 "verify": self._ssl_context or transport.ssl_context(),
-                "event_hooks": {"request": [_left]},
+                "event_hooks": {"request": [_on_request]},
             }
             self._client = self._new_client(options, http)
         return self._client
@@ -95,5 +95,5 @@ class SdkAdapter(Generic[C]):
             await client.close()
 
 
-async def _left(request: object) -> None:
+async def _on_request(request: object) -> None:
     transport.request_left()

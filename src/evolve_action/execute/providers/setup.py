@@ -105,8 +105,7 @@ def preload_sdks(
     SDK client, a provider without a key is never built, and models that do not resolve are
     left for `choose_models` to report where the job resolves them. What `then` names
     (modules to import, functions to call) is done in the same thread once the first request
-    has left. Returns the
-    worker thread, if one was started.
+    has left. Returns the worker thread, if one was started.
     """
     if replay:
         return None
