@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,8 +20,10 @@ import pytest
 
 from evolve_action.execute import sandbox_user
 from evolve_action.execute.sandbox import Confinement, SandboxMode, probe_user
+from evolve_action.execute.sandbox_drop import SANDBOX_GID
 from evolve_action.execute.sandbox_user import POOL_FIRST, POOL_SIZE, exposures
 from evolve_action.execute.tools import WorkspaceTools
+from tests.conftest import reachable_place
 
 pytestmark = pytest.mark.skipif(
     not probe_user().works, reason=f"no unprivileged user: {probe_user().reason}"
@@ -33,11 +33,10 @@ RUNNER_UID = 1001  # the uid GitHub's runner user has; owner of everything it mo
 
 @pytest.fixture
 def place() -> Iterator[Path]:
-    """A directory a sandbox user may search but not write, like /tmp's children we make."""
-    path = Path(tempfile.mkdtemp(prefix="evolve-user-test-"))
-    path.chmod(0o711)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+    """A directory a sandbox user may search but not write, where the product puts its runs
+    (`runs_dir`): never in /tmp, which is closed to the sandbox users."""
+    with reachable_place("evolve-user-test-") as path:
+        yield path
 
 
 def _workspace(place: Path, name: str = "ws") -> Path:
@@ -66,7 +65,7 @@ def _python() -> str:
     pytest.skip("no Python interpreter here is reachable by other users")
 
 
-async def test_commands_run_as_a_pool_user_without_groups_or_new_privileges(
+async def test_commands_run_as_a_pool_user_with_only_the_sandbox_group_and_no_new_privileges(
     conf: Confinement,
 ) -> None:
     done = await conf.run(
@@ -78,7 +77,7 @@ async def test_commands_run_as_a_pool_user_without_groups_or_new_privileges(
     uid, groups, nnp, core, nproc, owner, home = done.stdout.splitlines()
     assert conf.user is not None and int(uid) == conf.user
     assert POOL_FIRST <= conf.user < POOL_FIRST + POOL_SIZE
-    assert groups == uid  # its own group, no supplementary one
+    assert groups.split() == [uid, str(SANDBOX_GID)]  # the one group, which grants nothing
     assert nnp.split() == ["NoNewPrivs:", "1"]
     assert (core, nproc) == ("0", "2048")
     assert owner == f"{uid}:700"  # the workspace is its own, closed to everyone else

@@ -100,7 +100,6 @@ async def run(environ: dict[str, str], tmp_path: Path) -> AsyncIterator[Run]:
                 judge_provider=provider,
                 judge_model=model,
                 harness=harness,
-                work_dir=tmp_path / "runs",
                 **kw,
             )
             result = await execute(RunSpec(suite, case, model, Side.HEAD, 1), env)

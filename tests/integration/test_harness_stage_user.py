@@ -9,9 +9,7 @@ These need root (to switch users); elsewhere they skip. `scripts/image_check.py`
 from __future__ import annotations
 
 import os
-import shutil
 import stat
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +20,7 @@ from evolve_action.execute.harness.install import CliBinary
 from evolve_action.execute.harness.stage import obstacle, place
 from evolve_action.execute.sandbox import Confinement, Level, SandboxMode, probe_user
 from evolve_action.execute.sandbox_user import POOL_FIRST
+from tests.conftest import reachable_place
 from tests.unit.test_harness_stage import fake_install
 
 pytestmark = pytest.mark.skipif(
@@ -32,10 +31,8 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture
 def place_dir() -> Iterator[Path]:
     """Root's own, searchable by all (as /tmp's children we make): workspaces, stage, install."""
-    path = Path(tempfile.mkdtemp(prefix="evolve-stage-user-"))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+    with reachable_place("evolve-stage-user-", 0o755) as path:
+        yield path
 
 
 @pytest.fixture

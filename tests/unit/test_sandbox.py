@@ -31,6 +31,7 @@ from evolve_action.execute.sandbox import (
     scrubbed_env,
 )
 from evolve_action.grade.checks import CommandRunner
+from tests.conftest import reachable_place
 
 BWRAP = probe_bwrap().works
 needs_bwrap = pytest.mark.skipif(not BWRAP, reason=f"bubblewrap unusable: {probe_bwrap().reason}")
@@ -48,12 +49,10 @@ MODES = [
 def ws() -> Iterator[Path]:
     """A workspace whose parents a sandbox user may search (pytest's own tmp_path sits in a
     directory only its owner may enter)."""
-    parent = Path(tempfile.mkdtemp(prefix="evolve-test-ws-"))
-    parent.chmod(0o711)
-    root = parent / "ws"
-    root.mkdir()
-    yield root
-    shutil.rmtree(parent, ignore_errors=True)
+    with reachable_place("evolve-test-ws-") as parent:
+        root = parent / "ws"
+        root.mkdir()
+        yield root
 
 
 @pytest.fixture
@@ -440,6 +439,7 @@ def test_unsandboxed_commands_cannot_read_our_environment(ws: Path) -> None:
 
 
 def test_the_pool_users_are_named_once(tmp_path: Path) -> None:
+    from evolve_action.execute.sandbox_drop import SANDBOX_GID
     from evolve_action.execute.sandbox_user import POOL_FIRST, POOL_SIZE, add_pool_users
 
     (tmp_path / "passwd").write_text("root:x:0:0:root:/root:/bin/sh\n")
@@ -452,7 +452,9 @@ def test_the_pool_users_are_named_once(tmp_path: Path) -> None:
         == f"evolve-000:x:{POOL_FIRST}:{POOL_FIRST}:evolve sandbox:/nonexistent:/usr/sbin/nologin"
     )
     assert len(passwd) == POOL_SIZE + 1
-    assert (tmp_path / "group").read_text().splitlines()[1] == f"evolve-000:x:{POOL_FIRST}:"
+    groups = (tmp_path / "group").read_text().splitlines()
+    assert groups[1:3] == [f"evolve-sandbox:x:{SANDBOX_GID}:", f"evolve-000:x:{POOL_FIRST}:"]
+    assert len(groups) == POOL_SIZE + 2
 
 
 def test_default_hidden_names_daemon_sockets_and_the_runners_checkout(host_dir: Path) -> None:

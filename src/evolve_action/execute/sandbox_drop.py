@@ -4,12 +4,12 @@ Started by root as `python -I -S sandbox_drop.py --uid N (-- ARGV... | --check |
 it imports nothing from the package, so it starts in milliseconds from any install.
 
 With `-- ARGV`, this process stays root and becomes the command's reaper: a child drops to
-the user (no groups, gid and uid, `no_new_privs` so no setuid binary gives privileges back,
-resource limits) and execs the command. Whatever the command leaves behind, even after
-`setsid` or a double fork, is re-parented here rather than to PID 1 (which is us, in a
-container, and would never reap it), and is killed and reaped when the command ends or when
-we get SIGTERM. Being root, this process cannot be signalled by the commands it watches.
-The exit status is the command's (a signal is passed on as that signal).
+the user (its one supplementary group `SANDBOX_GID`, gid and uid, `no_new_privs` so no
+setuid binary gives privileges back, resource limits) and execs the command. Whatever the
+command leaves behind, even after `setsid` or a double fork, is re-parented here rather than
+to PID 1 (which is us, in a container, and would never reap it), and is killed and reaped
+when the command ends or when we get SIGTERM. Being root, this process cannot be signalled
+by the commands it watches. The exit status is the command's (a signal is passed on as that signal).
 
     --check   a child drops and verifies, then exits: can this process switch users at all?
     --kill    drop, then SIGKILL every process of that user (`kill(-1)` as that user)
@@ -27,6 +27,11 @@ import sys
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_CHILD_SUBREAPER = 36
 EXEC_FAILED = 127
+# The one supplementary group of every pool user. Nothing grants it anything: the shared
+# world-writable directories carry an ACL entry that refuses it (`sandbox_shared`), so they
+# are closed to the sandbox users and to no one else. A process cannot leave a group
+# without CAP_SETGID, which the user has lost by then.
+SANDBOX_GID = 49_999
 MARKER = "evolve-sandbox:"  # stderr prefix of our own failures, which the caller recognises
 # Per-user limits: a fork bomb, a core dump or a runaway file stops at these. No address
 # space limit: JIT runtimes (node, the agent CLIs) reserve far more than they use.
@@ -49,20 +54,22 @@ def _prctl(option: int, value: int) -> bool:
 
 
 def drop(uid: int) -> None:
-    """Become `uid` (group `uid`, no other group) for good, or exit."""
+    """Become `uid` (group `uid`, and `SANDBOX_GID` as its only other group) for good, or
+    exit."""
     try:
         for kind, value in LIMITS:
             hard = resource.getrlimit(kind)[1]
             cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
             resource.setrlimit(kind, (cap, cap))
-        os.setgroups([])
+        os.setgroups([SANDBOX_GID])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
     except (OSError, ValueError) as exc:
         _fail(f"cannot switch to user {uid}: {exc}")
     if not _prctl(_PR_SET_NO_NEW_PRIVS, 1):
         _fail(f"prctl(PR_SET_NO_NEW_PRIVS) failed: {os.strerror(ctypes.get_errno())}")
-    if os.getresuid() != (uid, uid, uid) or os.getresgid() != (uid, uid, uid) or os.getgroups():
+    dropped = os.getresuid() == (uid, uid, uid) and os.getresgid() == (uid, uid, uid)
+    if not dropped or os.getgroups() != [SANDBOX_GID]:
         _fail(f"switching to user {uid} did not take effect")
     try:
         os.setuid(0)

@@ -16,7 +16,10 @@ What such a user can reach is checked first (`exposures`): where it could connec
 container daemon's socket, write the runner's file commands or the checkout, the level is
 refused, since it would not hold. `/github`, a directory of our own container, is closed to
 others (mode 0700) before that: no checkout, event file or file command is even readable.
-The network is not isolated at this level; the comment says so.
+The world-writable directories (`/tmp`, `/var/tmp`, `/dev/shm`, ...) are closed to the pool
+users too (`sandbox_shared`), so no run can leave a file for another; one that cannot be
+closed refuses the level. Access is judged with the ACLs (`sandbox_acl`), not the mode bits
+alone. The network is not isolated at this level; the comment says so.
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from evolve_action.execute import sandbox_drop
+from evolve_action.execute import sandbox_acl, sandbox_drop, sandbox_shared
+from evolve_action.execute.sandbox_drop import SANDBOX_GID
 
 POOL_FIRST = 50_000
 POOL_SIZE = 256
@@ -69,7 +73,10 @@ def add_pool_users(etc: Path = Path("/etc")) -> int:
         out.writelines(
             f"{names[u]}:x:{u}:{u}:evolve sandbox:/nonexistent:/usr/sbin/nologin\n" for u in new
         )
+    groups = {line.split(":")[2] for line in group.read_text().splitlines() if line.count(":") >= 3}
     with group.open("a") as out:
+        if str(SANDBOX_GID) not in groups:
+            out.write(f"evolve-sandbox:x:{SANDBOX_GID}:\n")
         out.writelines(f"{names[u]}:x:{u}:\n" for u in new)
     return len(new)
 
@@ -102,19 +109,23 @@ def runner_paths(environ: Mapping[str, str]) -> list[Path]:
 
 
 def allows(uid: int, path: Path, want: int) -> bool:
-    """Whether `uid` (group `uid`, no other group) may search every parent of `path` and
-    use it with `want` (`os.W_OK`, `os.R_OK`), by its mode bits. ACLs are not read."""
+    """Whether pool user `uid` (groups `uid` and `SANDBOX_GID`) may search every parent of
+    `path` and use it with `want` (`os.W_OK`, `os.R_OK`), by its mode bits and ACLs."""
+    try:
+        real = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return False
+    # The path as written and as resolved: the kernel walks both when it follows a link.
+    passed = dict.fromkeys([*path.absolute().parents, *real.parents])
+    return all(_grants(p, uid, os.X_OK) for p in passed) and _grants(real, uid, want)
+
+
+def _grants(path: Path, uid: int, want: int) -> bool:
     try:
         info = path.stat()
-        parents = [p.stat() for p in path.parents]
     except OSError:
         return False
-    return all(_grants(p, uid, os.X_OK) for p in parents) and _grants(info, uid, want)
-
-
-def _grants(info: os.stat_result, uid: int, want: int) -> bool:
-    shift = 6 if info.st_uid == uid else 3 if info.st_gid == uid else 0
-    return (info.st_mode >> shift) & want == want
+    return sandbox_acl.grants(info, sandbox_acl.read(path), uid, (uid, SANDBOX_GID), want)
 
 
 def exposures(uid: int, environ: Mapping[str, str]) -> list[str]:
@@ -173,7 +184,7 @@ def probe_user() -> UserStatus:
         why = detail[-1].removeprefix(sandbox_drop.MARKER).strip() if detail else ""
         return UserStatus(False, why or f"the user-switching helper exited {done.returncode}")
     close_github_mounts()
-    found = exposures(POOL_FIRST, os.environ)
+    found = sandbox_shared.close_shared_dirs() + exposures(POOL_FIRST, os.environ)
     if found:
         return UserStatus(False, "; ".join(found))
     return UserStatus(True)
@@ -256,10 +267,7 @@ async def kill_all(uid: int) -> None:
 def unreachable_parent(root: Path, uid: int) -> Path | None:
     """The first parent of `root` that `uid` cannot search, if any."""
     for parent in reversed(root.parents):
-        try:
-            if not _grants(parent.stat(), uid, os.X_OK):
-                return parent
-        except OSError:
+        if not _grants(parent, uid, os.X_OK):
             return parent
     return None
 

@@ -1,6 +1,7 @@
 """A fresh workspace per run: fixtures staged, skills installed, one git commit (DESIGN §6).
 
-Layout of a run directory (under the base directory we are given, default the system temp):
+Layout of a run directory (under the base directory we are given; by default, as root, a
+root-owned one the sandbox users can reach, `sandbox_shared.runs_dir`, else the system temp):
 
     evolve-run-XXXX/
       workspace/      what the agent sees (as `/workspace` in the sandbox): fixtures, skills, .git
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from evolve_action.execute.sandbox import HOME_DIR, TMP_DIR, resolved
+from evolve_action.execute.sandbox_shared import runs_dir
 from evolve_action.execute.skill_install import (
     SKILLS_DIR,
     SkillInfo,
@@ -122,6 +124,8 @@ def prepare(
     baseline, for a run whose model gets no tools: nothing but the fixtures is there to grade.
     `skills_dir` is where the agent looks for skills (Codex: `.agents/skills`).
     """
+    if base_dir is None:
+        base_dir = runs_dir()
     try:
         if base_dir is not None:
             base_dir.mkdir(parents=True, exist_ok=True)

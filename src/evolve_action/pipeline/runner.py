@@ -12,7 +12,6 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evolve_action.execute.agent import AgentError, conversation, limits, run_agent
@@ -49,7 +48,6 @@ class RunEnvironment:
     timeout_s: float | None = None
     network: bool = False
     keep_workspaces: bool = False
-    work_dir: Path | None = None
     harness: CliHarness | None = None  # `harness: cli`: the real CLIs run the agent
 
 
@@ -86,7 +84,6 @@ async def execute(spec: RunSpec, env: RunEnvironment) -> RunResult:
             prepare,
             spec.suite,
             spec.case,
-            base_dir=env.work_dir,
             keep=env.keep_workspaces,
             with_skill=spec.suite.agent,
             tracked=spec.suite.agent,

@@ -168,12 +168,22 @@ class CliHarness:
         return ":".join([*(str(d) for d in binary.path_dirs), self.path])
 
 
+_NO_RELAY_PYTHON = (
+    "no Python interpreter is within the confinement's reach to start the relay that connects "
+    "the CLI to the credential proxy (ours is hidden by it: a checkout under /tmp, or a build "
+    "under /root); install python3 in /usr/bin, or run from a checkout outside /tmp"
+)
+
+
 def _relay(env: Mapping[str, str]) -> list[str]:
     # -I: the relay starts in the workspace, whose files must never shadow our modules. Its
     # source goes on the command line (it is standard library only): run as a sandbox user,
     # neither our venv nor the package's files need be within that user's reach.
     source = Path(relay.__file__).read_text(encoding="utf-8")
-    argv = [python_for_commands(), "-I", "-S", "-c", source, "--socket", SOCKET]
+    python = python_for_commands()
+    if python is None:  # open_cli_harness marked every CLI unavailable: no run gets here
+        raise RuntimeError(_NO_RELAY_PYTHON)
+    argv = [python, "-I", "-S", "-c", source, "--socket", SOCKET]
     for name, value in env.items():
         argv += ["--setenv", name, value]
     return argv
@@ -266,6 +276,10 @@ async def open_cli_harness(
     for name, why in blocked.items():
         unavailable[name] = why
         log.error("harness cli: %s", why)
+    if await asyncio.to_thread(python_for_commands) is None:
+        for name in harness_binaries:
+            unavailable[name] = _NO_RELAY_PYTHON
+        log.error("harness cli: %s", _NO_RELAY_PYTHON)
     loop = asyncio.get_running_loop()
 
     def overload(provider: str) -> None:
