@@ -18,25 +18,9 @@ from evolve_action.execute.sandbox import BwrapStatus, Level, UserStatus, job_le
 from tests.e2e.test_pull_request import REPO, agent, container_env, make_repo, run_container
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import FakeLLM
+from tests.levels import path_without_bwrap
 
 _ONE_RUN = {"INPUT_RUNS": "1", "INPUT_MODELS": "anthropic"}  # what is tested here is the frame
-
-
-def _path_without_bwrap(tmp_path: Path) -> str:
-    """PATH with every directory that holds bwrap replaced by a copy of links without it."""
-    dirs = []
-    for n, entry in enumerate(os.environ.get("PATH", "").split(os.pathsep)):
-        directory = Path(entry)
-        if not (directory / "bwrap").exists():
-            dirs.append(entry)
-            continue
-        shadow = tmp_path / f"path{n}"
-        shadow.mkdir()
-        for tool in directory.iterdir():
-            if tool.name != "bwrap":
-                (shadow / tool.name).symlink_to(tool)
-        dirs.append(str(shadow))
-    return os.pathsep.join(dirs)
 
 
 @pytest.mark.parametrize("bwrap", ["as installed", "hidden"])
@@ -52,7 +36,7 @@ def test_the_comment_summary_and_results_say_which_confinement_ran(
         if bwrap == "hidden":
             if shutil.which("bwrap") is None:
                 pytest.skip("bubblewrap is not installed: the first variant covers this")
-            env["PATH"] = _path_without_bwrap(tmp_path)
+            env["PATH"] = path_without_bwrap(tmp_path)
             expected = Level.USER if probe_user().works else Level.NONE
         done = run_container(env, root)
         assert done.returncode in (0, 1), done.stdout + done.stderr

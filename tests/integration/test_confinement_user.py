@@ -21,8 +21,11 @@ import pytest
 from evolve_action.execute import sandbox_user
 from evolve_action.execute.sandbox import Confinement, SandboxMode, probe_user
 from evolve_action.execute.sandbox_drop import SANDBOX_GID
+from evolve_action.execute.sandbox_shared import runs_dir, world_writable
 from evolve_action.execute.sandbox_user import POOL_FIRST, POOL_SIZE, exposures
 from evolve_action.execute.tools import WorkspaceTools
+from evolve_action.execute.workspace import prepare
+from evolve_action.model.evals import Case, Fixture, Format, Origin, Skill, Suite
 from tests.conftest import reachable_place
 
 pytestmark = pytest.mark.skipif(
@@ -300,3 +303,71 @@ async def test_our_own_launchers_get_a_python_the_user_can_start(
     )
     assert done.exit_code == 0, done.stderr
     assert done.stdout.strip() == str(conf.user)
+
+
+def _shared_places() -> list[Path]:
+    """Every world-writable directory the product closes, and those that every Linux has."""
+    usual = [Path(p) for p in ("/tmp", "/var/tmp", "/dev/shm") if Path(p).is_dir()]
+    return list(dict.fromkeys([*usual, *world_writable()]))
+
+
+async def test_no_shared_directory_takes_a_hostile_write(conf: Confinement) -> None:
+    """/tmp, /var/tmp, /dev/shm and the rest are shared by every run of the job: closed."""
+    places = _shared_places()
+    canaries = [p / f"evolve-canary-{os.getpid()}-{n}.txt" for n, p in enumerate(places)]
+    attack = "; ".join(
+        f"echo pwned > {c}; mkdir {c}.d; ln -s /etc/passwd {c}.ln; ls {c.parent} >/dev/null"
+        for c in canaries
+    )
+    done = await conf.run(attack, timeout_s=20)
+    assert done.stderr.count("Permission denied") == 4 * len(places), done.stderr
+    for canary in canaries:
+        for made in (canary, Path(f"{canary}.d"), Path(f"{canary}.ln")):
+            assert not made.exists() and not made.is_symlink(), made
+
+
+async def test_a_file_one_run_writes_is_invisible_to_the_next(place: Path) -> None:
+    first = Confinement(_workspace(place, "first"), mode=SandboxMode.USER)
+    second = Confinement(_workspace(place, "second"), mode=SandboxMode.USER)
+    stash = f"evolve-stash-{os.getpid()}"
+    write = "; ".join(f"echo left-behind > {p}/{stash}" for p in _shared_places())
+    write += "; echo mine > $TMPDIR/own.txt; echo $TMPDIR"
+    try:
+        left = await first.run(write, timeout_s=20)
+        first.release()  # the first run is over; its user may go to the next run
+        read = "; ".join(f"cat {p}/{stash}" for p in _shared_places())
+        read += f"; cat {first.workspace}/.tmp/own.txt; ls {place}"
+        seen = await second.run(read, timeout_s=20)
+    finally:
+        first.release()
+        second.release()
+    assert left.stdout.strip() == "/workspace/.tmp"  # its own temp directory, in its workspace
+    assert (first.workspace / ".tmp" / "own.txt").read_text() == "mine\n"
+    assert "left-behind" not in seen.stdout and "mine" not in seen.stdout
+    assert seen.stdout == ""
+    assert not any((p / stash).exists() for p in _shared_places())
+
+
+async def test_a_prepared_workspace_still_works_with_the_shared_places_closed() -> None:
+    """The product itself: a workspace where `prepare` puts it, its temp directory, git."""
+    with reachable_place("evolve-repo-") as repo:
+        (repo / "evals" / "demo").mkdir(parents=True)
+        (repo / "evals" / "demo" / "input.txt").write_text("data\n")
+        rel = "evals/demo/evals.json"
+        suite = Suite(Format.EVOLVE, repo / rel, rel, Skill("demo", repo / "skills/demo"), ())
+        origin = Origin(rel, 1)
+        fixture = Fixture(repo / "evals/demo/input.txt", "input.txt", origin)
+        with prepare(suite, Case("1", "task", origin, files=(fixture,)), with_skill=False) as ws:
+            assert ws.run_dir.parent == runs_dir() != None  # noqa: E711
+            confinement = Confinement(ws.root, mode=SandboxMode.USER)
+            try:
+                done = await confinement.run(
+                    "cat input.txt; mktemp | sed 's/\\.[^.]*$//'; echo new > out.txt; "
+                    "git status --porcelain out.txt",
+                    timeout_s=20,
+                )
+            finally:
+                confinement.release()
+            assert done.exit_code == 0, done.stderr
+            assert done.stdout == "data\n/workspace/.tmp/tmp\n?? out.txt\n"
+            assert ws.changed_files() == ["out.txt"]

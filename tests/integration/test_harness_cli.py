@@ -9,8 +9,6 @@ installs into `.cache/clis`; without them these tests skip and say why.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ from evolve_action.model.evals import Case, Suite
 from evolve_action.model.outcomes import ErrorKind, RunResult, Side, Status
 from evolve_action.pipeline.runner import RunEnvironment, execute
 from evolve_action.plan.planning import RunSpec
+from tests.conftest import reachable_place
 from tests.fakes.cli_agents import (
     MODELS,
     TASK,
@@ -37,6 +36,7 @@ from tests.fakes.cli_agents import (
     write,
 )
 from tests.fakes.llm_server import FakeLLM, Request, Stall
+from tests.levels import LEVELS, at_level
 
 REAL = {"anthropic": "sk-ant-real-0123456789abcdef", "openai": "sk-openai-real-fedcba9876543210"}
 CLIS = ["claude", "codex"]
@@ -69,8 +69,14 @@ def environ(fake: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 Run = Callable[..., Any]
 
 
+@pytest.fixture(params=LEVELS)
+def level(request: pytest.FixtureRequest) -> str:
+    """Every run here is confined at each level this machine can give (tests/levels.py)."""
+    return str(request.param)
+
+
 @pytest.fixture
-async def run(environ: dict[str, str], tmp_path: Path) -> AsyncIterator[Run]:
+async def run(environ: dict[str, str], level: str) -> AsyncIterator[Run]:
     async def go(
         suite: Suite,
         case: Case,
@@ -86,27 +92,42 @@ async def run(environ: dict[str, str], tmp_path: Path) -> AsyncIterator[Run]:
         used = {**environ, **(env_vars or {})}
         policy = RetryPolicy(max_retries=1, base_delay_s=0.01)
         provider = build_provider(provider_id, environ=used, policy=policy)
-        async with open_cli_harness(
-            [model],
-            keys={},
-            environ=used,
-            cache_dir=None,
-            limiters={},
-            record_dir=record_dir,
-            replay_dir=replay_dir,
-        ) as harness:
-            env = RunEnvironment(
-                providers={provider_id: provider},
-                judge_provider=provider,
-                judge_model=model,
-                harness=harness,
-                **kw,
-            )
-            result = await execute(RunSpec(suite, case, model, Side.HEAD, 1), env)
+        with at_level(level):
+            result = await _once(suite, case, model, provider, used, record_dir, replay_dir, kw)
         await provider.aclose()
         return result
 
     yield go
+
+
+async def _once(
+    suite: Suite,
+    case: Case,
+    model: str,
+    provider: Any,
+    used: dict[str, str],
+    record_dir: Path | None,
+    replay_dir: Path | None,
+    kw: dict[str, Any],
+) -> RunResult:
+    provider_id = model.split("/", 1)[0]
+    async with open_cli_harness(
+        [model],
+        keys={},
+        environ=used,
+        cache_dir=None,
+        limiters={},
+        record_dir=record_dir,
+        replay_dir=replay_dir,
+    ) as harness:
+        env = RunEnvironment(
+            providers={provider_id: provider},
+            judge_provider=provider,
+            judge_model=model,
+            harness=harness,
+            **kw,
+        )
+        return await execute(RunSpec(suite, case, model, Side.HEAD, 1), env)
 
 
 @pytest.mark.parametrize("cli", CLIS)
@@ -258,12 +279,9 @@ async def test_a_run_past_its_timeout_is_killed_and_reported_as_a_timeout(
 @pytest.fixture
 def bindir() -> Iterator[Path]:
     """A directory the confined CLI can start programs from at every level: not under /tmp
-    (bubblewrap makes its own) nor pytest's (closed to the sandbox users)."""
-    place = "/var/tmp" if os.access("/var/tmp", os.W_OK) else None
-    path = Path(tempfile.mkdtemp(prefix="evolve-cli-bin-", dir=place))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+    (bubblewrap makes its own; the user level closes it) nor pytest's (its owner's alone)."""
+    with reachable_place("evolve-cli-bin-", 0o755) as path:
+        yield path
 
 
 def fake_cli(bindir: Path, name: str, script: str) -> str:

@@ -20,6 +20,7 @@ model knows. `Confinement.launch` runs any argv (a whole agent CLI, say) in the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import functools
 import logging
@@ -400,8 +401,14 @@ class Confinement:
         return self._slot.lease.uid if self._slot.lease is not None else None
 
     def release(self) -> None:
-        """Give the pool user back; the confinement may not run commands after this."""
+        """Give the pool user back; the confinement may not run commands after this.
+
+        The workspace is taken back first (root's, 0700): the next run to borrow the same
+        user must not find this one's files, before or after they are removed."""
         if self._slot.lease is not None:
+            with contextlib.suppress(OSError):
+                os.chown(self.workspace, 0, 0, follow_symlinks=False)
+                self.workspace.chmod(0o700, follow_symlinks=False)
             self._slot.lease.release()
             self._slot.lease = None
 
