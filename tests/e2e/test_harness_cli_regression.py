@@ -23,6 +23,7 @@ from tests.fakes.cli_agents import Step, agent, cli_dir, load_skill, say, write
 from tests.fakes.llm_server import FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
 from tests.gitrepo import git
+from tests.levels import LEVELS, at_level
 
 SKILL = "---\nname: greeter\ndescription: Greets people in hello.txt.\n---\n{body}\n"
 CASE = {
@@ -111,18 +112,21 @@ def comparable(comment: str) -> list[str]:
     return lines
 
 
+@pytest.mark.parametrize("level", LEVELS)
 def test_a_regression_through_the_real_clis_is_reported_as_on_the_sdk_loop(
     repo: Path,
     llm: FakeLLM,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
+    level: str,
 ) -> None:
     monkeypatch.setenv("EVOLVE_CLI_DIR", str(cli_dir()))
-    llm.script = with_judge(sdk_agent)
-    sdk = run(repo, tmp_path / "sdk", "sdk", capsys)
-    llm.script = agent(steps)
-    cli = run(repo, tmp_path / "cli", "cli", capsys)
+    with at_level(level):
+        llm.script = with_judge(sdk_agent)
+        sdk = run(repo, tmp_path / "sdk", "sdk", capsys)
+        llm.script = agent(steps)
+        cli = run(repo, tmp_path / "cli", "cli", capsys)
 
     assert sdk["code"] == cli["code"] == 1
     for result in (sdk, cli):
