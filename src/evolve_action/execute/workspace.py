@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from evolve_action.execute.sandbox import HOME_DIR, TMP_DIR, resolved
+from evolve_action.execute.sandbox import HOME_DIR, TMP_DIR
 from evolve_action.execute.sandbox_shared import runs_dir
 from evolve_action.execute.skill_install import (
     SKILLS_DIR,
@@ -39,6 +39,7 @@ from evolve_action.execute.skill_install import (
     plugin_skills,
 )
 from evolve_action.model.evals import Case, CaseKind, Fixture, Suite
+from evolve_action.model.fixtures import Refusal, fixture_dest, fixture_source
 
 __all__ = ["SkillInfo", "Workspace", "WorkspaceError", "prepare"]
 
@@ -176,28 +177,16 @@ def repo_root(suite: Suite) -> Path:
 
 
 def stage_fixture(fixture: Fixture, repo: Path, workspace: Path) -> None:
-    """Copy one fixture's bytes to its destination (mode 0644), refusing every escape."""
+    """Copy one fixture's bytes to its destination (mode 0644), by the rule `validate` applied
+    (`model.fixtures`), checked again here: the checkout may have changed since."""
     where = f"{fixture.origin}: fixture {fixture.dest!r}"
-    dest = PurePosixPath(fixture.dest)
-    if not fixture.dest or dest.is_absolute() or ".." in dest.parts or dest.parts[:1] == (".git",):
-        raise WorkspaceError(
-            f"{where}: the destination must be a relative path inside the workspace "
-            "(no '..', not absolute, not under .git); fix the eval's `files` entry"
-        )
-    source = fixture.source
-    if source.is_symlink():
-        raise WorkspaceError(
-            f"{where}: the source {source.name} is a symlink, and fixtures are never followed "
-            "through links; commit the file itself"
-        )
-    real = resolved(source)
-    if real is None or not real.is_relative_to(repo.resolve()):
-        raise WorkspaceError(
-            f"{where}: the source resolves outside the repository; keep fixtures in the repo"
-        )
-    if not real.is_file():
-        raise WorkspaceError(f"{where}: the source {source.name} does not exist or is not a file")
-    target = workspace / dest
+    bad_dest = fixture_dest(fixture.dest)
+    if bad_dest is not None:
+        raise WorkspaceError(f"{where}: {bad_dest}; fix the eval's `files` entry")
+    real = fixture_source(fixture.source, repo)
+    if isinstance(real, Refusal):
+        raise WorkspaceError(f"{where}: the source {fixture.source.name} {real}")
+    target = workspace / fixture.dest
     target.parent.mkdir(parents=True, exist_ok=True)
     if not target.parent.resolve().is_relative_to(workspace.resolve()):
         raise WorkspaceError(f"{where}: the destination's directory leads outside the workspace")

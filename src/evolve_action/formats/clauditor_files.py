@@ -20,6 +20,12 @@ from typing import Any
 from evolve_action.formats import clauditor_fields as f
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.model.evals import Fixture
+from evolve_action.model.fixtures import Refusal, fixture_source
+
+_CLAUDITOR_WORDS = {
+    Refusal.MISSING: "does not exist next to the eval file; fix the path",
+    Refusal.OUTSIDE: "leaves the eval file's folder; keep inputs inside it",
+}
 
 
 def input_files(p: Problems, raw: Any, spec_dir: Path) -> list[Fixture]:
@@ -31,16 +37,10 @@ def input_files(p: Problems, raw: Any, spec_dir: Path) -> list[Fixture]:
         if PurePosixPath(entry).is_absolute() or Path(entry).is_absolute():
             p.error(at, f"{entry!r} is absolute; write a path relative to the eval file's folder")
             continue
-        try:
-            source = (base / entry).resolve(strict=True)
-        except (OSError, RuntimeError, ValueError):  # ValueError: a NUL in the name
-            p.error(at, f"{entry!r} does not exist next to the eval file; fix the path")
-            continue
-        if not source.is_relative_to(base):
-            p.error(at, f"{entry!r} leaves the eval file's folder; keep inputs inside it")
-            continue
-        if not source.is_file():
-            p.error(at, f"{entry!r} is not a regular file; list files, not folders")
+        # clauditor confines inputs to the eval file's folder, a narrower root than the repo.
+        source = fixture_source(base / entry, base)
+        if isinstance(source, Refusal):
+            p.error(at, f"{entry!r} {_CLAUDITOR_WORDS.get(source, source)}")
             continue
         if source.name in seen:
             p.error(

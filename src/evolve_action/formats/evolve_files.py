@@ -15,6 +15,7 @@ from typing import Any
 
 from evolve_action.formats.base import Problems
 from evolve_action.model.evals import Fixture
+from evolve_action.model.fixtures import Refusal, fixture_source
 
 INLINE = (
     "inline file content is not supported; list fixture paths relative to the evals file"
@@ -96,22 +97,18 @@ class FixtureResolver:
             return None
         try:
             source = self._source(entry, staged)
-            found, regular = source.exists(), source.is_file()
+            found = source.exists()
         except OSError as exc:  # a name too long for the OS, say
             self.problems.error(at, f"fixture {entry[:80]!r} cannot be looked up: {exc.strerror}")
             return None
-        if not found:
+        if not found and not source.is_symlink():
             self.problems.error(at, f"fixture {entry} not found (looked for {self._shown(source)})")
             return None
-        if not regular:
-            self.problems.error(at, f"fixture {entry} is not a regular file")
+        real = fixture_source(source, self.root)
+        if isinstance(real, Refusal):
+            self.problems.error(at, f"fixture {entry} {real}")
             return None
-        if not source.resolve().is_relative_to(self.root.resolve()):
-            self.problems.error(
-                at, f"fixture {entry} resolves outside the repository (a symlink?); copy it in"
-            )
-            return None
-        return Fixture(source=source, dest=staged.dest, origin=self.problems.origin(*at))
+        return Fixture(source=real, dest=staged.dest, origin=self.problems.origin(*at))
 
     def _source(self, entry: str, staged: Staged) -> Path:
         source = self.evals_dir / staged.cleaned
