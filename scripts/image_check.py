@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -106,11 +107,16 @@ def _podman(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str
 
 
 def why_skip() -> str | None:
-    """Why this machine cannot run the check, or None."""
+    """Why this machine cannot run the check, or None. A machine whose podman cannot start
+    even a container of its own `true` is no place to judge our image: that skips. Once a
+    trivial container starts, a failure to start our image is ours, and fails."""
     if os.geteuid() != 0:
         return "the image check needs root (container mounts owned by other users)"
     if shutil.which("podman") is None:
         return "podman is not installed (apt-get install podman runc mmdebstrap)"
+    options = container_options()
+    if isinstance(options, str):
+        return options
     has_base = _podman("image", "exists", base_image()).returncode == 0
     if has_base or shutil.which("mmdebstrap") is not None:
         return None
@@ -191,16 +197,61 @@ def build_image() -> str:
     return tag
 
 
+_OPTION_SETS = (
+    [],
+    ["--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096"],
+    ["--runtime", "runc", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096"],
+)
+
+
+@functools.cache
+def container_options() -> list[str] | str:
+    """What `podman run` needs on this machine to start a trivial container (the host's
+    `true` and the libraries it loads, in a scratch root: no image, nothing of ours), or why
+    none starts. Some VMs refuse crun's cgroup handling or podman's open-files limit; the
+    first combination that works wins."""
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="evolve-trivial-root-") as tmp:
+        root = _trivial_root(Path(tmp))
+        for options in _OPTION_SETS:
+            if "runc" in options and shutil.which("runc") is None:
+                continue
+            argv = ["run", *options, "--rm", "--network", "none", "--rootfs", str(root), "/true"]
+            done = _podman(*argv)
+            if done.returncode == 0:
+                return list(options)
+            failures.append((done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1])
+    tried = "; ".join(dict.fromkeys(failures))
+    return f"podman cannot start even a trivial container on this machine ({tried})"
+
+
+def _trivial_root(tmp: Path) -> Path:
+    """A root filesystem holding `/true` and the shared libraries it needs (from `ldd`)."""
+    program = Path(shutil.which("true") or "/bin/true").resolve()
+    root = tmp / "root"
+    (root / "true").parent.mkdir(parents=True)
+    shutil.copy2(program, root / "true")
+    listed = run_quietly(["ldd", str(program)], 30).stdout
+    for library in re.findall(r"(/\S+\.so[.\d]*)", listed):
+        target = root / library.lstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(Path(library).resolve(), target)
+    return root
+
+
 def run_options(image: str) -> list[str]:
-    """What `podman run` needs on this machine: some VMs refuse crun's cgroup handling or
-    podman's default open-files limit; the first combination that starts a container wins."""
-    limits = ["--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096"]
-    runc = ["--runtime", "runc"] if shutil.which("runc") else []
-    for options in ([], limits, [*runc, *limits]):
-        probe = ["run", *options, "--rm", "--network", "none", "--entrypoint", "true", image]
-        if _podman(*probe).returncode == 0:
-            return options
-    raise RuntimeError("podman cannot start a container here (tried crun, runc, ulimits)")
+    """The options that start a trivial container here, once they start our image too: if
+    they do not, our image is what failed, and the check says so."""
+    options = container_options()
+    if isinstance(options, str):
+        raise RuntimeError(options)
+    probe = ["run", *options, "--rm", "--network", "none", "--entrypoint", "true", image]
+    done = _podman(*probe)
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"podman starts a trivial container here, but not our image: {done.stderr[-2000:]}"
+        )
+    return options
 
 
 def _security(variant: str, tmp: Path) -> list[str]:
