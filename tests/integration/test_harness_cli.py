@@ -335,3 +335,19 @@ def test_the_harness_fingerprint_names_the_clis(tmp_path: Path) -> None:
     assert harness.describe() == "cli:claude 2.1.330"
     assert harness.skills_dir("openai/gpt-5.4") == ".agents/skills"
     assert harness.skills_dir("anthropic/claude-sonnet-4-6") == ".claude/skills"
+
+
+async def test_no_interpreter_for_the_relay_is_a_harness_error_before_the_cli_starts(
+    fake: FakeLLM, run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the confinement can start no Python (ours hidden, no system one), every CLI run
+    says what to do, and no model request is made."""
+    from evolve_action.execute import sandbox
+
+    monkeypatch.setattr(sandbox, "_startable", lambda level, program, needs: False)
+    suite, case = suite_and_case(make_repo(tmp_path / "repo", {"evals.json": TASK}))
+    result = await run(suite, case, "claude")
+    assert result.status is Status.ERROR and result.error_kind is ErrorKind.HARNESS
+    assert "no Python interpreter is within the confinement's reach" in result.error
+    assert "install python3 in /usr/bin" in result.error
+    assert fake.requests == []

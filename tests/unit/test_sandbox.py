@@ -503,3 +503,28 @@ async def test_bwrap_hides_sockets_and_runner_mounts_read_only(ws: Path, host_di
     assert "file_commands/env: Directory nonexistent" in done.stderr
     assert not (github / "workspace" / "PWNED.txt").exists()
     assert not (github / "file_commands" / "env").exists()
+
+
+@needs_bwrap
+async def test_the_relay_interpreter_is_one_bubblewrap_shows(
+    monkeypatch: pytest.MonkeyPatch, ws: Path
+) -> None:
+    """A clone under /tmp has its venv's python there, which bubblewrap's own /tmp hides:
+    the real interpreter behind the link is used instead, and it starts in the sandbox."""
+    from evolve_action.execute.sandbox import Level
+
+    with tempfile.TemporaryDirectory(prefix="evolve-venv-", dir="/tmp") as venv:
+        link = Path(venv) / "python"
+        real = os.path.realpath(sys.executable)
+        link.symlink_to(real)
+        monkeypatch.setattr(sys, "executable", str(link))
+        sandbox.python_for_commands.cache_clear()
+        try:
+            assert sandbox.job_level().level is Level.BWRAP
+            python = sandbox.python_for_commands()
+        finally:
+            sandbox.python_for_commands.cache_clear()
+    assert python == real
+    conf = Confinement(ws, mode=SandboxMode.BWRAP)
+    done = await conf.run([python, "-I", "-S", "-c", "print('relay ok')"], timeout_s=20)
+    assert (done.exit_code, done.stdout) == (0, "relay ok\n"), done.stderr

@@ -276,9 +276,9 @@ async def open_cli_harness(
     for name, why in blocked.items():
         unavailable[name] = why
         log.error("harness cli: %s", why)
-    if await asyncio.to_thread(python_for_commands) is None:
-        for name in harness_binaries:
-            unavailable[name] = _NO_RELAY_PYTHON
+    if harness_binaries and await asyncio.to_thread(python_for_commands) is None:
+        unavailable.update(dict.fromkeys(harness_binaries, _NO_RELAY_PYTHON))
+        harness_binaries = {}
         log.error("harness cli: %s", _NO_RELAY_PYTHON)
     loop = asyncio.get_running_loop()
 
