@@ -52,7 +52,9 @@ from evolve_action.settings.inputs import (
 from evolve_action.settings.layering import layer, overridden, read_config, recorded_settings
 from evolve_action.util.files import ResultsWriteError
 from evolve_action.verdict import adaptive_verdict, stats
-from evolve_action.verdict.gate import evaluate
+from evolve_action.verdict.gate import Shortfall, evaluate, plural
+
+SIGNAL_NAMES = ("SIGTERM", "SIGINT")  # what a results file may say stopped its job
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -142,6 +144,41 @@ def shard_notices(docs: Sequence[LoadedResults]) -> tuple[str, ...]:
     return tuple(notices)
 
 
+def _missing_shards(docs: Sequence[LoadedResults]) -> list[str]:
+    shards = [s for d in docs if (s := _shard(d.settings.get("shard"))) is not None]
+    counts = {count for _, count in shards}
+    if len(counts) != 1:
+        return []
+    (count,) = counts
+    return [f"{i}/{count}" for i in sorted(set(range(1, count + 1)) - {i for i, _ in shards})]
+
+
+def shortfall(docs: Sequence[LoadedResults]) -> Shortfall:
+    """The runs the merged jobs planned and did not make: the report decides nothing over
+    them either. The files are untrusted, so only numbers and known names are read."""
+    planned = done = unknown = 0
+    stopped: dict[str, None] = {}
+    for doc in docs:
+        runs = len(doc.runs)
+        recorded = doc.settings.get("planned_runs")
+        incomplete = doc.settings.get("incomplete") is True
+        if isinstance(recorded, int) and not isinstance(recorded, bool) and recorded >= runs:
+            planned += recorded
+        else:
+            planned += runs
+            unknown += incomplete
+        done += runs
+        if incomplete and (name := doc.settings.get("stopped_by")) in SIGNAL_NAMES:
+            stopped[str(name)] = None
+    cut = []
+    if missing := _missing_shards(docs):
+        cut.append(f"no results from shard {', '.join(missing)}")
+    if unknown:
+        cut.append(f"{plural(unknown, 'job')} did not finish every run")
+    cut += [f"a job was stopped by {name}" for name in stopped]
+    return Shortfall(planned, done, cut=tuple(cut))
+
+
 def _models(docs: Sequence[LoadedResults]) -> list[str]:
     found: dict[str, None] = {}
     for doc in docs:
@@ -181,7 +218,10 @@ def build_report(
     has_base = any(d.settings.get("base_sha") is not None for d in docs)
     # The job's verdict, decided here once and carried by the report to every output.
     invalid = len(merged.invalid)
-    gate = evaluate(aggregate, settings, invalid_files=invalid, has_base=has_base)
+    missing = shortfall(docs)
+    gate = evaluate(
+        aggregate, settings, invalid_files=invalid, has_base=has_base, shortfall=missing
+    )
     notices = shard_notices(docs)
     report = ReportInput(
         aggregate=aggregate,
@@ -213,7 +253,8 @@ def build_report(
             "base_sha": base if has_base else None,
             "pr_number": event.pr_number,
             "event": _recorded(docs, "event", str) or event.name,
-            "incomplete": bool(notices),
+            "incomplete": bool(notices) or missing.incomplete,
+            "planned_runs": missing.planned,
             "alpha": settings.alpha,
             "fail_on_regression": settings.fail_on_regression,
             "min_pass_rate": settings.min_pass_rate,
