@@ -62,6 +62,18 @@ def the_comment(gh: FaultyGitHub) -> str:
     return str(comment["body"])
 
 
+def every_file_whole(*directories: Path) -> int:
+    """Every JSON file parses and no temporary file is left behind; returns how many."""
+    count = 0
+    for directory in directories:
+        for path in directory.rglob("*"):
+            assert not path.name.endswith(".tmp"), path
+            if path.suffix == ".json":
+                json.loads(path.read_text(encoding="utf-8"))
+                count += 1
+    return count
+
+
 def env_for(
     tmp: Path, root: Path, llm: FakeLLM, gh: FaultyGitHub, shas: tuple[str, str]
 ) -> dict[str, str]:
@@ -110,6 +122,7 @@ def test_stopped_mid_run__cancelled_check_and_the_finished_runs_cached(
     assert check["output"]["title"] == headline
     assert headline in (tmp_path / "summary").read_text()
     assert outputs(tmp_path / "output")["conclusion"] == "cancelled"
+    assert every_file_whole(tmp_path / "results", tmp_path / "cache") > 4
 
     # The next push: the same cache, a model that answers everything.
     with FakeLLM(agent) as llm, FaultyGitHub() as gh:
