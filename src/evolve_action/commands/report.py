@@ -255,6 +255,8 @@ def build_report(
             "event": _recorded(docs, "event", str) or event.name,
             "incomplete": bool(notices) or missing.incomplete,
             "planned_runs": missing.planned,
+            "stopped_by": None,  # not this job: a stopped shard is named in incomplete_because
+            "incomplete_because": list(missing.cut),
             "alpha": settings.alpha,
             "fail_on_regression": settings.fail_on_regression,
             "min_pass_rate": settings.min_pass_rate,
