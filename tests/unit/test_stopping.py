@@ -20,9 +20,16 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+def test_before_a_job_claims_it_a_signal_ends_the_command_with_the_shells_status() -> None:
+    with pytest.raises(SystemExit) as ended, Stop().installed():
+        os.kill(os.getpid(), signal.SIGTERM)
+    assert ended.value.code == 143
+
+
 def test_a_signal_inside_installed_is_recorded_not_fatal_and_the_handler_restored() -> None:
     before = signal.getsignal(signal.SIGTERM)
     with Stop().installed() as stop:
+        stop.claim()
         os.kill(os.getpid(), signal.SIGTERM)
         os.kill(os.getpid(), signal.SIGINT)
     assert (stop.signal, stop.count, stop.requested) == ("SIGTERM", 2, True)  # the first wins
@@ -38,6 +45,7 @@ def test_in_the_loop_the_loops_handler_records_and_the_grace_then_cuts() -> None
             await asyncio.wait_for(stop.cut(), timeout=30)  # the grace (0 s) is over
 
     with stop.installed():
+        stop.claim()
         asyncio.run(job())
         assert signal.getsignal(signal.SIGINT) == stop._handler  # ours again, not the default
     assert stop.signal == "SIGINT"

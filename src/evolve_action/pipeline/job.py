@@ -233,6 +233,7 @@ def run(setup: JobSetup, sides: Sides) -> tuple[Finished, Published | None]:
     """The whole job on prepared sides; publishes when a publisher is given."""
     started = time.monotonic()
     settings, config, stop = setup.settings, setup.config, setup.stop
+    stop.claim()  # a signal from here on is reported, as a cancelled check
     check_writable(settings.results_dir)  # before anything is spent or posted
     head = load_suites(sides.head_root, settings, config)
     base = load_suites(sides.base_root, settings, config) if sides.base_root else None

@@ -8,7 +8,9 @@ comes (`Stop.wait`), so a stalled request never holds the job past its end.
 
 Before and after the event loop a plain handler records the signal; while the loop runs, the
 loop's own handler does (it is woken whichever thread the kernel gave the signal to).
-Neither raises: nothing is ever cut half-way through writing a file.
+Neither raises: nothing is ever cut half-way through writing a file. Until a job claims the
+stop (`claim`: it has something to report), a signal simply ends the command, with the
+shell's status for it and a line saying so, as it would have without us.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -60,6 +63,7 @@ class Stop:
     count: int = 0  # signals received
     _listeners: list[Callable[[], None]] = field(default_factory=list)
     _handling: bool = False
+    _claimed: bool = False
     _cut: asyncio.Event | None = None
 
     @property
@@ -74,7 +78,15 @@ class Stop:
         for listener in list(self._listeners):
             listener()
 
+    def claim(self) -> None:
+        """From now on a signal stops the job, which reports it, instead of ending the process."""
+        self._claimed = True
+
     def _handler(self, signum: int, _frame: FrameType | None) -> None:
+        if not self._claimed:
+            name = signal.Signals(signum).name
+            print(f"evolve-action: stopped by {name} before the job began", file=sys.stderr)
+            raise SystemExit(128 + signum)
         self.note(signum)
 
     @contextlib.contextmanager
