@@ -175,6 +175,12 @@ TABLE = [
         kw={"shortfall": Shortfall(130, 130, cut=("max-minutes ran out with 1 eval still open",))},
     ),
     Row(
+        "nothing ran because the budget was spent before the first run: not 'no affected evals'",
+        [],
+        ("neutral", "incomplete: 0 of 8 runs done; the cost budget ran out", 0),
+        kw={"shortfall": Shortfall(8, 0, cut=("the cost budget ran out",))},
+    ),
+    Row(
         "runs missing do not hide a regression found in the runs made",
         ONE_DROP,
         ("failure", "1 eval regressed", 1),

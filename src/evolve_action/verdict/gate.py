@@ -144,7 +144,10 @@ def evaluate(
     if not cases:
         if failures:
             return Gate("failure", "; ".join(failures), 1)
-        return Gate("neutral", "no affected evals", 0)
+        # Nothing ran: because nothing was affected, or because nothing could be started.
+        return Gate(
+            "neutral", shortfall.headline() if shortfall.incomplete else "no affected evals", 0
+        )
     if regressed and settings.fail_on_regression:
         failures.insert(0, regressed_reason(verdict))
     head_rate = aggregate.overall.head_rate
@@ -167,8 +170,8 @@ def evaluate(
 
 
 def _gaps(cases: list[CaseStats], shortfall: Shortfall, has_base: bool) -> str:
-    """What is missing, in words ("" when nothing is): runs never made, and evals that ran
-    but were graded on neither run of a side (every run errored), so have no verdict."""
+    """What is missing, in words ("" when nothing is): runs never made, and evals with no
+    graded run on one side (every run there errored), which so have no verdict."""
     ungraded = [
         c
         for c in cases
