@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from evolve_action.commands.report import decide_settings, shard_notices, shortfall
+from evolve_action.commands.report import decide_settings
+from evolve_action.commands.report_shards import shard_notices, shortfall
 from evolve_action.publish.results import LoadedResults
 from evolve_action.settings.config import RepoConfig
 from evolve_action.settings.inputs import INPUTS

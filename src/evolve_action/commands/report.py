@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from evolve_action import __version__
+from evolve_action.commands.report_shards import shard_notices, shortfall
 from evolve_action.publish.actions_io import RunnerFiles
 from evolve_action.publish.annotations import annotate
 from evolve_action.publish.github_api import Publisher, make_client
@@ -46,15 +47,12 @@ from evolve_action.settings.inputs import (
     Settings,
     SettingsError,
     field_name,
-    from_values,
     raw_inputs,
 )
 from evolve_action.settings.layering import layer, overridden, read_config, recorded_settings
 from evolve_action.util.files import ResultsWriteError
 from evolve_action.verdict import adaptive_verdict, stats
-from evolve_action.verdict.gate import Shortfall, evaluate, plural
-
-SIGNAL_NAMES = ("SIGTERM", "SIGINT")  # what a results file may say stopped its job
+from evolve_action.verdict.gate import evaluate
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -109,74 +107,6 @@ def decide_settings(
     recorded, warnings = recorded_settings([(str(d.path), d.settings) for d in docs])
     settings = layer(values, config, recorded=recorded)
     return settings, warnings + overridden(settings, recorded)
-
-
-def _shard(value: Any) -> tuple[int, int] | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        shard = from_values({"shard": value}).shard
-    except SettingsError:
-        return None
-    return shard.index, shard.count
-
-
-def shard_notices(docs: Sequence[LoadedResults]) -> tuple[str, ...]:
-    """What the merged results lack: a shard that never reported, runs a shard did not finish."""
-    notices = []
-    shards = [_shard(d.settings.get("shard")) for d in docs]
-    counts = {s[1] for s in shards if s is not None}
-    if len(counts) == 1:
-        (count,) = counts
-        missing = sorted(set(range(1, count + 1)) - {s[0] for s in shards if s is not None})
-        if missing:
-            names = ", ".join(f"{i}/{count}" for i in missing)
-            notices.append(f"Incomplete: no results from shard {names}.")
-    elif len(counts) > 1:
-        notices.append("Incomplete: the results come from jobs split in different ways.")
-    for doc, shard in zip(docs, shards, strict=True):
-        if doc.settings.get("incomplete") is True:
-            which = f"shard {shard[0]}/{shard[1]}" if shard else f"the job of {doc.path}"
-            notices.append(
-                f"Incomplete: {which} did not finish every run (stopped, or its cost budget"
-                " ran out)."
-            )
-    return tuple(notices)
-
-
-def _missing_shards(docs: Sequence[LoadedResults]) -> list[str]:
-    shards = [s for d in docs if (s := _shard(d.settings.get("shard"))) is not None]
-    counts = {count for _, count in shards}
-    if len(counts) != 1:
-        return []
-    (count,) = counts
-    return [f"{i}/{count}" for i in sorted(set(range(1, count + 1)) - {i for i, _ in shards})]
-
-
-def shortfall(docs: Sequence[LoadedResults]) -> Shortfall:
-    """The runs the merged jobs planned and did not make: the report decides nothing over
-    them either. The files are untrusted, so only numbers and known names are read."""
-    planned = done = unknown = 0
-    stopped: dict[str, None] = {}
-    for doc in docs:
-        runs = len(doc.runs)
-        recorded = doc.settings.get("planned_runs")
-        incomplete = doc.settings.get("incomplete") is True
-        if isinstance(recorded, int) and not isinstance(recorded, bool) and recorded >= runs:
-            planned += recorded
-        else:
-            planned += runs
-            unknown += incomplete
-        done += runs
-        if incomplete and (name := doc.settings.get("stopped_by")) in SIGNAL_NAMES:
-            stopped[str(name)] = None
-    cut = []
-    if missing := _missing_shards(docs):
-        cut.append(f"no results from shard {', '.join(missing)}")
-    if unknown:
-        cut.append(f"{plural(unknown, 'job')} did not finish every run")
-    cut += [f"a job was stopped by {name}" for name in stopped]
-    return Shortfall(planned, done, cut=tuple(cut))
 
 
 def _models(docs: Sequence[LoadedResults]) -> list[str]:
