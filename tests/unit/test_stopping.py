@@ -7,10 +7,16 @@ import asyncio
 import os
 import signal
 import threading
+from pathlib import Path
 
 import pytest
 
+from evolve_action.execute.providers.base import ProviderError
+from evolve_action.model.evals import Case, Format, Origin, Skill, Suite
+from evolve_action.model.outcomes import ErrorKind, Side
+from evolve_action.pipeline.runner import RunEnvironment, UnavailableProvider, execute
 from evolve_action.pipeline.stopping import Stop
+from evolve_action.plan.planning import RunSpec
 
 # Signal handlers can only be set from the main thread; elsewhere a real signal would end
 # the test process.
@@ -110,3 +116,31 @@ def test_wait_keeps_a_call_that_ends_soon_after_the_signal() -> None:
         return "posted"
 
     assert stop.wait(ends_just_after).value == "posted"
+
+
+def test_a_run_cut_while_its_workspace_is_built_leaves_no_workspace(tmp_path: Path) -> None:
+    """The cut comes while the thread is still building the workspace: once built, it goes."""
+    repo = tmp_path / "repo"
+    skill = repo / "skills" / "demo"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: demo\ndescription: Demo.\n---\nBody\n")
+    (repo / "evals" / "demo").mkdir(parents=True)
+    rel = "evals/demo/evals.json"
+    (repo / rel).write_text("{}")
+    suite = Suite(Format.EVOLVE, repo / rel, rel, Skill("demo", skill), ())
+    case = Case("1", "do it", Origin(rel, 1))
+    spec = RunSpec(suite, case, "anthropic/model", Side.HEAD, 1)
+    failing = UnavailableProvider(ProviderError(ErrorKind.AUTH, "no key", provider="anthropic"))
+    runs = tmp_path / "runs"
+    env = RunEnvironment(providers={"anthropic": failing}, work_dir=runs)
+
+    async def job() -> None:
+        run = asyncio.ensure_future(execute(spec, env))
+        while not runs.exists() or not any(runs.iterdir()):  # the thread has begun building
+            await asyncio.sleep(0.001)
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+
+    asyncio.run(job())  # returns once the thread is done, and its workspace gone
+    assert list(runs.iterdir()) == []
