@@ -78,7 +78,15 @@ def env_for(
     tmp: Path, root: Path, llm: FakeLLM, gh: FaultyGitHub, shas: tuple[str, str]
 ) -> dict[str, str]:
     env = actions_env(root, tmp, (llm.anthropic_base_url, llm.openai_base_url), gh.url, *shas)
-    env.update({"INPUT_MODELS": "anthropic", "EVOLVE_REQUEST_TIMEOUT_S": "600"})
+    # A stopped job's GitHub writes get as long as they need here (GitHub's own clock is not
+    # what these tests are about; `test_stopped_while_github_hangs…` is).
+    env.update(
+        {
+            "INPUT_MODELS": "anthropic",
+            "EVOLVE_REQUEST_TIMEOUT_S": "600",
+            "EVOLVE_STOP_PUBLISH_S": "120",
+        }
+    )
     return env
 
 
@@ -224,10 +232,37 @@ def test_stopped_while_posting__the_stopped_report_replaces_the_verdict(
     assert code == 128 + signal.SIGTERM.value, (code, cli.stderr)
     assert "Traceback" not in cli.stderr, cli.stderr
     headline = "stopped before the end: 8 of 8 runs done"
-    assert headline in comment and "stopped while publishing" in comment
+    assert headline in comment and "Every planned run was made by then" in comment
     assert check["output"]["title"] == headline
     data = json.loads((tmp_path / "results/results.json").read_text())
     assert len(data["runs"]) == 8  # written before the posting began: every run is there
     summary = (tmp_path / "summary").read_text()
     assert summary.count("### ") == 1 and headline in summary  # one summary: the stopped one
+    assert outputs(tmp_path / "output")["conclusion"] == "cancelled"
+
+
+def test_stopped_while_github_hangs_for_good__the_files_are_still_written_in_time(
+    tmp_path: Path,
+) -> None:
+    """GitHub hangs on the final comment edit and on the stopped one too: the job gives up on
+    GitHub after its limit (1 s here), writes the job summary and outputs, and exits."""
+    root = tmp_path / "repo"
+    shas = make_repo(root)
+    with FakeLLM(agent) as llm, FaultyGitHub() as gh:
+        first = gh.stall_once("PATCH", COMMENT_EDITS)
+        gh.stall_once("PATCH", COMMENT_EDITS)
+        env = env_for(tmp_path, root, llm, gh, shas) | {"EVOLVE_STOP_PUBLISH_S": "1"}
+        cli = RunningCli(env, root)
+        cli.wait_for_runs(8)
+        assert first.arrived.wait(CLI_TIMEOUT_S), "the final comment was never sent"
+        sent = cli.signal(signal.SIGTERM)
+        code = cli.wait(PROMPT_EXIT_S)
+        elapsed = time.monotonic() - sent
+
+    assert code == 128 + signal.SIGTERM.value, (code, cli.stderr)
+    assert elapsed < PROMPT_EXIT_S
+    assert "Traceback" not in cli.stderr, cli.stderr
+    summary = (tmp_path / "summary").read_text()
+    assert "stopped before the end: 8 of 8 runs done" in summary
+    assert "the GitHub writes did not finish before the job had to end" in summary
     assert outputs(tmp_path / "output")["conclusion"] == "cancelled"

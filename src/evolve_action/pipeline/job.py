@@ -209,7 +209,7 @@ def _notices(execution: Execution | None, shortfall: Shortfall) -> tuple[str, ..
     if shortfall.missing:
         text += f" No verdict is drawn from the {plural(shortfall.missing, 'run')} never made."
     else:
-        text += " It was stopped while publishing; results.json has every run."
+        text += " Every planned run was made by then; results.json has them all."
     if ended:
         text += f" The {plural(len(ended), 'run')} that ended here are cached for the next push."
     return (text,)
@@ -248,6 +248,9 @@ def run(setup: JobSetup, sides: Sides) -> tuple[Finished, Published | None]:
     execution = asyncio.run(_execute(setup, sides, head, base))
     report = _report(setup, sides, execution, invalid, started=started)
     results_path = _write(setup, execution, sides, report)
+    if stop.requested and report.decided_gate().conclusion != "cancelled":
+        # Stopped since the report was made (while the files were written): it says so.
+        report = _report(setup, sides, execution, invalid, started=started)
     published = None
     if setup.publisher is not None or setup.files.output or setup.files.summary:
         from evolve_action.publish.post import publish_files
@@ -274,7 +277,7 @@ def _publish_github(
     if publisher is None:
         return report, publish_github(report, publisher=None)
     github = None
-    if not stop.requested:
+    if not stop.requested:  # else the report says so already
         github = stop.wait(
             lambda: publish_github(report, publisher=publisher, started=early, stream=setup.stream)
         ).value
