@@ -49,7 +49,7 @@ class Published:
     comment_url: str = ""
     check: str = ""  # "check run", "commit status" or "" (nothing writable)
     problems: list[str] = field(default_factory=list)
-    check_run: CheckRun | None = None  # the in-progress run, completed by `publish`
+    check_run: CheckRun | None = None  # the run opened (or completed): a later write reuses it
 
 
 def _status_code(exc: BaseException) -> int | None:
