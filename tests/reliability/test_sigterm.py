@@ -127,6 +127,7 @@ def test_stopped_mid_run__cancelled_check_and_the_finished_runs_cached(
     headline = "stopped before the end: 4 of 8 runs done"
     assert comment.split("\n", 2)[1] == f"### ⏹️ evolve: {headline}", comment[:300]
     assert f"Stopped by {sig.name}" in comment and "cached for the next push" in comment
+    assert "budget" not in comment  # the runs were not left out for the budget
     assert check["output"]["title"] == headline
     assert headline in (tmp_path / "summary").read_text()
     assert outputs(tmp_path / "output")["conclusion"] == "cancelled"
