@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.llm_server import Answer, FakeLLM, Request, Stall
-from tests.fakes.scripts import user_text
+from tests.fakes.scripts import tool_names, user_text
 from tests.reliability.helpers import (
     CLI_TIMEOUT_S,
     PR,
@@ -267,3 +267,30 @@ def test_stopped_while_github_hangs_for_good__the_files_are_still_written_in_tim
     assert "stopped before the end: 8 of 8 runs done" in summary
     assert "the GitHub writes did not finish before the job had to end" in summary
     assert outputs(tmp_path / "output")["conclusion"] == "cancelled"
+
+
+def test_stopped_with_one_side_unrun__its_cases_are_not_run_not_new(tmp_path: Path) -> None:
+    """Every base run hangs once it has read its skill; the head runs end. Stopped then, the
+    report must not call the cases new (their base runs were planned, never made)."""
+    root = tmp_path / "repo"
+    shas = make_repo(root)
+
+    def base_hangs(request: Request) -> Answer:
+        judged = "submit_grading" in tool_names(request)
+        if request.turn == 1 and not judged and "Be brief." not in " ".join(request.tool_results):
+            return Stall(600)  # a base run: its skill has no "Be brief."
+        return agent(request)
+
+    with FakeLLM(base_hangs) as llm, FaultyGitHub() as gh:
+        env = env_for(tmp_path, root, llm, gh, shas) | {"EVOLVE_STOP_GRACE_S": "0"}
+        cli = RunningCli(env, root)
+        cli.wait_for_runs(4)  # the head runs of both cases
+        cli.signal(signal.SIGTERM)
+        code = cli.wait(PROMPT_EXIT_S)
+        comment = the_comment(gh)
+        cancelled_check(gh)
+
+    assert code == 128 + signal.SIGTERM.value, (code, cli.stderr)
+    assert all("[base]" not in line for line in cli.lines if line.startswith(("PASS", "FAIL")))
+    assert "stopped before the end: 4 of 8 runs done" in comment
+    assert "**New:**" not in comment and "2 not run on one side" in comment

@@ -102,7 +102,15 @@ def _report(
     decide_with = None  # runs added because of what was seen are judged sequentially
     if effort is not None:
         decide_with = adaptive_verdict.decider(runs, effort.design.bounds)
-    aggregate = stats.aggregate(runs, suites, alpha=settings.alpha, decide_with=decide_with)
+    # Sides planned and never run (a stop, the budget) are "not run", not new or removed.
+    planned = (
+        [(r.suite.rel, r.case.id, r.model, r.side) for r in execution.plan.runs]
+        if execution
+        else []
+    )
+    aggregate = stats.aggregate(
+        runs, suites, alpha=settings.alpha, decide_with=decide_with, planned=planned
+    )
     has_base = sides.base_root is not None
     # The job's verdict, decided here once: the comment, check run, outputs, job summary and
     # exit code all read this same object from the report.
