@@ -6,11 +6,11 @@ the grace, or a second signal, cuts them. What follows (results, comment, check)
 seconds left: the GitHub writes run in a thread that the job stops waiting for when a signal
 comes (`Stop.wait`), so a stalled request never holds the job past its end.
 
-Before and after the event loop a plain handler records the signal; while the loop runs, the
-loop's own handler does (it is woken whichever thread the kernel gave the signal to).
-Neither raises: nothing is ever cut half-way through writing a file. Until a job claims the
-stop (`claim`: it has something to report), a signal simply ends the command, with the
-shell's status for it and a line saying so, as it would have without us.
+Until a job claims the stop (`claim`: from then on it has something to report), a signal
+simply ends the command, with the shell's status for it and a line saying so. After that,
+before and after the event loop a plain handler records the signal, and while the loop runs
+the loop's own handler does (woken whichever thread the kernel gave the signal to). Neither
+raises: nothing is ever cut half-way through writing a file.
 """
 
 from __future__ import annotations
