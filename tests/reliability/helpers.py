@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
+import signal
 import subprocess
 import sys
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer
 from pathlib import Path
@@ -151,6 +155,71 @@ def run_cli(
     )  # fmt: skip
 
 
+FINISHED = ("PASS ", "FAIL ", "ERROR")  # how the CLI's line for one finished run starts
+
+
+class RunningCli:
+    """`python -m evolve_action run` as a child process whose output lines are read as they
+    come, so a test can wait for a state (N runs printed, a request seen), then signal it."""
+
+    def __init__(self, env: dict[str, str], cwd: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "evolve_action", "run"],
+            env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        self.lines: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._pump, daemon=True)
+        self._reader.start()
+        self.stderr = ""
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self._queue.put(line)
+        self._queue.put(None)
+
+    def wait_for_runs(self, count: int) -> None:
+        """Until `count` runs have been printed as finished."""
+        while sum(line.startswith(FINISHED) for line in self.lines) < count:
+            line = self._queue.get(timeout=CLI_TIMEOUT_S)
+            assert line is not None, "".join(self.lines) + self._read_stderr()
+            self.lines.append(line)
+
+    def signal(self, sig: signal.Signals) -> float:
+        self.proc.send_signal(sig)
+        return time.monotonic()
+
+    def wait(self, timeout: float) -> int:
+        """The exit code, once the process has ended; it is killed if `timeout` runs out."""
+        try:
+            return self.proc.wait(timeout=timeout)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+            self._reader.join(timeout=CLI_TIMEOUT_S)
+            while not self._queue.empty():
+                line = self._queue.get()
+                if line is not None:
+                    self.lines.append(line)
+            self.stderr = self._read_stderr()
+            for pipe in (self.proc.stdout, self.proc.stderr):
+                if pipe is not None:
+                    pipe.close()
+
+    def _read_stderr(self) -> str:
+        return self.proc.stderr.read() if self.proc.stderr and not self.proc.stderr.closed else ""
+
+
+def until(condition: Callable[[], bool], what: str, timeout: float = CLI_TIMEOUT_S) -> None:
+    """Wait for a condition (never for a duration: no race), failing with `what`."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting: {what}"
+        time.sleep(0.01)
+
+
 def outputs(path: Path) -> dict[str, str]:
     pattern = re.compile(r"^([\w-]+)<<(EOF_\w+)\n(.*?)\n\2$", re.M | re.S)
     return {m.group(1): m.group(3) for m in pattern.finditer(path.read_text())}
@@ -185,17 +254,39 @@ SECONDARY_LIMIT = Reply(
 BAD_GATEWAY = Reply(502, "Server Error")
 
 
+@dataclass
+class Stalled:
+    """One request held without an answer until the fake stops: GitHub hanging mid-write."""
+
+    method: str
+    path_prefix: str
+    arrived: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+
+
 class FaultyGitHub(GitHubFake):
-    """`GitHubFake` plus faults with messages and headers, comment deletion, and a barrier
+    """`GitHubFake` plus faults with messages and headers, comment deletion, a barrier
     that holds the first `hold` comment listings until all of them have arrived (so racing
-    publishers all see the same, empty, list: the race happens every time, not by luck).
+    publishers all see the same, empty, list: the race happens every time, not by luck), and
+    stalls (`stall_once`): the first matching request gets no answer and changes nothing.
     """
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.replies: list[tuple[str, str, list[Reply]]] = []
         self.barrier: threading.Barrier | None = None
+        self.stalls: list[Stalled] = []
         self._held = 0
+
+    def stall_once(self, method: str, path_prefix: str) -> Stalled:
+        stall = Stalled(method, path_prefix)
+        self.stalls.append(stall)
+        return stall
+
+    def __exit__(self, *exc: object) -> None:
+        for stall in self.stalls:
+            stall.release.set()
+        super().__exit__(*exc)
 
     def fail_with(self, method: str, path_prefix: str, replies: list[Reply]) -> None:
         self.replies.append((method, path_prefix, list(replies)))
@@ -221,6 +312,23 @@ class FaultyGitHub(GitHubFake):
     def handle(
         self, method: str, path: str, query: dict[str, list[str]], body: Any
     ) -> tuple[int, Any, dict[str, str]]:
+        with self._lock:
+            stall = next(
+                (
+                    s
+                    for s in self.stalls
+                    if s.method == method
+                    and path.startswith(s.path_prefix)
+                    and not s.arrived.is_set()
+                ),
+                None,
+            )
+            if stall is not None:
+                stall.arrived.set()
+                self.requests.append((method, path, body))
+        if stall is not None:
+            stall.release.wait(CLI_TIMEOUT_S)
+            return 504, {"message": "stalled"}, {}
         if method == "GET" and path.endswith(f"/issues/{PR}/comments") and self.barrier:
             with self._lock:
                 self._held += 1

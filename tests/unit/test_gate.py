@@ -8,7 +8,7 @@ import pytest
 
 from evolve_action.model.outcomes import RunResult, Side, Status
 from evolve_action.settings.inputs import Settings
-from evolve_action.verdict.gate import Gate, evaluate, pct
+from evolve_action.verdict.gate import Gate, Shortfall, evaluate, pct
 from evolve_action.verdict.stats import aggregate
 
 M1, M2 = "anthropic/claude-sonnet-4-6", "openai/gpt-5.4"
@@ -139,6 +139,64 @@ TABLE = [
         ("failure", "pass rate 75% is below the minimum 90%", 1),
         Settings(min_pass_rate=0.9),
         {"has_base": False},
+    ),
+    Row(
+        "stopped by a signal: cancelled, whatever the runs done say",
+        ALL_PASS,
+        ("cancelled", "stopped before the end: 16 of 20 runs done", 143),
+        kw={"shortfall": Shortfall(20, 16, "SIGTERM")},
+    ),
+    Row(
+        "stopped by SIGINT, with a regression found: still cancelled, exit 130",
+        ONE_DROP,
+        ("cancelled", "stopped before the end: 10 of 12 runs done", 130),
+        kw={"shortfall": Shortfall(12, 10, "SIGINT")},
+    ),
+    Row(
+        "stopped, with invalid files: both said",
+        [],
+        ("cancelled", "stopped before the end: 0 of 4 runs done; 1 invalid eval file", 143),
+        kw={"shortfall": Shortfall(4, 0, "SIGTERM"), "invalid_files": 1},
+    ),
+    Row(
+        "runs the budget left out: not green",
+        ALL_PASS,
+        ("neutral", "incomplete: 16 of 20 runs done; the cost budget ran out", 0),
+        kw={"shortfall": Shortfall(20, 16, cut=("the cost budget ran out",))},
+    ),
+    Row(
+        "evals the clock cut while open: not green",
+        NOISE,
+        (
+            "neutral",
+            "incomplete: max-minutes ran out with 1 eval still open",
+            0,
+        ),
+        kw={"shortfall": Shortfall(130, 130, cut=("max-minutes ran out with 1 eval still open",))},
+    ),
+    Row(
+        "nothing ran because the budget was spent before the first run: not 'no affected evals'",
+        [],
+        ("neutral", "incomplete: 0 of 8 runs done; the cost budget ran out", 0),
+        kw={"shortfall": Shortfall(8, 0, cut=("the cost budget ran out",))},
+    ),
+    Row(
+        "runs missing do not hide a regression found in the runs made",
+        ONE_DROP,
+        ("failure", "1 eval regressed", 1),
+        kw={"shortfall": Shortfall(12, 10, cut=("the cost budget ran out",))},
+    ),
+    Row(
+        "an eval whose every head run errored has no verdict: not green",
+        ALL_PASS + runs("c", Side.BASE, 4, 0) + runs("c", Side.HEAD, 0, 0, 4),
+        ("neutral", "incomplete: 1 eval not graded (every run on a side errored)", 0),
+    ),
+    Row(
+        "a regression named with fail-on-regression off, runs missing: neutral",
+        ONE_DROP,
+        ("neutral", "incomplete: 8 of 10 runs done; 1 eval regressed", 0),
+        Settings(fail_on_regression=False),
+        {"shortfall": Shortfall(10, 8)},
     ),
 ]
 

@@ -8,11 +8,14 @@ from typing import Any
 
 import pytest
 
-from evolve_action.commands.report import decide_settings, shard_notices
+from evolve_action.commands.report import build_report, decide_settings
+from evolve_action.commands.report_shards import shard_notices, shortfall
 from evolve_action.publish.results import LoadedResults
 from evolve_action.settings.config import RepoConfig
-from evolve_action.settings.inputs import INPUTS
+from evolve_action.settings.events import Event
+from evolve_action.settings.inputs import INPUTS, Settings
 from evolve_action.settings.layering import layer, overridden, read_config, recorded_settings
+from evolve_action.verdict.gate import Shortfall
 
 DEFAULTS = {spec.name: spec.default for spec in INPUTS}  # what action.yml passes
 RECORDED = {"alpha": 0.1, "fail_on_regression": False, "min_pass_rate": 0.8}
@@ -87,3 +90,27 @@ def test_shard_notices_name_missing_and_unfinished_shards() -> None:
     assert shard_notices([results("a", shard="1/2"), results("b", shard="2/3")]) == (
         "Incomplete: the results come from jobs split in different ways.",
     )
+
+
+def test_the_report_counts_what_its_shards_did_not_run() -> None:
+    """Missing shards and unfinished ones are a shortfall the report's gate reads; only
+    numbers and known signal names are taken from the (untrusted) files."""
+    docs = [
+        results("a", shard="1/3"),
+        results("c", shard="3/3", incomplete=True, planned_runs=6, stopped_by="SIGTERM"),
+    ]
+    assert shortfall(docs) == Shortfall(
+        6, 0, cut=("no results from shard 2/3", "a job was stopped by SIGTERM")
+    )
+    odd = [results("x", incomplete=True, planned_runs="many", stopped_by="@someone **x**")]
+    assert shortfall(odd) == Shortfall(0, 0, cut=("1 job did not finish every run",))
+    whole = [results("x", shard=f"{i}/2", incomplete=False, planned_runs=0) for i in (1, 2)]
+    assert not shortfall(whole).incomplete
+
+
+def test_a_merged_report_missing_a_shard_is_never_green() -> None:
+    doc = LoadedResults({"settings": {"shard": "1/2"}, "judge_model": None}, [], [], Path("a"))
+    report, data = build_report([doc], Settings(), Event(name="local"), "")
+    gate = report.decided_gate()
+    assert (gate.conclusion, gate.reason) == ("neutral", "incomplete: no results from shard 2/2")
+    assert data.settings["incomplete"] is True

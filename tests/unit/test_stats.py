@@ -240,3 +240,15 @@ def test_a_removed_case_is_described_from_the_base_suite() -> None:
     assert (
         removed.base is not None and removed.base.hit_rate == 0.5 and removed.base.verdict is False
     )
+
+
+def test_a_side_planned_and_never_run_is_not_run_not_new_or_removed() -> None:
+    """A job stopped (or cut by the budget) before one side's runs: the case did not change,
+    its runs there were never made."""
+    rel = "evals/s/evals.json"
+    made = runs("a", Side.HEAD, 2, 0) + runs("b", Side.BASE, 1, 1) + runs("c", Side.HEAD, 1, 0)
+    planned = [(rel, case, M1, side) for case in ("a", "b") for side in Side]
+    planned.append((rel, "c", M1, Side.HEAD))  # `c` exists on head only: new indeed
+    labels = {c.case_id: c.label for c in aggregate(made, planned=planned).cases}
+    assert labels == {"a": Label.NOT_RUN, "b": Label.NOT_RUN, "c": Label.NEW}
+    assert {c.case_id: c.label for c in aggregate(made).cases}["a"] is Label.NEW  # no plan given

@@ -19,6 +19,7 @@ from evolve_action.formats import load_all
 from evolve_action.model.outcomes import RunResult, Status
 from evolve_action.pipeline import job
 from evolve_action.pipeline.orchestrate import Request
+from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.changes import GitError
 from evolve_action.plan.planning import RunSpec
 from evolve_action.plan.sides import Sides, event_sides, local_sides
@@ -59,6 +60,7 @@ def run_locally(
     out: TextIO,
     *,
     quiet: bool = False,
+    stop: Stop | None = None,
 ) -> int:
     try:
         sides = local_sides(request.root, base)
@@ -68,6 +70,7 @@ def run_locally(
     setup = job.JobSetup(
         request, settings, config, Event(name="local"), stream=out,
         on_done=None if quiet else lambda spec, result: print_run(out, spec, result),
+        stop=stop or Stop(),
     )  # fmt: skip
     done = _finish(setup, sides, out)
     if isinstance(done, int):
@@ -85,6 +88,9 @@ def run_locally(
         print("", file=out)
         print(render(build_view(finished.report)), file=out)
     print(f"results: {finished.results_path}", file=out)
+    if finished.gate.conclusion == "cancelled":
+        print(f"evolve-action: {finished.gate.reason}", file=sys.stderr)
+        return code
     # Without a base there is no gate to speak of: any failed or errored run fails.
     return code if finished.report.has_base else failures
 
@@ -102,6 +108,7 @@ def run_in_actions(
     environ: Mapping[str, str],
     *,
     base: str = "",
+    stop: Stop | None = None,
 ) -> int:
     from evolve_action.publish.annotations import annotate
     from evolve_action.publish.github_api import Publisher, make_client
@@ -158,7 +165,7 @@ def run_in_actions(
         publisher = None
     setup = job.JobSetup(
         request, settings, config, event, publisher=publisher, files=files, stream=out,
-        on_done=lambda spec, result: print_run(out, spec, result),
+        on_done=lambda spec, result: print_run(out, spec, result), stop=stop or Stop(),
     )  # fmt: skip
     done = _finish(setup, sides, out)
     return done if isinstance(done, int) else done[0]

@@ -2,7 +2,8 @@
 
 Each subcommand lives in `commands/<name>.py` and exposes `add_arguments(parser)` and
 `execute(args) -> int`. Exit codes: 0 success or neutral, 1 a failed gate or invalid eval
-files, 2 configuration errors (bad flags or inputs).
+files, 2 configuration errors (bad flags or inputs), 128 + the signal's number (143, 130) for
+a `run` stopped by SIGTERM or SIGINT.
 """
 
 from __future__ import annotations

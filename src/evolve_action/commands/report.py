@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from evolve_action import __version__
+from evolve_action.commands.report_shards import shard_notices, shortfall
 from evolve_action.publish.actions_io import RunnerFiles
 from evolve_action.publish.annotations import annotate
 from evolve_action.publish.github_api import Publisher, make_client
@@ -46,7 +47,6 @@ from evolve_action.settings.inputs import (
     Settings,
     SettingsError,
     field_name,
-    from_values,
     raw_inputs,
 )
 from evolve_action.settings.layering import layer, overridden, read_config, recorded_settings
@@ -109,39 +109,6 @@ def decide_settings(
     return settings, warnings + overridden(settings, recorded)
 
 
-def _shard(value: Any) -> tuple[int, int] | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        shard = from_values({"shard": value}).shard
-    except SettingsError:
-        return None
-    return shard.index, shard.count
-
-
-def shard_notices(docs: Sequence[LoadedResults]) -> tuple[str, ...]:
-    """What the merged results lack: a shard that never reported, runs a shard did not finish."""
-    notices = []
-    shards = [_shard(d.settings.get("shard")) for d in docs]
-    counts = {s[1] for s in shards if s is not None}
-    if len(counts) == 1:
-        (count,) = counts
-        missing = sorted(set(range(1, count + 1)) - {s[0] for s in shards if s is not None})
-        if missing:
-            names = ", ".join(f"{i}/{count}" for i in missing)
-            notices.append(f"Incomplete: no results from shard {names}.")
-    elif len(counts) > 1:
-        notices.append("Incomplete: the results come from jobs split in different ways.")
-    for doc, shard in zip(docs, shards, strict=True):
-        if doc.settings.get("incomplete") is True:
-            which = f"shard {shard[0]}/{shard[1]}" if shard else f"the job of {doc.path}"
-            notices.append(
-                f"Incomplete: {which} did not finish every run (stopped, or its cost budget"
-                " ran out)."
-            )
-    return tuple(notices)
-
-
 def _models(docs: Sequence[LoadedResults]) -> list[str]:
     found: dict[str, None] = {}
     for doc in docs:
@@ -181,7 +148,10 @@ def build_report(
     has_base = any(d.settings.get("base_sha") is not None for d in docs)
     # The job's verdict, decided here once and carried by the report to every output.
     invalid = len(merged.invalid)
-    gate = evaluate(aggregate, settings, invalid_files=invalid, has_base=has_base)
+    missing = shortfall(docs)
+    gate = evaluate(
+        aggregate, settings, invalid_files=invalid, has_base=has_base, shortfall=missing
+    )
     notices = shard_notices(docs)
     report = ReportInput(
         aggregate=aggregate,
@@ -213,7 +183,10 @@ def build_report(
             "base_sha": base if has_base else None,
             "pr_number": event.pr_number,
             "event": _recorded(docs, "event", str) or event.name,
-            "incomplete": bool(notices),
+            "incomplete": bool(notices) or missing.incomplete,
+            "planned_runs": missing.planned,
+            "stopped_by": None,  # not this job: a stopped shard is named in incomplete_because
+            "incomplete_because": list(missing.cut),
             "alpha": settings.alpha,
             "fail_on_regression": settings.fail_on_regression,
             "min_pass_rate": settings.min_pass_rate,

@@ -4,6 +4,9 @@ Inside Actions (`GITHUB_ACTIONS=true`) the event decides what happens (`events.d
 the report goes to GitHub. Outside, `--base none` runs the working tree alone and `--base REF`
 compares it with the merge-base of REF and HEAD; each run's outcome is printed, then (with a
 base) the comment's markdown, and the results are written. Nothing is posted.
+
+From its start, SIGTERM and SIGINT are the job's to handle (`pipeline.stopping`): they stop
+it early with what it has, never with a traceback or a half-written file.
 """
 
 from __future__ import annotations
@@ -13,9 +16,13 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evolve_action.model.evals import Severity
 from evolve_action.settings.inputs import INPUTS, SettingsError, field_name, raw_inputs
+
+if TYPE_CHECKING:
+    from evolve_action.pipeline.stopping import Stop
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +58,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
+    from evolve_action.pipeline.stopping import Stop
+
+    with Stop().installed() as stop:
+        return _execute(args, stop)
+
+
+def _execute(args: argparse.Namespace, stop: Stop) -> int:
     environ = dict(os.environ)
     in_actions = environ.get("GITHUB_ACTIONS") == "true"
     values: dict[str, str] = {}
@@ -98,7 +112,7 @@ def execute(args: argparse.Namespace) -> int:
 
     if in_actions:
         base = "" if args.base == "none" else args.base
-        return actions_flow.run_in_actions(request, settings, config, environ, base=base)
+        return actions_flow.run_in_actions(request, settings, config, environ, base=base, stop=stop)
     return actions_flow.run_locally(
-        request, settings, config, args.base, sys.stdout, quiet=args.quiet
+        request, settings, config, args.base, sys.stdout, quiet=args.quiet, stop=stop
     )

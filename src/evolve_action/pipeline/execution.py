@@ -3,6 +3,9 @@
 A run whose fingerprint is in the cache is reused (marked cached) and costs nothing. Once
 the spend reaches `max-cost-usd`, no new run starts: runs already in flight finish, and the
 ones never started are returned as `not_run` so the comment can say what was left out.
+The same holds once the job is told to stop (`stopping.Stop`): no run starts after the
+signal, the runs in flight may end until the stop cuts them, and every run that ended is
+in the cache already (each is stored as it ends), so the next push re-uses it.
 A bug of ours in one run becomes an `internal` error for that run; the others go on.
 """
 
@@ -18,6 +21,7 @@ from evolve_action.execute.scheduler import Job, JobOutcome, Scheduler
 from evolve_action.model.outcomes import ErrorKind, RunResult
 from evolve_action.model.records import run_cost
 from evolve_action.pipeline.runner import RunEnvironment, error_result, execute
+from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.cache import RunCache
 from evolve_action.plan.fingerprints import Fingerprinter
 from evolve_action.plan.planning import Plan, RunSpec
@@ -76,8 +80,9 @@ async def execute_plan(
     cache: RunCache,
     budget: Budget,
     on_done: Callable[[RunSpec, RunResult], None] | None = None,
+    stop: Stop | None = None,
 ) -> Outcome:
-    """Every planned run, in plan order; the skipped-for-budget ones in `not_run`."""
+    """Every planned run, in plan order; the ones the budget or a stop left out in `not_run`."""
     specs = plan.runs
     fingerprints = [
         fingerprinter.run(s.suite, s.case, model=s.model, repetition=s.repetition) for s in specs
@@ -99,7 +104,7 @@ async def execute_plan(
         spec = specs[index]
 
         async def run() -> RunResult | None:
-            if budget.exhausted:
+            if budget.exhausted or (stop is not None and stop.requested):
                 return None
             result = await execute(spec, env)
             result.fingerprint = fingerprints[index]
@@ -117,14 +122,15 @@ async def execute_plan(
         max_concurrency=max_concurrency, limiters=limiters, on_done=done
     )
     try:
-        finished = dict(enumerate(await scheduler.run([job(i) for i in pending])))
+        finished = await _run_until_cut(scheduler, [job(i) for i in pending], stop)
     except asyncio.CancelledError:
-        # SIGTERM: keep what finished; everything else is reported as not run.
+        # Cancelled from outside: keep what finished; everything else is reported as not run.
         task = asyncio.current_task()
         if task is not None:
             task.uncancel()
         outcome.interrupted = True
         finished = dict(scheduler.finished())
+    outcome.interrupted = outcome.interrupted or (stop is not None and stop.requested)
     for position, index in enumerate(pending):
         result = finished.get(position)
         if result is None or (result.value is None and result.error is None):
@@ -135,3 +141,24 @@ async def execute_plan(
             slots[index] = result.value
     outcome.results = [r for r in slots if r is not None]
     return outcome
+
+
+async def _run_until_cut(
+    scheduler: Scheduler[RunResult | None], jobs: list[Job[RunResult | None]], stop: Stop | None
+) -> dict[int, JobOutcome[RunResult | None]]:
+    """The jobs' outcomes by position: all of them, or those that ended before the stop cut
+    the rest (which are cancelled, and so never reach the cache)."""
+    running = asyncio.ensure_future(scheduler.run(jobs))
+    if stop is None:
+        return dict(enumerate(await running))
+    cut = asyncio.ensure_future(stop.cut())
+    try:
+        await asyncio.wait({running, cut}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if not running.done():
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+        cut.cancel()
+    if running.cancelled():
+        return dict(scheduler.finished())
+    return dict(enumerate(running.result()))

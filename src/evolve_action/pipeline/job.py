@@ -1,15 +1,16 @@
 """One job from start to finish: trees, loading, the in-progress report, runs, results, report.
 
 `run_local` and `run_in_actions` share everything but where the report goes: a terminal, or
-GitHub (comment, check run, outputs, summary). A SIGTERM (a cancelled workflow) stops new
-runs; what finished is written and reported as incomplete, so paid-for work is never lost.
+GitHub (comment, check run, outputs, summary). A SIGTERM or SIGINT (a cancelled workflow)
+stops the job whatever it is doing (`stopping`): no run starts after it, the runs in flight
+end or are cut, what finished is written (and was cached as it finished), and the report
+says "stopped before the end: N of M runs done" with a `cancelled` check, so paid-for work
+is never lost and a verdict is never drawn from runs that were not made.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import signal
 import sys
 import time
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from evolve_action.grade import checks
 from evolve_action.model.evals import LoadResult, Suite
 from evolve_action.model.outcomes import RunResult
 from evolve_action.pipeline.orchestrate import Execution, Loaded, Request, load_suites, run_job
+from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.planning import RunSpec
 from evolve_action.plan.sides import Sides
 from evolve_action.publish.actions_io import RunnerFiles
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
     from evolve_action.publish.github_api import Publisher
     from evolve_action.publish.post import Published
     from evolve_action.publish.render.report import ReportInput
-    from evolve_action.verdict.gate import Gate
+    from evolve_action.verdict.gate import Gate, Shortfall
 
 # What the job needs only once its runs are under way: the grading and checks of the first
 # answer and the sandbox's level (its note), then the verdict, the report and the results
@@ -65,6 +67,7 @@ class JobSetup:
     files: RunnerFiles = field(default_factory=RunnerFiles)
     stream: TextIO = sys.stdout
     on_done: Callable[[RunSpec, RunResult], None] | None = None
+    stop: Stop = field(default_factory=Stop)  # installed by the command, from its start
 
 
 @dataclass
@@ -86,7 +89,6 @@ def _report(
     invalid: list[LoadResult],
     *,
     started: float,
-    notices: tuple[str, ...] = (),
     in_progress: bool = False,
 ) -> ReportInput:
     from evolve_action.publish.render.report import ReportInput
@@ -100,16 +102,29 @@ def _report(
     decide_with = None  # runs added because of what was seen are judged sequentially
     if effort is not None:
         decide_with = adaptive_verdict.decider(runs, effort.design.bounds)
-    aggregate = stats.aggregate(runs, suites, alpha=settings.alpha, decide_with=decide_with)
+    # Sides planned and never run (a stop, the budget) are "not run", not new or removed.
+    planned = (
+        [(r.suite.rel, r.case.id, r.model, r.side) for r in execution.plan.runs]
+        if execution
+        else []
+    )
+    aggregate = stats.aggregate(
+        runs, suites, alpha=settings.alpha, decide_with=decide_with, planned=planned
+    )
     has_base = sides.base_root is not None
     # The job's verdict, decided here once: the comment, check run, outputs, job summary and
     # exit code all read this same object from the report.
     # The in-progress comment shows "evals running" whatever its gate says: nothing is
     # decided yet.
     gate = Gate("neutral", "evals running", 0)
+    notices: tuple[str, ...] = ()
     if not in_progress:
         failed = sum(1 for r in invalid if not r.ok)
-        gate = evaluate(aggregate, settings, invalid_files=failed, has_base=has_base)
+        shortfall = _shortfall(execution, setup.stop)
+        notices = _notices(execution, shortfall)
+        gate = evaluate(
+            aggregate, settings, invalid_files=failed, has_base=has_base, shortfall=shortfall
+        )
     return ReportInput(
         aggregate=aggregate,
         runs=runs,
@@ -121,7 +136,8 @@ def _report(
         base_suites=execution.base_suites if execution else [],
         invalid=invalid,
         skipped=execution.plan.skipped if execution else [],
-        not_started=execution.not_run if execution else [],
+        # Left out by the budget; a stopped job's missing runs are its notice's to tell.
+        not_started=execution.not_run if execution and not setup.stop.requested else [],
         notices=notices,
         in_progress=in_progress,
         duration_s=time.monotonic() - started,
@@ -139,6 +155,7 @@ def _write(setup: JobSetup, execution: Execution, sides: Sides, report: ReportIn
 
     settings = setup.settings
     suites = [*execution.head_suites, *execution.base_suites]
+    shortfall = _shortfall(execution, setup.stop)
     data = ResultsData(
         runs=execution.results,
         aggregate=report.aggregate,  # computed once, for the report and the files alike
@@ -152,7 +169,10 @@ def _write(setup: JobSetup, execution: Execution, sides: Sides, report: ReportIn
             "base_sha": sides.base_sha if sides.base_root is not None else None,
             "pr_number": setup.event.pr_number,
             "event": setup.event.name,
-            "incomplete": bool(execution.not_run),
+            "incomplete": shortfall.incomplete,
+            "planned_runs": shortfall.planned,
+            "stopped_by": shortfall.stopped_by or None,
+            "incomplete_because": list(shortfall.cut),
             # What decided the verdict, so `report` over these files can decide alike.
             "alpha": settings.alpha,
             "fail_on_regression": settings.fail_on_regression,
@@ -168,66 +188,115 @@ def _write(setup: JobSetup, execution: Execution, sides: Sides, report: ReportIn
     return write_results(settings.results_dir, data)[-1]
 
 
-async def _execute(
-    setup: JobSetup, sides: Sides, head: Loaded, base: Loaded | None
-) -> tuple[Execution, tuple[str, ...]]:
-    """Run the job; SIGTERM cancels it, and the runs that finished are still returned."""
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    stopped: list[str] = []
+def _shortfall(execution: Execution | None, stop: Stop) -> Shortfall:
+    """The runs planned and not made, and why (the gate decides nothing over them)."""
+    from evolve_action.verdict.adaptive import Stop as CellStop
+    from evolve_action.verdict.gate import Shortfall, plural
 
-    def stop() -> None:
-        stopped.append("stopped by SIGTERM")
-        if task is not None:
-            task.cancel()
+    if execution is None:
+        return Shortfall(stopped_by=stop.signal)
+    cut = []
+    if execution.not_run and not stop.requested:
+        cut.append("the cost budget ran out")
+    cells = execution.effort.cells if execution.effort else ()
+    for why, words in ((CellStop.TIME, "max-minutes"), (CellStop.BUDGET, "the cost budget")):
+        still_open = {(c.key[0], c.key[1]) for c in cells if c.stop is why}
+        if still_open:
+            cut.append(f"{words} ran out with {plural(len(still_open), 'eval')} still open")
+    done = len(execution.results)
+    return Shortfall(len(execution.plan.runs), done, stop.signal, tuple(dict.fromkeys(cut)))
 
-    # Signal handlers only work in the main thread's loop; elsewhere SIGTERM keeps its default.
-    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-        loop.add_signal_handler(signal.SIGTERM, stop)
-    try:
-        execution = await run_job(
-            setup.request, setup.settings, sides, head, base, on_done=setup.on_done
+
+def _notices(execution: Execution | None, shortfall: Shortfall) -> tuple[str, ...]:
+    """The comment's word on an unfinished job: what happened, and what was kept."""
+    from evolve_action.verdict.gate import plural
+
+    if not shortfall.stopped_by:
+        return (f"Incomplete: {'; '.join(shortfall.cut)}.",) if shortfall.cut else ()
+    ended = [r for r in execution.results if not r.cached] if execution else []
+    text = f"Stopped by {shortfall.stopped_by} before the end: {shortfall.runs_done()}."
+    if shortfall.missing:
+        text += f" No verdict is drawn from the {plural(shortfall.missing, 'run')} never made."
+    else:
+        text += " Every planned run was made by then; results.json has them all."
+    if ended:
+        text += f" The {plural(len(ended), 'run')} that ended here are cached for the next push."
+    return (text,)
+
+
+async def _execute(setup: JobSetup, sides: Sides, head: Loaded, base: Loaded | None) -> Execution:
+    """Run the job; a stop request ends it early, and the runs that finished are returned."""
+    async with setup.stop.watching():
+        return await run_job(
+            setup.request,
+            setup.settings,
+            sides,
+            head,
+            base,
+            on_done=setup.on_done,
+            stop=setup.stop,
         )
-    finally:
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.remove_signal_handler(signal.SIGTERM)
-    notices: tuple[str, ...] = ()
-    if stopped or execution.interrupted:
-        missing = len(execution.not_run)
-        notices = (f"Incomplete: the job was stopped (SIGTERM); {missing} runs did not finish.",)
-    elif execution.not_run:
-        notices = (f"Incomplete: {len(execution.not_run)} runs not started (cost budget).",)
-    return execution, notices
 
 
 def run(setup: JobSetup, sides: Sides) -> tuple[Finished, Published | None]:
     """The whole job on prepared sides; publishes when a publisher is given."""
     started = time.monotonic()
-    settings, config = setup.settings, setup.config
+    settings, config, stop = setup.settings, setup.config, setup.stop
+    stop.claim()  # a signal from here on is reported, as a cancelled check
     check_writable(settings.results_dir)  # before anything is spent or posted
     head = load_suites(sides.head_root, settings, config)
     base = load_suites(sides.base_root, settings, config) if sides.base_root else None
     invalid = list(head.invalid)
     early = None
-    if setup.publisher is not None:
+    if setup.publisher is not None and not stop.requested:
         from evolve_action.publish.post import publish_in_progress
 
-        early = publish_in_progress(
-            _report(setup, sides, None, invalid, started=started, in_progress=True),
-            publisher=setup.publisher,
-        )
-    execution, notices = asyncio.run(_execute(setup, sides, head, base))
-    report = _report(setup, sides, execution, invalid, started=started, notices=notices)
+        first = _report(setup, sides, None, invalid, started=started, in_progress=True)
+        publisher = setup.publisher
+        early = stop.wait(lambda: publish_in_progress(first, publisher=publisher)).value
+    execution = asyncio.run(_execute(setup, sides, head, base))
+    report = _report(setup, sides, execution, invalid, started=started)
     results_path = _write(setup, execution, sides, report)
+    if stop.requested and report.decided_gate().conclusion != "cancelled":
+        # Stopped since the report was made (while the files were written): it says so.
+        report = _report(setup, sides, execution, invalid, started=started)
     published = None
     if setup.publisher is not None or setup.files.output or setup.files.summary:
-        from evolve_action.publish.post import publish
+        from evolve_action.publish.post import publish_files
 
-        published = publish(
-            report,
-            publisher=setup.publisher,
-            files=setup.files,
-            started=early,
-            stream=setup.stream,
-        )
+        report, github = _publish_github(setup, report, early, started, sides, execution, invalid)
+        published = publish_files(report, github, files=setup.files, stream=setup.stream)
     return Finished(execution, report, results_path, invalid), published
+
+
+def _publish_github(
+    setup: JobSetup,
+    report: ReportInput,
+    early: Published | None,
+    started: float,
+    sides: Sides,
+    execution: Execution,
+    invalid: list[LoadResult],
+) -> tuple[ReportInput, Published]:
+    """The GitHub writes, given up on when a stop comes; a job stopped before or during them
+    writes its stopped report instead, within the seconds a cancelled step has left."""
+    from evolve_action.publish.post import given_up, publish_github
+
+    stop, publisher = setup.stop, setup.publisher
+    if publisher is None:
+        return report, publish_github(report, publisher=None)
+    github = None
+    if not stop.requested:  # else the report says so already
+        github = stop.wait(
+            lambda: publish_github(report, publisher=publisher, started=early, stream=setup.stream)
+        ).value
+        if not stop.requested and github is not None:
+            return report, github
+    # Stopped: the report says so, and the check run already opened (or concluded) says it too.
+    report = _report(setup, sides, execution, invalid, started=started)
+    before = github or early
+    stopped = stop.wait(
+        lambda: publish_github(report, publisher=publisher, started=before, stream=setup.stream),
+        limit=stop.publish_s,
+    ).value
+    return report, stopped or given_up(report, f"the job was stopped by {stop.signal}")

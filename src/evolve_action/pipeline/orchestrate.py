@@ -27,10 +27,11 @@ from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.pipeline.adaptive_run import Limits, run_waves
 from evolve_action.pipeline.execution import Budget, Outcome, execute_plan
 from evolve_action.pipeline.runner import RunEnvironment, UnavailableProvider
+from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.cache import RunCache
 from evolve_action.plan.fingerprints import Fingerprinter
 from evolve_action.plan.planning import START_RUNS, Plan, RunSpec, plan_runs
-from evolve_action.plan.selection import inherit_trigger_models, select, shard_plan
+from evolve_action.plan.selection import Selection, inherit_trigger_models, select, shard_plan
 from evolve_action.plan.sides import Sides
 from evolve_action.settings.config import RepoConfig
 from evolve_action.settings.inputs import Harness, Settings
@@ -152,8 +153,10 @@ async def run_job(
     loaded_base: Loaded | None,
     *,
     on_done: Callable[[RunSpec, RunResult], None] | None = None,
+    stop: Stop | None = None,
 ) -> Execution:
-    """Plan, then execute with the cache and the budget, for one or both sides."""
+    """Plan, then execute with the cache and the budget, for one or both sides; a job told
+    to stop before its first run plans, and runs nothing."""
     keys = {"anthropic": settings.anthropic_api_key, "openai": settings.openai_api_key}
     replay = request.replay_dir is not None
     models = choose_models(settings.models, keys=keys, environ=request.environ, replay=replay)
@@ -169,7 +172,10 @@ async def run_job(
     budget = Budget(settings.max_cost_usd)
     cache = RunCache(settings.cache_dir)
     effort = None
+    outcome = Outcome(not_run=list(plan.runs), interrupted=True)
     try:
+        if stop is not None and stop.requested:
+            return _execution(settings, models, judge, plan, providers, chosen, outcome, budget)
         async with open_harness(
             settings.harness,
             models,
@@ -192,6 +198,7 @@ async def run_job(
                     cache=cache,
                     budget=budget,
                     on_done=on_done,
+                    stop=stop,
                 )
 
             if plan.adaptive:
@@ -201,6 +208,20 @@ async def run_job(
     finally:
         await providers.aclose()
     providers.save_recordings()
+    return _execution(settings, models, judge, plan, providers, chosen, outcome, budget, effort)
+
+
+def _execution(
+    settings: Settings,
+    models: list[str],
+    judge: str,
+    plan: Plan,
+    providers: Providers,
+    chosen: Selection,
+    outcome: Outcome,
+    budget: Budget,
+    effort: Effort | None = None,
+) -> Execution:
     return Execution(
         settings=settings,
         models=models,

@@ -8,6 +8,7 @@ never graded as a failure, and whatever the agent did before is kept in the tran
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Mapping
@@ -78,9 +79,11 @@ async def execute(spec: RunSpec, env: RunEnvironment) -> RunResult:
         kind = failure.kind if failure else ErrorKind.AUTH
         return error_result(spec, kind, message, Transcript())
     cli = env.harness if spec.suite.agent else None
-    try:
-        # Off the event loop: git and file copies would stall every other run in flight.
-        workspace = await asyncio.to_thread(
+    # Off the event loop: git and file copies would stall every other run in flight. A future,
+    # not a task: `asyncio.run` cancels tasks left at its end, and this one must complete.
+    preparing = asyncio.get_running_loop().run_in_executor(
+        None,
+        functools.partial(
             prepare,
             spec.suite,
             spec.case,
@@ -88,15 +91,27 @@ async def execute(spec: RunSpec, env: RunEnvironment) -> RunResult:
             with_skill=spec.suite.agent,
             tracked=spec.suite.agent,
             skills_dir=cli.skills_dir(spec.model) if cli else SKILLS_DIR,
-        )
+        ),
+    )
+    try:
+        workspace = await asyncio.shield(preparing)
     except (WorkspaceError, OSError) as exc:
         return error_result(spec, ErrorKind.WORKSPACE, f"workspace: {exc}", Transcript())
+    except asyncio.CancelledError:
+        # A stopped job: the thread still builds the workspace, which goes once it is built.
+        preparing.add_done_callback(_remove_when_built)
+        raise
     confinement = Confinement(workspace.root, network=env.network)
     try:
         return await _run_in(spec, env, provider, confinement, workspace)
     finally:
         confinement.release()
         await asyncio.shield(asyncio.to_thread(workspace.cleanup))
+
+
+def _remove_when_built(preparing: asyncio.Future[Workspace]) -> None:
+    if not preparing.cancelled() and preparing.exception() is None:
+        preparing.result().cleanup()
 
 
 async def _run_in(

@@ -116,9 +116,12 @@ def summary(view: CommentView) -> str:
 
 
 def status(gate: Gate, headline: str) -> tuple[str, str]:
-    """(state, description) of a commit status; statuses have no "neutral"."""
+    """(state, description) of a commit status; statuses have no "neutral" and no
+    "cancelled" (`error` is GitHub's state for a check that could not finish)."""
     if gate.conclusion == "neutral":
         return "success", f"neutral: {headline}"
+    if gate.conclusion == "cancelled":
+        return "error", f"cancelled: {headline}"
     return gate.conclusion, headline
 
 

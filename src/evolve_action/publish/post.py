@@ -49,7 +49,7 @@ class Published:
     comment_url: str = ""
     check: str = ""  # "check run", "commit status" or "" (nothing writable)
     problems: list[str] = field(default_factory=list)
-    check_run: CheckRun | None = None  # the in-progress run, completed by `publish`
+    check_run: CheckRun | None = None  # the run opened (or completed): a later write reuses it
 
 
 def _status_code(exc: BaseException) -> int | None:
@@ -117,58 +117,87 @@ def publish(
     started: Published | None = None,
     stream: TextIO = sys.stdout,
 ) -> Published:
+    github = publish_github(report, publisher=publisher, started=started, stream=stream)
+    return publish_files(report, github, files=files, stream=stream)
+
+
+def publish_github(
+    report: ReportInput,
+    *,
+    publisher: Publisher | None,
+    started: Published | None = None,
+    stream: TextIO = sys.stdout,
+) -> Published:
+    """The comment, the review comments and the check run (or commit status). `started`:
+    what `publish_in_progress` (or an earlier `publish_github`) opened, completed again here."""
     gate = report.decided_gate()
-    view = build_view(report)
     problems: list[str] = []
     result = Published(gate.conclusion, gate.exit_code, problems=problems)
-    notes = check_output.notes(report)
+    if publisher is None:
+        return result
+    view = build_view(report)
     event, settings = report.event, report.settings
-    if publisher is not None:
-        number = event.pr_number
-        if number is not None and _superseded(publisher, number, head_sha(event, report.head_sha)):
-            # A newer push is being evaluated: its job owns the comment; ours would be stale.
-            print(f"evolve: PR #{number} has moved past this commit; comment left to its job",
-                  file=stream)  # fmt: skip
-            number = None
-        if number is not None and settings.comment is not CommentMode.OFF:
-            body = comment_body(view, settings, problems)
-            sticky = settings.comment is CommentMode.STICKY
-            url = _attempt(
-                "posting the PR comment",
-                problems,
-                lambda: publisher.post_comment(
-                    number, body, key=settings.comment_key, sticky=sticky
-                ),
-            )
-            result.comment_url = url or ""
-        sha = head_sha(event, report.head_sha)
-        if number is not None and sha and settings.review_comments:
-            _attempt(
-                "posting the review comments",
-                problems,
-                lambda: publish_review(publisher, number, sha, report, key=settings.comment_key),
-            )
-        if sha:
-            summary_md = check_output.summary(view)
-            state, description = check_output.status(gate, view.headline)
-            result.check = _conclude(
-                publisher,
-                settings,
-                event,
-                sha,
-                started.check_run if started else None,
-                problems,
-                conclusion=gate.conclusion,
-                title=check_output.title(view),
-                summary=summary_md,
-                annotations=[n.as_check() for n in notes[: check_output.MAX_CHECK_ANNOTATIONS]],
-                status=(state, description),
-            )
-    for line in check_output.log_commands(notes, problems):
-        print(line, file=stream)
-    set_outputs(files.output, check_output.outputs(report, gate, result.comment_url))
-    write_summary(files.summary, _summary(render(view), problems))
+    number = event.pr_number
+    if number is not None and _superseded(publisher, number, head_sha(event, report.head_sha)):
+        # A newer push is being evaluated: its job owns the comment; ours would be stale.
+        print(f"evolve: PR #{number} has moved past this commit; comment left to its job",
+              file=stream)  # fmt: skip
+        number = None
+    if number is not None and settings.comment is not CommentMode.OFF:
+        body = comment_body(view, settings, problems)
+        sticky = settings.comment is CommentMode.STICKY
+        url = _attempt(
+            "posting the PR comment",
+            problems,
+            lambda: publisher.post_comment(number, body, key=settings.comment_key, sticky=sticky),
+        )
+        result.comment_url = url or ""
+    sha = head_sha(event, report.head_sha)
+    if number is not None and sha and settings.review_comments:
+        _attempt(
+            "posting the review comments",
+            problems,
+            lambda: publish_review(publisher, number, sha, report, key=settings.comment_key),
+        )
+    if sha:
+        notes = check_output.notes(report)
+        state, description = check_output.status(gate, view.headline)
+        result.check_run = started.check_run if started else None
+        result.check = _conclude(
+            publisher,
+            settings,
+            event,
+            sha,
+            result,
+            conclusion=gate.conclusion,
+            title=check_output.title(view),
+            summary=check_output.summary(view),
+            annotations=[n.as_check() for n in notes[: check_output.MAX_CHECK_ANNOTATIONS]],
+            status=(state, description),
+        )
     return result
+
+
+def publish_files(
+    report: ReportInput, github: Published, *, files: RunnerFiles, stream: TextIO = sys.stdout
+) -> Published:
+    """The log annotations, step outputs and job summary, with every GitHub problem met;
+    written last and always, whatever GitHub did."""
+    gate = report.decided_gate()
+    notes = check_output.notes(report)
+    for line in check_output.log_commands(notes, github.problems):
+        print(line, file=stream)
+    set_outputs(files.output, check_output.outputs(report, gate, github.comment_url))
+    write_summary(files.summary, _summary(render(build_view(report)), github.problems))
+    return github
+
+
+def given_up(report: ReportInput, why: str) -> Published:
+    """GitHub writes that were still under way when the job had to end."""
+    gate = report.decided_gate()
+    problem = f"the GitHub writes did not finish before the job had to end ({why})"
+    log.error("%s", problem)
+    return Published(gate.conclusion, gate.exit_code, problems=[problem])
 
 
 def _superseded(publisher: Publisher, number: int, sha: str) -> bool:
@@ -199,8 +228,7 @@ def _conclude(
     settings: Settings,
     event: Event,
     sha: str,
-    check: CheckRun | None,
-    problems: list[str],
+    result: Published,
     *,
     conclusion: str,
     title: str,
@@ -209,9 +237,11 @@ def _conclude(
     status: tuple[str, str],
     forbidden_is_expected: bool = False,
 ) -> str:
-    """Complete the check run, or fall back to a commit status when checks are not writable."""
+    """Complete the check run (`result.check_run`, else a new one, kept there), or fall back
+    to a commit status when checks are not writable."""
+    problems = result.problems
     try:
-        check = check or publisher.start_check(
+        check = result.check_run = result.check_run or publisher.start_check(
             settings.check_name, sha, details_url=event.run_url or None
         )
         publisher.finish_check(
@@ -302,8 +332,7 @@ def publish_validation_only(
             settings,
             event,
             sha,
-            None,
-            result.problems,
+            result,
             conclusion="neutral",
             title=title,
             summary=text,

@@ -2,8 +2,10 @@
 
 `atomic_write` writes a temporary file beside the target and renames it over; the results
 writer and the run cache both rely on it, so a job killed mid-write leaves the old file or the
-new one, never a torn one. Failures raise `ResultsWriteError`, which the commands turn into
-exit 2 with the path and the reason.
+new one, never a torn one. The runner's own files (`$GITHUB_OUTPUT`, the job summary) are
+appended to, each in one write (`publish.actions_io`); a stopping job's signal handlers only
+record the signal, so no write is cut half-way by one. Failures raise `ResultsWriteError`,
+which the commands turn into exit 2 with the path and the reason.
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ def atomic_write(path: Path, text: str) -> None:
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
         raise ResultsWriteError(f"cannot write results to {path}: {_why(exc)}") from exc
+    except BaseException:  # KeyboardInterrupt outside a job's own handling: no stray file
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _why(exc: OSError) -> str:

@@ -12,10 +12,18 @@ runs for the pull request's size), the check is neutral: it tested nothing, and 
 Errors are not failures (DESIGN §5): when no run produced anything gradable (a provider
 outage, missing keys) the check is neutral, never red, so a branch rule does not block a PR
 on someone else's outage. Invalid eval files fail: the PR wrote them.
+
+A verdict is never drawn from runs that were never made (`Shortfall`). A job told to stop
+(SIGTERM, SIGINT: a cancelled workflow) concludes `cancelled`, whatever it had found, and
+exits 128 + the signal's number. Runs missing for another reason (the cost budget, the clock
+of `runs: auto` cutting evals still open, a shard that never reported, every run of an eval
+on one side errored) make a check that would have been green neutral; a regression found in
+the runs that were made still fails it.
 """
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -25,19 +33,63 @@ from evolve_action.verdict.budget import MAX_RUNS
 from evolve_action.verdict.decide import Finding, Verdict
 from evolve_action.verdict.stats import Aggregate, CaseStats
 
-Conclusion = Literal["success", "failure", "neutral"]
+Conclusion = Literal["success", "failure", "neutral", "cancelled"]
 
 
 @dataclass(frozen=True, slots=True)
 class Gate:
     conclusion: Conclusion
     reason: str  # the headline in words: "1 eval regressed", "no significant change"
-    exit_code: int  # 1 only on failure
+    exit_code: int  # 1 on failure; 128 + the signal's number when cancelled; else 0
     regressions: int = 0  # evals, plus skills whose many small drops regressed (gating or not)
 
     @property
     def icon(self) -> str:
-        return {"success": "✅", "failure": "❌", "neutral": "⚠️"}[self.conclusion]
+        return {"success": "✅", "failure": "❌", "neutral": "⚠️", "cancelled": "⏹️"}[self.conclusion]
+
+
+@dataclass(frozen=True, slots=True)
+class Shortfall:
+    """Runs the job planned and did not make, and why: what the gate must not decide over.
+
+    `planned` and `done` count runs (cached ones, and ones that ended in error, are done).
+    `cut` says, in words, what else left runs unmade ("the cost budget ran out", "no
+    results from shard 2/3").
+    """
+
+    planned: int = 0
+    done: int = 0
+    stopped_by: str = ""  # "SIGTERM" or "SIGINT": the job was told to stop
+    cut: tuple[str, ...] = ()
+
+    @property
+    def missing(self) -> int:
+        return max(0, self.planned - self.done)
+
+    @property
+    def incomplete(self) -> bool:
+        return bool(self.stopped_by or self.missing or self.cut)
+
+    def runs_done(self) -> str:
+        return f"{self.done} of {plural(self.planned, 'run')} done"
+
+    def headline(self) -> str:
+        """The headline: "stopped before the end: 4 of 8 runs done", "incomplete: …"."""
+        if self.stopped_by:
+            return f"stopped before the end: {self.runs_done()}"
+        parts = [self.runs_done()] if self.missing else []
+        return "incomplete: " + "; ".join([*parts, *self.cut])
+
+    @property
+    def exit_code(self) -> int:
+        """The shell's convention for a process ended by a signal: 128 + its number."""
+        try:
+            return 128 + signal.Signals[self.stopped_by].value
+        except KeyError:
+            return 1
+
+
+COMPLETE = Shortfall()
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
@@ -61,13 +113,14 @@ def evaluate(
     errors_only: bool = False,
     invalid_files: int = 0,
     has_base: bool = True,
+    shortfall: Shortfall = COMPLETE,
 ) -> Gate:
     """Decide the check's conclusion.
 
     `errors_only`: the caller knows no eval could run at all (no provider key, nothing
     scheduled because the budget was spent). `invalid_files`: eval files that failed to load.
     `has_base=False` (`--base none`): there is nothing to regress against, so only
-    `min_pass_rate` can fail the gate.
+    `min_pass_rate` can fail the gate. `shortfall`: the runs planned and not made.
     """
     cases = aggregate.cases
     graded = [c for c in cases if (c.head and c.head.graded) or (c.base and c.base.graded)]
@@ -77,6 +130,10 @@ def evaluate(
     failures: list[str] = []
     if invalid_files:
         failures.append(plural(invalid_files, "invalid eval file"))
+    if shortfall.stopped_by:
+        # Told to stop: the workflow was cancelled; so is the check, whatever was found so far.
+        reason = "; ".join([shortfall.headline(), *failures])
+        return Gate("cancelled", reason, shortfall.exit_code, count)
     if errors_only or (cases and not graded):
         reason = "evals could not run"
         if cases:
@@ -87,7 +144,10 @@ def evaluate(
     if not cases:
         if failures:
             return Gate("failure", "; ".join(failures), 1)
-        return Gate("neutral", "no affected evals", 0)
+        # Nothing ran: because nothing was affected, or because nothing could be started.
+        return Gate(
+            "neutral", shortfall.headline() if shortfall.incomplete else "no affected evals", 0
+        )
     if regressed and settings.fail_on_regression:
         failures.insert(0, regressed_reason(verdict))
     head_rate = aggregate.overall.head_rate
@@ -96,12 +156,37 @@ def evaluate(
         failures.append(f"pass rate {pct(head_rate)} is below the minimum {pct(floor)}")
     if failures:
         return Gate("failure", "; ".join(failures), 1, count)
+    gaps = _gaps(cases, shortfall, has_base)
+    if gaps:
+        # Green would speak for runs never made: neutral, saying what is missing.
+        found = [regressed_reason(verdict)] if regressed else []
+        return Gate("neutral", "; ".join([gaps, *found]), 0, count)
     if regressed:
         off = "not failing the check: fail-on-regression is off"
         return Gate("success", f"{regressed_reason(verdict)} ({off})", 0, count)
     if has_base and verdict.cases and len(verdict.too_few_runs) == len(verdict.cases):
         return Gate("neutral", too_few_reason(verdict), 0)
     return Gate("success", _success_reason(aggregate, has_base), 0)
+
+
+def _gaps(cases: list[CaseStats], shortfall: Shortfall, has_base: bool) -> str:
+    """What is missing, in words ("" when nothing is): runs never made, and evals with no
+    graded run on one side (every run there errored), which so have no verdict."""
+    ungraded = [
+        c
+        for c in cases
+        if any(
+            side is not None and side.runs and not side.graded
+            for side in ((c.base if has_base else None), c.head)
+        )
+    ]
+    if not shortfall.incomplete and not ungraded:
+        return ""
+    text = shortfall.headline() if shortfall.incomplete else "incomplete"
+    if not ungraded:
+        return text
+    errored = f"{plural(_distinct(ungraded), 'eval')} not graded (every run on a side errored)"
+    return f"{text}; {errored}" if shortfall.incomplete else f"{text}: {errored}"
 
 
 def regressed_reason(verdict: Verdict) -> str:

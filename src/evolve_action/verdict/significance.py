@@ -34,6 +34,7 @@ class Label(StrEnum):
     NEW = "new"  # only on head
     REMOVED = "removed"  # only on base
     ERROR = "error"  # ran on both sides, but one side has no graded run
+    NOT_RUN = "not run"  # planned on both sides, but one side's runs were never made
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from evolve_action.model.evals import Case, CaseKind, Suite
@@ -171,11 +171,15 @@ def _cost(run: RunResult) -> float | None:
     return math.fsum(known) if known else None
 
 
-def _case_label(base: SideStats | None, head: SideStats | None, finding: Finding | None) -> Label:
+def _case_label(
+    base: SideStats | None, head: SideStats | None, finding: Finding | None, planned: set[Side]
+) -> Label:
+    # A side with no run is new or removed only if no run was planned there: a job stopped
+    # or cut before making them has not seen the case change.
     if base is None:
-        return Label.NEW
+        return Label.NOT_RUN if Side.BASE in planned else Label.NEW
     if head is None:
-        return Label.REMOVED
+        return Label.NOT_RUN if Side.HEAD in planned else Label.REMOVED
     if not base.graded or not head.graded:
         return Label.ERROR
     return _LABELS.get(finding, Label.UNCHANGED) if finding else Label.UNCHANGED
@@ -271,8 +275,12 @@ def aggregate(
     *,
     alpha: float = DEFAULT_ALPHA,
     decide_with: Decider | None = None,
+    planned: Collection[tuple[str, str, str, Side]] = (),
 ) -> Aggregate:
     """Everything the comment, the gate and the results files report about `runs`.
+
+    `planned`: (suite, case id, model, side) of every run the job planned, made or not; a
+    side planned and never run makes its case "not run" rather than new or removed.
 
     `decide_with` makes the verdict from the counts: the fixed-N exact tests when None; the
     sequential one (`adaptive_verdict.decider`) when runs were added because of what was seen.
@@ -306,6 +314,9 @@ def aggregate(
         }
         rows.append((key, case, sides.get(Side.BASE), sides.get(Side.HEAD)))
     cells = {(k[0], k[2], k[1]): _cell(b, h) for k, _, b, h in rows}
+    sides_planned: dict[tuple[str, str, str], set[Side]] = {}
+    for rel, case_id, model, side in planned:
+        sides_planned.setdefault((rel, case_id, model), set()).add(side)
     verdict = (decide_with or decide)(cells, alpha)
     cases: list[CaseStats] = []
     for (rel, model, case_id), case, base, head in rows:
@@ -319,7 +330,8 @@ def aggregate(
         cases.append(
             CaseStats(
                 rel, case_id, name, model, base, head, delta, test,
-                _case_label(base, head, finding), adjusted,
+                _case_label(base, head, finding, sides_planned.get((rel, case_id, model), set())),
+                adjusted,
             )
         )  # fmt: skip
     pairs = sorted({(c.suite, c.model) for c in cases})

@@ -151,6 +151,7 @@ def group_verdict(report: ReportInput, g: GroupStats) -> str:
         (Label.NEW, "{} new"),
         (Label.REMOVED, "{} removed"),
         (Label.ERROR, "{} errored"),
+        (Label.NOT_RUN, "{} not run on one side"),
     ):
         n = dropped if lab == "dropped" else g.labels.get(str(lab), 0)
         if n:
