@@ -118,8 +118,12 @@ def test_wait_keeps_a_call_that_ends_soon_after_the_signal() -> None:
     assert stop.wait(ends_just_after).value == "posted"
 
 
-def test_a_run_cut_while_its_workspace_is_built_leaves_no_workspace(tmp_path: Path) -> None:
+def test_a_run_cut_while_its_workspace_is_built_leaves_no_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The cut comes while the thread is still building the workspace: once built, it goes."""
+    from evolve_action.execute import workspace
+
     repo = tmp_path / "repo"
     skill = repo / "skills" / "demo"
     skill.mkdir(parents=True)
@@ -132,7 +136,8 @@ def test_a_run_cut_while_its_workspace_is_built_leaves_no_workspace(tmp_path: Pa
     spec = RunSpec(suite, case, "anthropic/model", Side.HEAD, 1)
     failing = UnavailableProvider(ProviderError(ErrorKind.AUTH, "no key", provider="anthropic"))
     runs = tmp_path / "runs"
-    env = RunEnvironment(providers={"anthropic": failing}, work_dir=runs)
+    monkeypatch.setattr(workspace, "runs_dir", lambda: runs)  # where this test can watch
+    env = RunEnvironment(providers={"anthropic": failing})
 
     async def job() -> None:
         run = asyncio.ensure_future(execute(spec, env))
