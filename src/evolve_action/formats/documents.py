@@ -4,22 +4,24 @@ Every format reduces to the JSON data model (dict, list, str, int, float, bool, 
 loaders never see a parser's types. Line numbers are kept per JSON path, so a problem in
 `evals[3].assertions[1]` can be reported at its `file:line`.
 
-YAML follows the YAML 1.2 core schema, as evolve's Go decoder does: only `true`/`false` are
-booleans (`yes`, `no`, `on`, `off` stay strings), timestamps stay strings, mapping keys must
-be strings, anchors and `<<` merge keys resolve, and an integral float becomes an int (Go
-re-marshals `1.0` as `1`). PyYAML's YAML 1.1 defaults would silently change such values.
+This is the one reading layer: every eval file, `.evolve.*` config and trigger file comes
+through `read`, so the limits of `util.limits` (size, values, nesting, numbers) hold for all
+of them, and lone surrogates (JSON's `"\\ud800"`) become U+FFFD here, before any loader or
+output sees them. YAML is read by `util.yaml_reader` (YAML 1.2 core semantics, as evolve's
+Go decoder reads it), which SKILL.md front matter shares.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from evolve_action.util import limits, yaml_reader
+from evolve_action.util.limits import InputError
 
 JsonPath = tuple[str | int, ...]
 
@@ -74,58 +76,174 @@ def read(path: Path, rel: str | None = None, *, scalar_keys: bool = False) -> Do
     """Parse `path` by its extension. Raises `DocumentError` with a line where possible."""
     rel = rel if rel is not None else path.as_posix()
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as handle:  # never more than the limit, whatever the file claims
+            raw = handle.read(limits.MAX_BYTES + 1)
+            if len(raw) > limits.MAX_BYTES:
+                limits.check_size(max(len(raw), path.stat().st_size))
     except OSError as exc:
         raise DocumentError(rel, f"cannot read the file: {exc.strerror or exc}") from exc
+    except InputError as exc:
+        raise DocumentError(rel, exc.message, exc.line) from exc
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise DocumentError(rel, "the file is not valid UTF-8; save it as UTF-8", line) from exc
+    del raw
     return parse(text, path=path, rel=rel, scalar_keys=scalar_keys)
 
 
 def parse(text: str, *, path: Path, rel: str, scalar_keys: bool = False) -> Document:
     suffix = path.suffix.lower()
-    if suffix in (".yaml", ".yml"):
-        data, lines = _parse_yaml(text, rel, scalar_keys=scalar_keys)
-    elif suffix == ".jsonl":
-        data, lines = _parse_jsonl(text, rel)
-    else:
-        data = _parse_json(text, rel, lenient=suffix == ".jsonc")
-        lines = _json_lines(text)
+    try:
+        limits.check_size(len(text))
+        if suffix in (".yaml", ".yml"):
+            data, lines = yaml_reader.load(text, scalar_keys=scalar_keys)
+        elif suffix == ".jsonl":
+            data, lines = _parse_jsonl(text)
+        else:
+            lines = _json_lines(text)  # first: it refuses what is over the limits, cheaply
+            data = _parse_json(text, lenient=suffix == ".jsonc")
+            data = _settled(data, lines)
+    except InputError as exc:
+        raise DocumentError(rel, exc.message, exc.line) from exc
     return Document(path=path, rel=rel, data=data, lines=lines)
 
 
 # --- JSON and JSONC ------------------------------------------------------------------------
 
 
-def _parse_json(text: str, rel: str, *, lenient: bool) -> Any:
-    if not lenient:
-        try:
-            return json.loads(text, parse_constant=_reject_constant)
-        except json.JSONDecodeError as exc:
-            hint = ""
-            if exc.msg.startswith("Expecting property name") or "comment" in text[:200]:
-                hint = " (comments and trailing commas need the .jsonc extension)"
-            raise DocumentError(rel, f"invalid JSON: {exc.msg}{hint}", exc.lineno) from exc
-        except ValueError as exc:
-            raise DocumentError(rel, f"invalid JSON: {exc}") from exc
-    import json5  # pure Python and about 30 ms to import: only `.jsonc` files need it
+def _parse_json(text: str, *, lenient: bool) -> Any:
+    """JSON; for `.jsonc`, comments and trailing commas too, and JSON5 in files up to 1 MB."""
+    source = _strip_jsonc(text) if lenient else text
+    try:
+        return _loads(source)
+    except json.JSONDecodeError as exc:
+        if lenient and len(text) <= limits.MAX_JSON5_BYTES:
+            return _parse_json5(text)
+        hint = ""
+        if lenient:
+            hint = (
+                f" (a .jsonc file over {limits.MAX_JSON5_BYTES // (1024 * 1024)} MB may add"
+                " only comments and trailing commas to JSON)"
+            )
+        elif exc.msg.startswith("Expecting property name") or "comment" in text[:200]:
+            hint = " (comments and trailing commas need the .jsonc extension)"
+        kind = "JSONC" if lenient else "JSON"
+        raise InputError(f"invalid {kind}: {exc.msg}{hint}", exc.lineno) from exc
+    except RecursionError as exc:
+        raise InputError("invalid JSON: nested too deeply") from exc
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text, parse_constant=_reject_constant, parse_int=_int_of(text))
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError):
+            raise
+        raise InputError(f"invalid JSON: {exc}") from exc
+
+
+def _parse_json5(text: str) -> Any:
+    import json5  # pure Python and about 30 ms to import: only some `.jsonc` files need it
 
     try:
-        return json5.loads(text)
+        return json5.loads(text, parse_int=_int_of(text), parse_constant=_reject_constant)
+    except InputError:
+        raise
     except ValueError as exc:
         msg = str(exc)
         match = re.search(r":(\d+)\b", msg)
         line = int(match.group(1)) if match else None
-        raise DocumentError(rel, f"invalid JSONC: {msg}", line) from exc
+        raise InputError(f"invalid JSONC: {msg}", line) from exc
     except RecursionError as exc:
-        raise DocumentError(rel, "invalid JSONC: nested too deeply") from exc
+        raise InputError("invalid JSONC: nested too deeply") from exc
+
+
+def _int_of(text: str) -> Any:
+    """A `parse_int` that refuses numbers no reader can hold, at the line they are on."""
+
+    def parse_int(digits: str) -> int:
+        try:
+            return limits.integer(digits, None)
+        except InputError as exc:
+            exc.line = text.count("\n", 0, max(text.find(digits), 0)) + 1
+            raise
+
+    return parse_int
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
+
+
+# A comment, or a comma with only space and comments before its closing bracket; strings are
+# matched so that what looks like either inside one is left alone.
+_JSONC_EXTRAS = re.compile(
+    r"""
+    (?P<string>"[^"\\\n]*(?:\\.[^"\\\n]*)*")
+  | (?P<comment>//[^\n]*|/\*.*?\*/)
+  | ,(?P<trailing>(?:\s|//[^\n]*|/\*.*?\*/)*)(?=[}\]])
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
+def _strip_jsonc(text: str) -> str:
+    """JSONC as JSON: comments become blanks (newlines kept, so lines stay) and trailing
+    commas go. Linear, unlike json5; what is not JSON after this goes to json5."""
+
+    def blank(match: re.Match[str]) -> str:
+        if match.group("string") is not None:
+            return match.group()
+        return re.sub(r"[^\n]", " ", match.group() if match.group("comment") else match.group()[1:])
+
+    return _JSONC_EXTRAS.sub(blank, text)
+
+
+def _settled(data: Any, lines: dict[JsonPath, int]) -> Any:
+    """`data` with lone surrogates as U+FFFD, or `InputError` for a number no reader holds.
+
+    One pass with an explicit stack; it builds nothing unless a key holds a surrogate.
+    """
+    if not isinstance(data, (dict, list)):
+        return _scalar(data, lines, ())
+    todo: list[tuple[Any, JsonPath]] = [(data, ())]
+    while todo:
+        node, at = todo.pop()
+        if isinstance(node, dict):
+            if any(limits.has_surrogate(key) for key in node):
+                renamed = [(limits.replace_surrogates(k), v) for k, v in node.items()]
+                node.clear()
+                node.update(renamed)
+            pairs: Any = node.items()
+        else:
+            pairs = enumerate(node)
+        for key, value in list(pairs) if isinstance(node, dict) else pairs:
+            if isinstance(value, (dict, list)):
+                todo.append((value, (*at, key)))
+            elif not (value is None or value is True or value is False):
+                settled = _scalar(value, lines, (*at, key))
+                if settled is not value:
+                    node[key] = settled
+    return data
+
+
+def _scalar(value: Any, lines: dict[JsonPath, int], at: JsonPath) -> Any:
+    if isinstance(value, str):
+        return limits.replace_surrogates(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        message = f"the number {value} is out of range (not JSON-representable); use a smaller one"
+        raise InputError(message, _near(lines, at))
+    if isinstance(value, int):
+        limits.check_integer(value, _near(lines, at))
+    return value
+
+
+def _near(lines: dict[JsonPath, int], at: JsonPath) -> int | None:
+    while at and at not in lines:
+        at = at[:-1]
+    return lines.get(at)
 
 
 # Commas and colons are not matched: in text a real parser accepted, the next token alone
@@ -133,7 +251,8 @@ def _reject_constant(name: str) -> Any:
 _STRUCTURE = re.compile(
     r"""
     //[^\n]*|/\*.*?\*/                        # comments (skipped)
-  | "(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'   # strings
+  | "[^"\\\n]*(?:\\.[^"\\\n]*)*"           # strings, unrolled: linear in a 10 MB one
+  | '[^'\\\n]*(?:\\.[^'\\\n]*)*'
   | [{}\[\]]
   | [^\s\ufeff{}\[\]:,"'/]+|/                 # numbers, literals, JSON5 identifiers
     """,
@@ -141,12 +260,16 @@ _STRUCTURE = re.compile(
 )
 
 
-def _json_lines(text: str) -> dict[JsonPath, int]:
+def _json_lines(text: str, counted: list[int] | None = None) -> dict[JsonPath, int]:
     """Map every JSON path to its line by following the token stream (comments allowed).
 
     The data itself comes from a real parser; this walk only follows the structure, with an
     explicit stack rather than recursion, and on text it cannot follow it returns what it found.
+    It runs before the parser, so that a document over the limits on values or nesting is
+    refused (`InputError`, at the line) before anything is built for it. `counted` carries the
+    count of values across calls (the rows of a `.jsonl` file).
     """
+    count = counted if counted is not None else [0]
     lines: dict[JsonPath, int] = {}
     # One frame per open container: [path, slot]. The slot is an array's next index (int),
     # None for an object awaiting a key, or (key,) when the next token starts that key's value.
@@ -189,10 +312,13 @@ def _json_lines(text: str) -> dict[JsonPath, int]:
         elif lines:
             break  # past the end of the root value
         lines.setdefault(at, line)
-        if first == "{":
-            stack.append([at, None])
-        elif first == "[":
-            stack.append([at, 0])
+        count[0] += 1
+        if count[0] > limits.MAX_VALUES:
+            raise limits.too_many_values(line)
+        if first == "{" or first == "[":
+            if len(stack) >= limits.MAX_DEPTH:
+                raise limits.too_deep(line)
+            stack.append([at, None if first == "{" else 0])
     return lines
 
 
@@ -203,152 +329,24 @@ def _decode_key(token: str) -> str:
         decoded = json.loads(token)
     except ValueError:
         return token.strip("\"'")
-    return decoded if isinstance(decoded, str) else token
+    return limits.replace_surrogates(decoded) if isinstance(decoded, str) else token
 
 
-def _parse_jsonl(text: str, rel: str) -> tuple[list[Any], dict[JsonPath, int]]:
+def _parse_jsonl(text: str) -> tuple[list[Any], dict[JsonPath, int]]:
     rows: list[Any] = []
     lines: dict[JsonPath, int] = {}
+    counted = [0]
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
         try:
-            rows.append(json.loads(raw, parse_constant=_reject_constant))
+            _json_lines(raw, counted)
+            rows.append(_settled(_loads(raw), {}))
+        except InputError as exc:
+            exc.line = number
+            raise
         except ValueError as exc:
-            raise DocumentError(rel, f"invalid JSON line: {exc}", number) from exc
+            raise InputError(f"invalid JSON line: {exc}", number) from exc
         lines[(len(rows) - 1,)] = number
     lines[()] = 1
     return rows, lines
-
-
-# --- YAML (1.2 core semantics on PyYAML) ---------------------------------------------------
-
-
-class _Yaml12Loader(yaml.SafeLoader):
-    """SafeLoader with YAML 1.2 core-schema implicit resolution (no 1.1 booleans or dates)."""
-
-
-_Yaml12Loader.yaml_implicit_resolvers = {}
-for _tag, _regexp, _first in (
-    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
-    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
-    ("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
-    (
-        "tag:yaml.org,2002:float",
-        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
-        "-+0123456789.",
-    ),
-    ("tag:yaml.org,2002:merge", r"^(?:<<)$", "<"),
-):
-    _Yaml12Loader.add_implicit_resolver(_tag, re.compile(_regexp), list(_first))
-
-
-def _parse_yaml(
-    text: str, rel: str, *, scalar_keys: bool = False
-) -> tuple[Any, dict[JsonPath, int]]:
-    try:
-        loader = _Yaml12Loader(text)
-    except yaml.reader.ReaderError as exc:  # control characters are refused before parsing
-        where = text[: exc.position].count("\n") + 1
-        message = f"invalid YAML: character #x{exc.character:04x} is not allowed; remove it"
-        raise DocumentError(rel, message, where) from exc
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None, {(): 1}
-        lines: dict[JsonPath, int] = {}
-        data = _Builder(loader, rel, lines, scalar_keys=scalar_keys).build(node, ())
-        return data, lines
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        problem = exc.problem or str(exc)
-        raise DocumentError(rel, f"invalid YAML: {problem}", line) from exc
-    except yaml.YAMLError as exc:
-        raise DocumentError(rel, f"invalid YAML: {exc}") from exc
-    except RecursionError as exc:
-        raise DocumentError(rel, "invalid YAML: nested too deeply") from exc
-    finally:
-        loader.dispose()
-
-
-class _Builder:
-    """Turns a composed YAML node graph into JSON-model data, recording lines by path."""
-
-    def __init__(
-        self,
-        loader: _Yaml12Loader,
-        rel: str,
-        lines: dict[JsonPath, int],
-        *,
-        scalar_keys: bool = False,
-    ) -> None:
-        self.loader = loader
-        self.rel = rel
-        self.lines = lines
-        self.active: set[int] = set()  # alias cycles (`&a [*a]`) are not JSON-representable
-        # JavaScript readers (agentv) turn scalar keys such as `0:` into the string "0".
-        self.scalar_keys = scalar_keys
-
-    def build(self, node: Node, at: JsonPath) -> Any:
-        self.lines.setdefault(at, node.start_mark.line + 1)
-        if isinstance(node, ScalarNode):
-            return self._scalar(node)
-        if id(node) in self.active:
-            line = node.start_mark.line + 1
-            raise DocumentError(self.rel, "invalid YAML: a recursive alias", line)
-        self.active.add(id(node))
-        try:
-            if isinstance(node, SequenceNode):
-                return [self.build(child, (*at, i)) for i, child in enumerate(node.value)]
-            if isinstance(node, MappingNode):
-                return self._mapping(node, at)
-        finally:
-            self.active.discard(id(node))
-        raise DocumentError(self.rel, "invalid YAML: unsupported node", node.start_mark.line + 1)
-
-    def _mapping(self, node: MappingNode, at: JsonPath) -> dict[str, Any]:
-        self.loader.flatten_mapping(node)  # resolves `<<` merge keys in place
-        out: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            line = key_node.start_mark.line + 1
-            key = self._scalar(key_node) if isinstance(key_node, ScalarNode) else key_node
-            if self.scalar_keys and isinstance(key_node, ScalarNode) and not isinstance(key, str):
-                key = key_node.value
-            if not isinstance(key, str):
-                raise DocumentError(
-                    self.rel,
-                    "invalid YAML: mapping key is not a string (not JSON-representable);"
-                    " quote the key",
-                    line,
-                )
-            self.lines[(*at, key)] = line
-            out[key] = self.build(value_node, (*at, key))
-        return out
-
-    def _scalar(self, node: ScalarNode) -> Any:
-        tag = node.tag
-        if tag == "tag:yaml.org,2002:str" or tag == "!" or tag.startswith("!"):
-            return node.value
-        if tag == "tag:yaml.org,2002:bool":
-            return node.value.lower() == "true"
-        if tag == "tag:yaml.org,2002:null":
-            return None
-        if tag == "tag:yaml.org,2002:int":
-            text = node.value.replace("_", "")
-            if text.startswith(("0o", "0x")):
-                return int(text[2:], 8 if text[1] == "o" else 16)
-            return int(text)
-        if tag == "tag:yaml.org,2002:float":
-            value = float(self.loader.construct_yaml_float(node))
-            if value != value or value in (float("inf"), float("-inf")):
-                raise DocumentError(
-                    self.rel,
-                    f"invalid YAML: {node.value} is not JSON-representable",
-                    node.start_mark.line + 1,
-                )
-            return int(value) if value.is_integer() else value
-        if tag in ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary"):
-            return node.value
-        return node.value

@@ -13,9 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from evolve_action.model.evals import Format, Problem, Skill
+from evolve_action.util import frontmatter
 
 EXTENSIONS = (".json", ".jsonc", ".yaml", ".yml")  # evolve's probe order
 PLUGIN_MARKER = ".claude-plugin/plugin.json"
@@ -134,15 +133,7 @@ def frontmatter_name(skill_md: Path) -> str:
             head = handle.read(_FRONTMATTER_BYTES)
     except OSError:
         return ""
-    lines = head.splitlines()
-    if not lines or lines[0].strip() != "---":
-        return ""
-    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() in ("---", "...")), 0)
-    try:
-        meta = yaml.safe_load("\n".join(lines[1:end])) if end else None
-    except yaml.YAMLError:
-        return ""
-    name = meta.get("name") if isinstance(meta, dict) else None
+    name = frontmatter.fields(head).get("name")
     return name.strip() if isinstance(name, str) and "/" not in name else ""
 
 
