@@ -114,7 +114,7 @@ def parse(text: str, *, path: Path, rel: str, scalar_keys: bool = False) -> Docu
 
 
 def _parse_json(text: str, *, lenient: bool) -> Any:
-    """JSON; for `.jsonc`, comments and trailing commas too, and JSON5 in files up to 1 MB."""
+    """JSON; for `.jsonc`, comments and trailing commas too, and JSON5 in files up to 256 KB."""
     source = _strip_jsonc(text) if lenient else text
     try:
         return _loads(source)
@@ -124,8 +124,8 @@ def _parse_json(text: str, *, lenient: bool) -> Any:
         hint = ""
         if lenient:
             hint = (
-                f" (a .jsonc file over {limits.MAX_JSON5_BYTES // (1024 * 1024)} MB may add"
-                " only comments and trailing commas to JSON)"
+                f" (a .jsonc file over {limits.MAX_JSON5_BYTES // 1024} KB may add only"
+                " comments and trailing commas to JSON)"
             )
         elif exc.msg.startswith("Expecting property name") or "comment" in text[:200]:
             hint = " (comments and trailing commas need the .jsonc extension)"

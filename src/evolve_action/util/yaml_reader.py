@@ -188,8 +188,7 @@ class _Reader:
         key = limits.replace_surrogates(key)
         frame.key = key
         self.lines[(*frame.path, key)] = line
-        self._count(1, line)
-        self._anchor(event.anchor, key, 1, 0)
+        self._anchor(event.anchor, key, 1, 0)  # keys are not counted, as in JSON
 
     def _alias(self, event: events.AliasEvent, line: int) -> None:
         name = event.anchor
