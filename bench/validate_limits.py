@@ -95,6 +95,7 @@ def make(root: Path, rel: str, text: str) -> Path:
     """A repository at `root` with one skill and `text` at `rel`."""
     (root / "skills" / "s" / "evals").mkdir(parents=True, exist_ok=True)
     (root / "skills" / "s" / "SKILL.md").write_text(SKILL_MD, encoding="utf-8")
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
     (root / rel).write_text(text, encoding="utf-8")
     return root / rel
 

@@ -137,7 +137,7 @@ def _parse_json(text: str, *, lenient: bool) -> Any:
 
 def _loads(text: str) -> Any:
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_int=_int_of(text))
+        return json.loads(text, **_hooks(text))
     except ValueError as exc:
         if isinstance(exc, json.JSONDecodeError):
             raise
@@ -148,7 +148,7 @@ def _parse_json5(text: str) -> Any:
     import json5  # pure Python and about 30 ms to import: only some `.jsonc` files need it
 
     try:
-        return json5.loads(text, parse_int=_int_of(text), parse_constant=_reject_constant)
+        return json5.loads(text, **_hooks(text))
     except InputError:
         raise
     except ValueError as exc:
@@ -160,21 +160,25 @@ def _parse_json5(text: str) -> Any:
         raise InputError("invalid JSONC: nested too deeply") from exc
 
 
-def _int_of(text: str) -> Any:
-    """A `parse_int` that refuses numbers no reader can hold, at the line they are on."""
+def _hooks(text: str) -> dict[str, Any]:
+    """Parser hooks that refuse, at their line, numbers no reader can hold and the constants
+    (`NaN`, `Infinity`) that JSON does not have."""
+
+    def line_of(token: str) -> int:
+        return text.count("\n", 0, max(text.find(token), 0)) + 1
 
     def parse_int(digits: str) -> int:
         try:
             return limits.integer(digits, None)
         except InputError as exc:
-            exc.line = text.count("\n", 0, max(text.find(digits), 0)) + 1
+            exc.line = line_of(digits)
             raise
 
-    return parse_int
+    def parse_constant(name: str) -> Any:
+        message = f"invalid JSON: {name} is not a JSON value; write a number or a string"
+        raise InputError(message, line_of(name))
 
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
+    return {"parse_int": parse_int, "parse_constant": parse_constant}
 
 
 # A comment, or a comma with only space and comments before its closing bracket; strings are
@@ -341,7 +345,7 @@ def _parse_jsonl(text: str) -> tuple[list[Any], dict[JsonPath, int]]:
             continue
         try:
             _json_lines(raw, counted)
-            rows.append(_settled(_loads(raw), {}))
+            rows.append(_settled(_loads(raw), {}))  # InputError's line: the row's
         except InputError as exc:
             exc.line = number
             raise
