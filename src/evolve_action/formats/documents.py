@@ -167,9 +167,9 @@ def _hooks(text: str) -> dict[str, Any]:
     def line_of(token: str) -> int:
         return text.count("\n", 0, max(text.find(token), 0)) + 1
 
-    def parse_int(digits: str) -> int:
+    def parse_int(digits: str, base: int = 10) -> int:  # json5 passes base=16 for hex
         try:
-            return limits.integer(digits, None)
+            return limits.integer(digits, None, base)
         except InputError as exc:
             exc.line = line_of(digits)
             raise
