@@ -280,3 +280,23 @@ def test_hostile_files_are_seeded() -> None:
     first = [hostile_file(SEEDS[i % len(SEEDS)], random.Random(f"{SEED}:{i}")) for i in range(9)]
     again = [hostile_file(SEEDS[i % len(SEEDS)], random.Random(f"{SEED}:{i}")) for i in range(9)]
     assert first == again
+
+
+def test_hostile_json_inside_strings_and_in_plugin_manifests(tmp_path: Path) -> None:
+    """agentv reads an expected output that looks like JSON as JSON; discovery reads
+    `.claude-plugin/*.json`. Both go through the same limits as a document."""
+    contents = ['{"a":' * 100_000, '{"a": ' + NINES + "}", '{"a": "\\ud800", "b": NaN}']
+    rows = [
+        {"id": f"c{i}", "input": "hi", "expected_output": [{"role": "assistant", "content": c}]}
+        for i, c in enumerate(contents)
+    ]
+    make(tmp_path, "skills/s/evals/dataset.jsonl", "\n".join(json.dumps(r) for r in rows))
+    (tmp_path / "skills/s/evals/EVAL.yaml").write_text("evalcases: dataset.jsonl\n")
+    for name, text in (("marketplace.json", "[" * 5000), ("plugin.json", f'{{"name": {NINES}}}')):
+        make(tmp_path, f".claude-plugin/{name}", text)
+    _, out, _ = run(["validate", "."], tmp_path)
+    text_lines_name_files(out, tmp_path)
+    _, out, _ = run(["validate", "--format", "json", "."], tmp_path)
+    report = json.loads(out)
+    assert [f["path"] for f in report["files"]] == ["skills/s/evals/EVAL.yaml"], report
+    assert report["files"][0]["cases"] == 3, report

@@ -113,6 +113,13 @@ def parse(text: str, *, path: Path, rel: str, scalar_keys: bool = False) -> Docu
 # --- JSON and JSONC ------------------------------------------------------------------------
 
 
+def parse_json(text: str) -> Any:
+    """JSON held in a string of a document (agentv's expected output), read within the same
+    limits as a document; `InputError` when it is not JSON or is over one."""
+    lines = _json_lines(text)
+    return _settled(_parse_json(text, lenient=False), lines)
+
+
 def _parse_json(text: str, *, lenient: bool) -> Any:
     """JSON; for `.jsonc`, comments and trailing commas too, and JSON5 in files up to 256 KB."""
     source = _strip_jsonc(text) if lenient else text

@@ -6,13 +6,13 @@ Used for files found by discovery's walk and for files a user names directly
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from evolve_action.formats import documents
 from evolve_action.model.evals import Format, Problem, Skill
 from evolve_action.util import frontmatter
 
@@ -178,9 +178,13 @@ def marketplace_plugins(root: Path) -> list[tuple[str, str]]:
 
 
 def _json(path: Path) -> object:
+    """A plugin manifest or marketplace, read within the documents' limits; None when it
+    does not read (discovery then goes by directory names)."""
+    if not path.is_file():
+        return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        return documents.read(path).data
+    except documents.DocumentError:
         return None
 
 
