@@ -300,3 +300,31 @@ def test_hostile_json_inside_strings_and_in_plugin_manifests(tmp_path: Path) -> 
     report = json.loads(out)
     assert [f["path"] for f in report["files"]] == ["skills/s/evals/EVAL.yaml"], report
     assert report["files"][0]["cases"] == 3, report
+
+
+PATHOLOGICAL = {  # about 10 MB each: what a regular expression or a parser could choke on
+    "escapes.json": '{"a": "' + "\\n" * 5_000_000 + '"}',
+    "never-closed.jsonc": "/*" * 5_000_000,
+    "comment-commas.jsonc": ",/*" * 3_000_000,
+    "quotes.jsonc": '"\\' * 5_000_000,
+    "apostrophes.jsonc": "'" * 10_000_000,
+    "spaces.jsonc": "[1," + " " * 10_000_000 + "x",
+    "keys.json": "{" + ",".join(f'"k{i}": 0' for i in range(1_000_000)) + "}",
+    "opens.json": '{"a": [' * 1_000_000,
+    "flow.yaml": "a: " + "[" * 1_000_000,
+    "anchors.yaml": "".join(f"k{i}: &a{i} x\n" for i in range(300_000)),
+}
+
+
+def test_pathological_text_reads_in_bounded_memory(tmp_path: Path) -> None:
+    targets = []
+    for index, (name, text) in enumerate(PATHOLOGICAL.items()):
+        ext = name.split(".", 1)[1]
+        targets.append(f"p{index}/evals/evals.{ext}")
+        make(tmp_path, targets[-1], text)
+    code, out, _ = run(["validate", "--as", "evolve", *targets], tmp_path)  # under PEAK_MB
+    assert code == 1
+    text_lines_name_files(out, tmp_path)
+    assert out.count(": ") >= len(targets) and out.strip().endswith(
+        f"{len(targets)} errors, 0 warnings"
+    )

@@ -188,28 +188,41 @@ def _hooks(text: str) -> dict[str, Any]:
     return {"parse_int": parse_int, "parse_constant": parse_constant}
 
 
-# A comment, or a comma with only space and comments before its closing bracket; strings are
-# matched so that what looks like either inside one is left alone.
-_JSONC_EXTRAS = re.compile(
-    r"""
-    (?P<string>"[^"\\\n]*(?:\\.[^"\\\n]*)*")
-  | (?P<comment>//[^\n]*|/\*.*?\*/)
-  | ,(?P<trailing>(?:\s|//[^\n]*|/\*.*?\*/)*)(?=[}\]])
-    """,
-    re.VERBOSE | re.DOTALL,
-)
+# Tokens that always match once begun: a string runs to its closing quote or to the end of
+# its line, a comment to its end or to the end of the text. So nothing is scanned twice
+# (`/*/*/*...` never closing would otherwise cost the square of its length), and the repeats
+# are possessive (`*+`): a repeat that may backtrack keeps state for every repetition, which
+# turned a 10 MB string of escapes into 600 MB.
+_STRING = r""""(?:[^"\\\n]++|\\[\s\S]?)*+"?|'(?:[^'\\\n]++|\\[\s\S]?)*+'?"""
+_COMMENT = r"//[^\n]*+|/\*[\s\S]*?(?:\*/|\Z)"
+_COMMENTS = re.compile(f"(?P<string>{_STRING})|{_COMMENT}")
+_TRAILING_COMMA = re.compile(rf"(?P<string>{_STRING})|,(?=\s*+[}}\]])")
 
 
 def _strip_jsonc(text: str) -> str:
-    """JSONC as JSON: comments become blanks (newlines kept, so lines stay) and trailing
-    commas go. Linear, unlike json5; what is not JSON after this goes to json5."""
+    """JSONC as JSON: comments become blanks (newlines kept, so lines stay), then trailing
+    commas go. Linear, unlike json5; what is not JSON after this goes to json5. Each pass
+    stops at `MAX_TOKENS` matches, as the line map does."""
+    count = [0]
+
+    def counted(match: re.Match[str]) -> None:
+        count[0] += 1
+        if count[0] > limits.MAX_TOKENS:
+            raise limits.too_many_tokens(text.count("\n", 0, match.start()) + 1)
 
     def blank(match: re.Match[str]) -> str:
+        counted(match)
         if match.group("string") is not None:
             return match.group()
-        return re.sub(r"[^\n]", " ", match.group() if match.group("comment") else match.group()[1:])
+        return re.sub(r"[^\n]+", lambda m: " " * len(m.group()), match.group())
 
-    return _JSONC_EXTRAS.sub(blank, text)
+    def drop(match: re.Match[str]) -> str:
+        counted(match)
+        return match.group() if match.group("string") is not None else ""
+
+    stripped = _COMMENTS.sub(blank, text)
+    count[0] = 0
+    return _TRAILING_COMMA.sub(drop, stripped)
 
 
 def _settled(data: Any, lines: dict[JsonPath, int]) -> Any:
@@ -260,14 +273,13 @@ def _near(lines: dict[JsonPath, int], at: JsonPath) -> int | None:
 # Commas and colons are not matched: in text a real parser accepted, the next token alone
 # says whether a key, a value or a closing bracket comes.
 _STRUCTURE = re.compile(
-    r"""
-    //[^\n]*|/\*.*?\*/                        # comments (skipped)
-  | "[^"\\\n]*(?:\\.[^"\\\n]*)*"           # strings, unrolled: linear in a 10 MB one
-  | '[^'\\\n]*(?:\\.[^'\\\n]*)*'
-  | [{}\[\]]
-  | [^\s\ufeff{}\[\]:,"'/]+|/                 # numbers, literals, JSON5 identifiers
+    rf"""
+    {_COMMENT}                                # comments (skipped)
+  | {_STRING}
+  | [{{}}\[\]]
+  | [^\s\ufeff{{}}\[\]:,"'/]+|/               # numbers, literals, JSON5 identifiers
     """,
-    re.VERBOSE | re.DOTALL,
+    re.VERBOSE,
 )
 
 
@@ -285,16 +297,19 @@ def _json_lines(text: str, counted: list[int] | None = None) -> dict[JsonPath, i
     # One frame per open container: [path, slot]. The slot is an array's next index (int),
     # None for an object awaiting a key, or (key,) when the next token starts that key's value.
     stack: list[list[Any]] = []
-    line, seen = 1, 0
+    line, seen, tokens = 1, 0, 0
     at: JsonPath = ()
     for match in _STRUCTURE.finditer(text):
+        start = match.start()
+        line += text.count("\n", seen, start)
+        seen = start
+        tokens += 1
+        if tokens > limits.MAX_TOKENS:
+            raise limits.too_many_tokens(line)
         tok = match.group()
         first = tok[0]
         if first == "/" and tok[1:2] in ("/", "*"):
             continue
-        start = match.start()
-        line += text.count("\n", seen, start)
-        seen = start
         if stack:
             frame = stack[-1]
             slot = frame[1]

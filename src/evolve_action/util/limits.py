@@ -20,6 +20,9 @@ import sys
 MAX_BYTES = 16 * 1024 * 1024  # one document; the size check happens before reading it
 MAX_VALUES = 200_000  # values in one document, every alias counted as what it expands to
 MAX_DEPTH = 100  # nested objects and arrays
+# Tokens a JSON reader scans (strings, keys, brackets, comments): a document within the value
+# limit has fewer, and past it, the count alone says the file is over.
+MAX_TOKENS = 3 * MAX_VALUES
 MAX_JSON5_BYTES = 256 * 1024  # JSONC beyond comments and trailing commas: json5, ~8 s a MB
 # Readers of these formats (Go's and JavaScript's JSON, Python's float) hold numbers as
 # doubles; an integer past the largest double is no number any of them can read.
@@ -53,6 +56,14 @@ def too_many_values(line: int | None) -> InputError:
     return InputError(
         f"the document has more than {MAX_VALUES:,} values (YAML aliases count as what they"
         " repeat); split it into smaller files or use fewer aliases",
+        line,
+    )
+
+
+def too_many_tokens(line: int | None) -> InputError:
+    return InputError(
+        f"the document has more than {MAX_TOKENS:,} strings, keys, brackets and comments;"
+        " split it into smaller files",
         line,
     )
 
