@@ -85,7 +85,7 @@ def test_defect_1__a_5000_digit_integer_is_refused_at_its_line(
     assert any(p["path"] == rel and p["line"] == line for p in problems), problems
 
 
-def test_defect_1__a_5000_digit_name_in_front_matter_falls_back_to_the_directory(
+def test_defect_1__a_5000_digit_name_in_front_matter_is_a_warning_at_its_line(
     tmp_path: Path,
 ) -> None:
     """A root skill's SKILL.md front matter names it; one that does not read names nothing."""
@@ -93,10 +93,13 @@ def test_defect_1__a_5000_digit_name_in_front_matter_falls_back_to_the_directory
     (root / "evals").mkdir(parents=True)
     (root / "evals" / "evals.json").write_text(evolve_json("hi").replace('"s"', '"repo"'))
     (root / "SKILL.md").write_text(f"---\nname: {NINES}\ndescription: d\n---\nDo it.\n")
-    for output in ("text", "json"):
-        code, out, _ = run(["validate", "--format", output, "."], root)
-        assert code == 0, out
+    code, out, _ = run(["validate", "."], root)
+    assert code == 0, out
+    assert "SKILL.md:2: warning: the front matter does not read (a number of about 5,000" in out
+    assert "named after its directory, repo; fix the front matter" in out
+    code, out, _ = run(["validate", "--format", "json", "."], root)
     assert json.loads(out)["files"][0]["skill"] == "repo"
+    assert json.loads(out)["problems"][0]["line"] == 2
 
 
 def test_defect_2__a_lone_surrogate_is_replaced_and_nothing_unprintable_is_written(

@@ -36,7 +36,7 @@ from evolve_action.formats.agentv_input import (
 from evolve_action.formats.agentv_keys import check_keys
 from evolve_action.formats.agentv_rubrics import parse_rubrics
 from evolve_action.formats.agentv_vars import with_vars
-from evolve_action.formats.documents import parse_json
+from evolve_action.formats.documents_json import parse_json
 from evolve_action.model.evals import Case, Check, Fixture
 from evolve_action.util.limits import InputError
 

@@ -128,13 +128,28 @@ def skill_dir_name(directory: Path, root: Path) -> str:
 
 def frontmatter_name(skill_md: Path) -> str:
     """SKILL.md's frontmatter `name`, or "" when it has none that reads."""
+    name = frontmatter.fields(_head(skill_md)).get("name")
+    return name.strip() if isinstance(name, str) and "/" not in name else ""
+
+
+def frontmatter_problem(skill_md: Path) -> tuple[str, int | None] | None:
+    """(message, line) when SKILL.md's front matter does not read, within the limits."""
+    found = frontmatter.problem(_head(skill_md))
+    if found is None:
+        return None
+    message = (
+        f"the front matter does not read ({found.message}), so the skill is named after its"
+        f" directory, {skill_md.parent.name}; fix the front matter to name it"
+    )
+    return message, found.line
+
+
+def _head(skill_md: Path) -> str:
     try:
         with skill_md.open(encoding="utf-8", errors="replace") as handle:
-            head = handle.read(_FRONTMATTER_BYTES)
+            return handle.read(_FRONTMATTER_BYTES)
     except OSError:
         return ""
-    name = frontmatter.fields(head).get("name")
-    return name.strip() if isinstance(name, str) and "/" not in name else ""
 
 
 def _skill(name: str, directory: Path) -> Skill:

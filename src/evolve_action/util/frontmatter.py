@@ -38,3 +38,16 @@ def fields(text: str) -> dict[str, Any]:
     except InputError:
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def problem(text: str) -> InputError | None:
+    """Why the front matter does not read, with its line in the file; None when it reads
+    (or there is none)."""
+    block, _ = split(text)
+    if block is None:
+        return None
+    try:
+        yaml_reader.load(block)
+    except InputError as exc:
+        return InputError(exc.message, exc.line + 1 if exc.line else 1)  # after the `---`
+    return None
