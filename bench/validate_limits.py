@@ -6,10 +6,11 @@ reports its own peak resident set size; the time is the process's wall time, sta
 included. Prints one JSON line per file, then a Markdown table for bench/README.md.
 
 The files: a 10 MB string in an evolve `evals.json`, the same in `evals.jsonc` (with a
-comment, so it is JSONC) and in `evals.yaml`; a `.jsonc` that needs JSON5 (unquoted keys,
-so json5 reads it) at the 256 KB it is allowed; 200,000 small values in JSON and in YAML (the
-value limit); and the YAML alias bomb (nine levels of ten aliases: a billion values) as an
-eval file and as `.evolve.yaml`. The generators are shared with
+comment, so it is JSONC) and in `evals.yaml`; a 10 MB string of `\n` escapes (a regular
+expression that backtracks keeps state for each) and 10 MB of `/*` never closed; a `.jsonc`
+that needs JSON5 (unquoted keys, so json5 reads it) at the 256 KB it is allowed; 200,000
+small values in JSON and in YAML (the value limit); and the YAML alias bomb (nine levels of
+ten aliases: a billion values) as an eval file and as `.evolve.yaml`. The generators are shared with
 tests/reliability/test_validate_hostile.py, which asserts the memory bound (never the time).
 """
 
@@ -83,6 +84,11 @@ FILES: dict[str, tuple[str, Callable[[], str]]] = {
         lambda: evolve_json("x" * BIG, "// a comment\n"),
     ),
     "10 MB string, YAML": ("skills/s/evals/evals.yaml", lambda: evolve_yaml("x" * BIG)),
+    "10 MB string of escapes, JSON": (
+        "skills/s/evals/evals.json",
+        lambda: evolve_json("\n" * (BIG // 2)),
+    ),
+    "10 MB of unclosed comments, JSONC": ("skills/s/evals/evals.jsonc", lambda: "/*" * (BIG // 2)),
     "256 KB JSONC through json5": ("skills/s/evals/evals.jsonc", lambda: json5_jsonc(262_000)),
     "200,000 values, JSON": ("skills/s/evals/evals.json", lambda: many_json(199_990)),
     "200,000 values, YAML": ("skills/s/evals/evals.yaml", lambda: many_yaml(199_990)),
@@ -120,11 +126,13 @@ def measure(args: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess[str
     return done, peak, seconds
 
 
-def run(keep: Path | None) -> list[dict[str, object]]:
+def run(keep: Path | None, only: str = "") -> list[dict[str, object]]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="evolve-limits-") as scratch:
         base = keep or Path(scratch)
         for index, (label, (rel, build)) in enumerate(FILES.items()):
+            if only not in label:
+                continue
             root = base / f"repo{index}"
             path = make(root, rel, build())
             size = path.stat().st_size
@@ -159,8 +167,9 @@ def table(rows: list[dict[str, object]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--keep", type=Path, default=None, help="write the files here")
+    parser.add_argument("--only", default="", help="only the files whose label has this")
     args = parser.parse_args()
-    print(table(run(args.keep)))
+    print(table(run(args.keep, args.only)))
 
 
 if __name__ == "__main__":
