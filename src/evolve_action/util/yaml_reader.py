@@ -25,7 +25,7 @@ from yaml import events
 from evolve_action.util import limits
 from evolve_action.util.limits import InputError
 
-try:  # LibYAML: the same events as PyYAML's parser, about thirty times as fast
+try:  # LibYAML: the same events as PyYAML's parser, about twenty times as fast
     from yaml._yaml import CParser as _Parser
 except ImportError:  # pragma: no cover - PyYAML without its C extension
     from yaml.parser import Parser
