@@ -91,7 +91,7 @@ def test_json__limits_with_lines(tmp_path: Path) -> None:
     assert fails("a.json", '{\n"a": ' + "[" * 101 + "]" * 101 + "}").line == 2
     assert fails("a.json", '{\n\n"a": ' + "9" * 5000 + "}").line == 3
     assert fails("a.json", '{"a":\n NaN}').line == 2
-    assert fails("a.json", '{"a": 1e999}').message.startswith("the number inf is out of range")
+    assert fails("a.json", '{"a": 1e999}').message.startswith("the number 1e999 is out of range")
     assert fails("a.jsonl", '{"a": 1}\n{"b": ' + "9" * 400 + "}\n").line == 2
     many = "[" + ",".join(["0"] * (limits.MAX_VALUES + 1)) + "]"
     assert "values" in fails("a.json", many).message

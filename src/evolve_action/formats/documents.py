@@ -107,7 +107,7 @@ def parse(text: str, *, path: Path, rel: str, scalar_keys: bool = False) -> Docu
             data, lines = parse_jsonl(text)
         else:
             lines = line_map(text)  # first: it refuses what is over the limits, cheaply
-            data = settled(parse_text(text, lenient=suffix == ".jsonc"), lines)
+            data = settled(parse_text(text, lenient=suffix == ".jsonc"), text)
     except InputError as exc:
         raise DocumentError(rel, exc.message, exc.line) from exc
     return Document(path=path, rel=rel, data=data, lines=lines)

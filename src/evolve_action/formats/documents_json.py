@@ -5,8 +5,9 @@ and trailing commas first, and only what is still not JSON goes to json5 (pure P
 8 s a megabyte, so only in files up to `MAX_JSON5_BYTES`). The line of each value comes
 from a walk over the tokens (`line_map`), which runs before the parser: it is where the
 value and nesting limits are checked, so a document over them costs nothing to refuse.
-After parsing, one pass (`settled`) turns lone surrogates into U+FFFD and refuses numbers no
-reader can hold. Everything here raises `InputError` with the line.
+The parser's hooks refuse numbers no reader can hold, and after parsing, one pass
+(`settled`, only when the text has a `\\udXXX` escape) turns lone surrogates into U+FFFD.
+Everything here raises `InputError` with the line.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ JsonPath = tuple[str | int, ...]
 def parse_json(text: str) -> Any:
     """JSON held in a string of a document (agentv's expected output), read within the same
     limits as a document; `InputError` when it is not JSON or is over one."""
-    lines = line_map(text)
-    return settled(parse_text(text, lenient=False), lines)
+    line_map(text)
+    return settled(parse_text(text, lenient=False), text)
 
 
 def parse_text(text: str, *, lenient: bool) -> Any:
@@ -77,8 +78,9 @@ def _parse_json5(text: str) -> Any:
 
 
 def _hooks(text: str) -> dict[str, Any]:
-    """Parser hooks that refuse, at their line, numbers no reader can hold and the constants
-    (`NaN`, `Infinity`) that JSON does not have."""
+    """Parser hooks that refuse, at their line, numbers no reader can hold (an integer past
+    the largest double, a float that overflows to infinity) and the constants (`NaN`,
+    `Infinity`) that JSON does not have."""
 
     def line_of(token: str) -> int:
         return text.count("\n", 0, max(text.find(token), 0)) + 1
@@ -90,11 +92,18 @@ def _hooks(text: str) -> dict[str, Any]:
             exc.line = line_of(digits)
             raise
 
+    def parse_float(number: str) -> float:
+        value = float(number)
+        if not math.isfinite(value):
+            message = f"the number {number[:40]} is out of range (not JSON-representable)"
+            raise InputError(f"{message}; use a smaller one", line_of(number))
+        return value
+
     def parse_constant(name: str) -> Any:
         message = f"invalid JSON: {name} is not a JSON value; write a number or a string"
         raise InputError(message, line_of(name))
 
-    return {"parse_int": parse_int, "parse_constant": parse_constant}
+    return {"parse_int": parse_int, "parse_float": parse_float, "parse_constant": parse_constant}
 
 
 # Tokens that always match once begun: a string runs to its closing quote or to the end of
@@ -134,49 +143,37 @@ def _strip_jsonc(text: str) -> str:
     return _TRAILING_COMMA.sub(drop, stripped)
 
 
-def settled(data: Any, lines: dict[JsonPath, int]) -> Any:
-    """`data` with lone surrogates as U+FFFD, or `InputError` for a number no reader holds.
+# Only text with a `\\udXXX` escape can decode to a lone surrogate (UTF-8 text cannot hold one).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
-    One pass with an explicit stack; it builds nothing unless a key holds a surrogate.
+
+def settled(data: Any, text: str) -> Any:
+    """`data` (parsed from `text`) with its lone surrogates as U+FFFD, keys included.
+
+    One pass with an explicit stack, and only when `text` has such an escape; it builds
+    nothing unless a key holds a surrogate.
     """
-    if not isinstance(data, (dict, list)):
-        return _scalar(data, lines, ())
-    todo: list[tuple[Any, JsonPath]] = [(data, ())]
+    if _SURROGATE_ESCAPE.search(text) is None:
+        return data
+    if isinstance(data, str):
+        return limits.replace_surrogates(data)
+    todo: list[Any] = [data] if isinstance(data, (dict, list)) else []
     while todo:
-        node, at = todo.pop()
+        node = todo.pop()
         if isinstance(node, dict):
             if any(limits.has_surrogate(key) for key in node):
                 renamed = [(limits.replace_surrogates(k), v) for k, v in node.items()]
                 node.clear()
                 node.update(renamed)
-            pairs: Any = node.items()
+            pairs: Any = list(node.items())
         else:
             pairs = enumerate(node)
-        for key, value in list(pairs) if isinstance(node, dict) else pairs:
+        for key, value in pairs:
             if isinstance(value, (dict, list)):
-                todo.append((value, (*at, key)))
-            elif not (value is None or value is True or value is False):
-                settled = _scalar(value, lines, (*at, key))
-                if settled is not value:
-                    node[key] = settled
+                todo.append(value)
+            elif isinstance(value, str) and limits.has_surrogate(value):
+                node[key] = limits.replace_surrogates(value)
     return data
-
-
-def _scalar(value: Any, lines: dict[JsonPath, int], at: JsonPath) -> Any:
-    if isinstance(value, str):
-        return limits.replace_surrogates(value)
-    if isinstance(value, float) and not math.isfinite(value):
-        message = f"the number {value} is out of range (not JSON-representable); use a smaller one"
-        raise InputError(message, _near(lines, at))
-    if isinstance(value, int):
-        limits.check_integer(value, _near(lines, at))
-    return value
-
-
-def _near(lines: dict[JsonPath, int], at: JsonPath) -> int | None:
-    while at and at not in lines:
-        at = at[:-1]
-    return lines.get(at)
 
 
 # Commas and colons are not matched: in text a real parser accepted, the next token alone
@@ -276,7 +273,7 @@ def parse_jsonl(text: str) -> tuple[list[Any], dict[JsonPath, int]]:
             continue
         try:
             line_map(raw, counted)
-            rows.append(settled(_loads(raw), {}))  # InputError's line: the row's
+            rows.append(settled(_loads(raw), raw))  # InputError's line: the row's
         except InputError as exc:
             exc.line = number
             raise
