@@ -331,3 +331,13 @@ def test_pathological_text_reads_in_bounded_memory(tmp_path: Path) -> None:
     assert out.count(": ") >= len(targets) and out.strip().endswith(
         f"{len(targets)} errors, 0 warnings"
     )
+
+
+def test_a_file_of_empty_cases_reports_a_bounded_number_of_problems(tmp_path: Path) -> None:
+    """60,000 problems (three per empty case) would be 100 MB of JSON: 1,000 are shown and the
+    rest counted in one last error."""
+    make(tmp_path, "skills/s/evals/evals.json", json.dumps({"evals": [{}] * 20_000}))
+    code, out, _ = run(["validate", "--format", "json", "skills/s/evals/evals.json"], tmp_path)
+    problems = json.loads(out)["files"][0]["problems"]
+    assert code == 1 and len(problems) == 1001
+    assert problems[-1]["message"].startswith("59,000 more problems (59,000 of them errors)")

@@ -144,3 +144,20 @@ def test_front_matter_reads_through_the_same_limits() -> None:
 def test_printable_escapes_controls_surrogates_and_reordering() -> None:
     assert printable("ok é ✓") == "ok é ✓"
     assert printable("a\x1b[2J\n\ud800\u202e") == "a\\x1b[2J\\x0a\\ud800\\u202e"
+
+
+def test_problems_past_the_limit_are_counted_in_one_last_problem(tmp_path: Path) -> None:
+    from evolve_action.formats.base import Problems
+    from evolve_action.model.evals import Severity
+
+    doc = parse('{"evals": []}', path=tmp_path / "a.json", rel="a.json")
+    problems = Problems(doc)
+    for i in range(limits.MAX_PROBLEMS + 5):
+        problems.warn(("evals",), f"w{i}")
+    assert len(problems.items) == limits.MAX_PROBLEMS + 1
+    assert problems.items[-1].severity is Severity.WARNING
+    assert problems.items[-1].message.startswith("5 more problems are not shown")
+    problems.error(("evals",), "bad")
+    assert problems.items[-1].severity is Severity.ERROR  # a file with errors still fails
+    assert "6 more problems (1 of them errors)" in problems.items[-1].message
+    assert (problems.count, problems.errors, problems.has_errors) == (1006, 1, True)

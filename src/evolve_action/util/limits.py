@@ -20,6 +20,7 @@ import sys
 MAX_BYTES = 16 * 1024 * 1024  # one document; the size check happens before reading it
 MAX_VALUES = 200_000  # values in one document, every alias counted as what it expands to
 MAX_DEPTH = 100  # nested objects and arrays
+MAX_PROBLEMS = 1000  # reported for one document; the rest are counted
 # Tokens a JSON reader scans (strings, keys, brackets, comments): a document within the value
 # limit has fewer, and past it, the count alone says the file is over.
 MAX_TOKENS = 3 * MAX_VALUES
