@@ -10,6 +10,7 @@ line.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -103,6 +104,9 @@ def execute(args: argparse.Namespace) -> int:
         print(f"evolve-action validate: error: {printable(str(exc))}", file=sys.stderr)
         return 2
     github = os.environ.get("GITHUB_ACTIONS") == "true"
+    for stream in (sys.stdout, sys.stderr):  # a terminal that is not UTF-8 gets escapes
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     if args.output == "json":
         print(json.dumps(to_json(report), indent=2, ensure_ascii=False))
         write_annotations(report, sys.stderr if github else None)
