@@ -27,7 +27,10 @@ from evolve_action.util.limits import InputError
 
 try:  # LibYAML: the same events as PyYAML's parser, about twenty times as fast
     from yaml._yaml import CParser as _Parser
+
+    _OFFSETS_IN_BYTES = True  # LibYAML counts a reader error's offset in UTF-8 bytes
 except ImportError:  # pragma: no cover - PyYAML without its C extension
+    _OFFSETS_IN_BYTES = False
     from yaml.parser import Parser
     from yaml.reader import Reader
     from yaml.scanner import Scanner
@@ -89,8 +92,9 @@ class _Reader:
         self.done = False
 
     def run(self) -> tuple[Any, dict[Path, int]]:
-        parser = _Parser(self.text)
+        parser = None
         try:
+            parser = _Parser(self.text)  # PyYAML's own reader checks the characters here
             while True:
                 event = parser.get_event()
                 if event is None or isinstance(event, events.StreamEndEvent):
@@ -105,7 +109,7 @@ class _Reader:
         except yaml.YAMLError as exc:
             raise InputError(f"invalid YAML: {exc}") from exc
         finally:
-            dispose = getattr(parser, "dispose", None)
+            dispose = getattr(parser, "dispose", None) if parser is not None else None
             if dispose is not None:
                 dispose()
         if not self.lines:
@@ -113,9 +117,10 @@ class _Reader:
         return self.root, self.lines
 
     def _reader_error(self, exc: yaml.reader.ReaderError) -> InputError:
-        # LibYAML counts the offset in UTF-8 bytes, PyYAML's reader in characters.
-        before = self.text.encode("utf-8", "replace")[: exc.position]
-        line = before.count(b"\n") + 1 if isinstance(exc.character, int) else None
+        if _OFFSETS_IN_BYTES:
+            line = self.text.encode("utf-8", "replace")[: exc.position].count(b"\n") + 1
+        else:
+            line = self.text.count("\n", 0, exc.position) + 1
         char = exc.character if isinstance(exc.character, int) else 0
         return InputError(f"invalid YAML: character #x{char:04x} is not allowed; remove it", line)
 
