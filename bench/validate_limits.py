@@ -9,7 +9,8 @@ The files: a 10 MB string in an evolve `evals.json`, the same in `evals.jsonc` (
 comment, so it is JSONC) and in `evals.yaml`; a 10 MB string of `\n` escapes (a regular
 expression that backtracks keeps state for each) and 10 MB of `/*` never closed; a `.jsonc`
 that needs JSON5 (unquoted keys, so json5 reads it) at the 256 KB it is allowed; 200,000
-small values in JSON and in YAML (the value limit); and the YAML alias bomb (nine levels of
+small values in JSON and in YAML (the value limit), and as many empty cases (three problems
+each, of which 1,000 are reported); and the YAML alias bomb (nine levels of
 ten aliases: a billion values) as an eval file and as `.evolve.yaml`. The generators are shared with
 tests/reliability/test_validate_hostile.py, which asserts the memory bound (never the time).
 """
@@ -92,6 +93,10 @@ FILES: dict[str, tuple[str, Callable[[], str]]] = {
     "256 KB JSONC through json5": ("skills/s/evals/evals.jsonc", lambda: json5_jsonc(262_000)),
     "200,000 values, JSON": ("skills/s/evals/evals.json", lambda: many_json(199_990)),
     "200,000 values, YAML": ("skills/s/evals/evals.yaml", lambda: many_yaml(199_990)),
+    "200,000 empty cases, JSON": (
+        "skills/s/evals/evals.json",
+        lambda: json.dumps({"skill_name": "s", "evals": [{}] * 199_990}),
+    ),
     "alias bomb, eval file": ("skills/s/evals/evals.yaml", alias_bomb),
     "alias bomb, .evolve.yaml": (".evolve.yaml", alias_bomb),
 }
