@@ -93,12 +93,17 @@ def test_validate_imports_its_command_alone_and_no_heavy_library(tmp_path: Path)
     assert loaded == {"heavy": [], "commands": ["evolve_action.commands.validate"]}
 
 
-def test_json5_loads_for_a_jsonc_file_only(tmp_path: Path) -> None:
-    evals = '{"skill_name": "greeter", "evals": [{"id": 1, "prompt": "hi"}]}'
-    (tmp_path / "evals.json").write_text(evals, encoding="utf-8")
-    (tmp_path / "evals.jsonc").write_text(f"// comments need json5\n{evals}", encoding="utf-8")
+def test_json5_loads_for_a_jsonc_file_beyond_comments_and_trailing_commas_only(
+    tmp_path: Path,
+) -> None:
+    evals = '{"skill_name": "greeter", "evals": [{"id": 1, "prompt": "hi"},]}'
+    (tmp_path / "evals.json").write_text(evals.replace(",]", "]"), encoding="utf-8")
+    (tmp_path / "evals.jsonc").write_text(f"// a comment\n{evals}", encoding="utf-8")
+    (tmp_path / "json5" / "evals.jsonc").parent.mkdir()
+    (tmp_path / "json5" / "evals.jsonc").write_text(evals.replace('"id"', "id"), encoding="utf-8")
     assert "json5" not in _command("validate", str(tmp_path / "evals.json"))["heavy"]
-    assert "json5" in _command("validate", str(tmp_path / "evals.jsonc"))["heavy"]
+    assert "json5" not in _command("validate", str(tmp_path / "evals.jsonc"))["heavy"]
+    assert "json5" in _command("validate", str(tmp_path / "json5" / "evals.jsonc"))["heavy"]
 
 
 RUN = """

@@ -10,6 +10,7 @@ line.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -23,6 +24,7 @@ from evolve_action.formats.base import LoadContext
 from evolve_action.model.evals import Format, LoadResult, Origin, Problem, Severity
 from evolve_action.publish.annotations import problem_annotation
 from evolve_action.settings import config
+from evolve_action.util.text import printable
 
 ALIASES = {"skill-creator": Format.EVOLVE}
 FORMAT_NAMES = sorted([*(f.value for f in Format), *ALIASES])
@@ -48,7 +50,7 @@ class Report:
         return [e.result for e in self.entries]
 
     def all_problems(self) -> list[Problem]:
-        return [*self.problems, *(p for r in self.results for p in _problems(r))]
+        return [*map(_shown, self.problems), *(p for r in self.results for p in _problems(r))]
 
     def counts(self) -> tuple[int, int, int, int]:
         problems = self.all_problems()
@@ -99,9 +101,12 @@ def execute(args: argparse.Namespace) -> int:
             cwd=Path.cwd(),
         )
     except UsageError as exc:
-        print(f"evolve-action validate: error: {exc}", file=sys.stderr)
+        print(f"evolve-action validate: error: {printable(str(exc))}", file=sys.stderr)
         return 2
     github = os.environ.get("GITHUB_ACTIONS") == "true"
+    for stream in (sys.stdout, sys.stderr):  # a terminal that is not UTF-8 gets escapes
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     if args.output == "json":
         print(json.dumps(to_json(report), indent=2, ensure_ascii=False))
         write_annotations(report, sys.stderr if github else None)
@@ -209,11 +214,19 @@ def _split(globs: Sequence[str] | None) -> list[str] | None:
 
 
 def _problems(result: LoadResult) -> list[Problem]:
-    """The file's problems and its suite's warnings, once each, in line order."""
+    """The file's problems and its suite's warnings, once each, in line order, as shown."""
     problems = list(result.problems)
     if result.suite is not None:
         problems.extend(w for w in result.suite.warnings if w not in problems)
-    return sorted(problems, key=lambda p: p.origin.line or 0)
+    return [_shown(p) for p in sorted(problems, key=lambda p: p.origin.line or 0)]
+
+
+def _shown(problem: Problem) -> Problem:
+    """The problem with what it quotes from files and their names made printable: a file may
+    hold a lone surrogate (no UTF-8 encoding) or escape sequences aimed at a terminal."""
+    origin = problem.origin
+    shown = Origin(printable(origin.path), origin.line, printable(origin.pointer))
+    return Problem(shown, printable(problem.message), problem.severity)
 
 
 # --- output --------------------------------------------------------------------------------
@@ -250,9 +263,9 @@ def to_json(report: Report) -> dict[str, Any]:
         "version": 1,
         "files": [
             {
-                "path": r.rel,
+                "path": printable(r.rel),
                 "format": r.format.value if r.format else None,
-                "skill": r.suite.skill.name if r.suite else e.skill,
+                "skill": printable(r.suite.skill.name if r.suite else e.skill),
                 "cases": len(r.suite.cases) if r.suite else 0,
                 "ok": r.ok,
                 "problems": [_problem_json(p) for p in _problems(r)],
@@ -260,7 +273,7 @@ def to_json(report: Report) -> dict[str, Any]:
             for e in report.entries
             for r in (e.result,)
         ],
-        "problems": [_problem_json(p) for p in report.problems],
+        "problems": [_problem_json(_shown(p)) for p in report.problems],
         "summary": {"files": files, "cases": cases, "errors": errors, "warnings": warnings},
     }
 

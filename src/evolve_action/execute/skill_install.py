@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
 
-import yaml
-
 from evolve_action.execute.sandbox import resolved
+from evolve_action.util import frontmatter
 
 SKILLS_DIR = ".claude/skills"
 DESCRIPTION_CAP = 1024
@@ -49,19 +48,8 @@ class SkillInfo:
 def parse_skill_md(text: str, fallback_name: str) -> tuple[str, str, str]:
     """(name, description, body) of a SKILL.md; bad or missing frontmatter falls back to the
     directory name and the first paragraph, because a sloppy skill should still be testable."""
-    meta: object = None
-    body = text
-    lines = text.splitlines(keepends=True)
-    if lines and lines[0].strip() == "---":
-        for i, line in enumerate(lines[1:], start=1):
-            if line.strip() in ("---", "..."):
-                try:
-                    meta = yaml.safe_load("".join(lines[1:i]))
-                except yaml.YAMLError:
-                    meta = None
-                body = "".join(lines[i + 1 :])
-                break
-    fields = meta if isinstance(meta, dict) else {}
+    _, body = frontmatter.split(text)
+    fields = frontmatter.fields(text)
     name = fields.get("name")
     description = fields.get("description")
     if not isinstance(name, str) or not name.strip():

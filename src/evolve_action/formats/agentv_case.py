@@ -36,7 +36,9 @@ from evolve_action.formats.agentv_input import (
 from evolve_action.formats.agentv_keys import check_keys
 from evolve_action.formats.agentv_rubrics import parse_rubrics
 from evolve_action.formats.agentv_vars import with_vars
+from evolve_action.formats.documents_json import parse_json
 from evolve_action.model.evals import Case, Check, Fixture
+from evolve_action.util.limits import InputError
 
 OUTCOME_KEYS = ("expected_outcome", "criteria", "outcome")
 
@@ -215,8 +217,8 @@ def _json_object(words: str) -> Any:
     if not words.strip().startswith("{"):
         return None
     try:
-        return json.loads(words)
-    except ValueError:
+        return parse_json(words)
+    except InputError:  # not JSON (or over a limit): the expected output stays text
         return None
 
 

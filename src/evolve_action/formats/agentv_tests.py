@@ -39,10 +39,10 @@ def read_src(src: Src, path: Path, rel: str) -> Src | None:
     try:
         doc = read(path, rel, scalar_keys=True)
     except DocumentError as exc:
-        src.problems.items.append(Problem(Origin(exc.rel, exc.line), exc.message))
+        src.problems.add(Problem(Origin(exc.rel, exc.line), exc.message))
         return None
     except RecursionError:
-        src.problems.items.append(Problem(Origin(rel), "the document is nested too deeply"))
+        src.problems.add(Problem(Origin(rel), "the document is nested too deeply"))
         return None
     other = Src(doc, Problems(doc), src.root, src.main_dir)
     other.doc = replace(doc, data=without_env(other, doc.data))

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from evolve_action.formats.documents import Document, pointer
 from evolve_action.model.evals import Origin, Problem, Severity, Skill
+from evolve_action.util.limits import MAX_PROBLEMS
 
 
 @dataclass(frozen=True)
@@ -24,20 +25,48 @@ class LoadContext:
 
 @dataclass
 class Problems:
-    """Collects problems of one document, each placed at the line of the field it concerns."""
+    """Collects problems of one document, each placed at the line of the field it concerns.
+
+    At most `MAX_PROBLEMS` are kept: 200,000 empty cases would otherwise make 600,000
+    problems, a gigabyte of `validate --format json`. The rest are counted in one last
+    problem, an error when any of them is, so that a file with errors still fails. Whether
+    a step added problems is read from `count` and `errors`, which count them all.
+    """
 
     doc: Document
     items: list[Problem] = field(default_factory=list)
+    count: int = 0  # problems added, shown or not
+    errors: int = 0  # of them errors
+    _shown_errors: int = 0
 
     def origin(self, *at: str | int) -> Origin:
         return Origin(self.doc.rel, self.doc.line(*at), pointer(*at))
 
     def error(self, at: tuple[str | int, ...], message: str) -> None:
-        self.items.append(Problem(self.origin(*at), message, Severity.ERROR))
+        self.add(Problem(self.origin(*at), message, Severity.ERROR))
 
     def warn(self, at: tuple[str | int, ...], message: str) -> None:
-        self.items.append(Problem(self.origin(*at), message, Severity.WARNING))
+        self.add(Problem(self.origin(*at), message, Severity.WARNING))
+
+    def add(self, problem: Problem) -> None:
+        self.count += 1
+        is_error = problem.severity is Severity.ERROR
+        self.errors += is_error
+        if self.count <= MAX_PROBLEMS:
+            self.items.append(problem)
+            self._shown_errors += is_error
+            return
+        if self.count > MAX_PROBLEMS + 1:
+            self.items.pop()  # the count so far, replaced by the new one
+        unshown, unshown_errors = self.count - MAX_PROBLEMS, self.errors - self._shown_errors
+        errors = f" ({unshown_errors:,} of them errors)" if unshown_errors else ""
+        more = (
+            f"{unshown:,} more problems{errors} are not shown; fix the first"
+            f" {MAX_PROBLEMS:,} and validate again"
+        )
+        worst = Severity.ERROR if unshown_errors else Severity.WARNING
+        self.items.append(Problem(Origin(self.doc.rel, problem.origin.line), more, worst))
 
     @property
     def has_errors(self) -> bool:
-        return any(p.severity is Severity.ERROR for p in self.items)
+        return self.errors > 0

@@ -32,6 +32,7 @@ from evolve_action.formats.placement import (
     EvalFile,
     describe_file,
     format_for_name,
+    frontmatter_problem,
     generic_agentv_name,
     inside,
     manifest_name,
@@ -241,6 +242,8 @@ class _Discoverer:
             return
         parent, _, _name = rel_dir.rpartition("/")
         plugin = skill_plugins.get(parent) if rel_dir else None
+        if not rel_dir:  # at the root, the front matter names the skill (`skill_dir_name`)
+            self._unread_frontmatter()
         skill = Skill(
             name=skill_dir_name(self.root / rel_dir, self.root),
             dir=self.root / rel_dir,
@@ -250,6 +253,11 @@ class _Discoverer:
         evals_dir = _join(rel_dir, "evals")
         self._one_per_stem(evals_dir, "evals", Format.EVOLVE, skill)
         self._trigger_set(evals_dir, skill)
+
+    def _unread_frontmatter(self) -> None:
+        found = frontmatter_problem(self.root / "SKILL.md")
+        if found is not None:
+            self._problem("SKILL.md", found[0], Severity.WARNING, found[1])
 
     def _trigger_set(self, rel_dir: str, skill: Skill) -> None:
         present = self.index.get(rel_dir, _Dir()).files
@@ -343,8 +351,10 @@ class _Discoverer:
             return
         self.files[rel] = EvalFile(path, self.prefix + rel, fmt, skill)
 
-    def _problem(self, rel: str, message: str, severity: Severity = Severity.ERROR) -> None:
-        origin = Origin(self.prefix + rel)
+    def _problem(
+        self, rel: str, message: str, severity: Severity = Severity.ERROR, line: int | None = None
+    ) -> None:
+        origin = Origin(self.prefix + rel, line)
         self.problems.append(Problem(origin, message, severity))
 
 

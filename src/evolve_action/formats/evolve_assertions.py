@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evolve_action.formats.base import Problems
-from evolve_action.model.evals import Check, Item, JudgeItem, Scale, Severity
+from evolve_action.model.evals import Check, Item, JudgeItem, Scale
 from evolve_action.util.regex import regex_problem
 
 DETERMINISTIC = ("file_exists", "file_absent", "regex", "not_regex", "command", "tool_call")
@@ -164,7 +164,7 @@ class AssertionReader:
         return JudgeItem(item_id, text, origin, scale=Scale.BINARY, source=source)
 
     def _check(self, at: Path_, value: dict[str, Any], kind: str, item_id: str) -> Check | None:
-        before = len(self.problems.items)
+        before = self.problems.errors
         params: dict[str, Any] = {}
         for name in FIELDS:
             if value.get(name) is not None:
@@ -187,7 +187,7 @@ class AssertionReader:
         ):
             self.problems.error((*at, "expect_exit"), "must be an integer exit code, e.g. 0 or 1")
         self._patterns(at, params, kind)
-        if any(p.severity is Severity.ERROR for p in self.problems.items[before:]):
+        if self.problems.errors > before:
             return None
         text = derived_text(kind, params)
         origin = self.problems.origin(*at)

@@ -6,16 +6,15 @@ Used for files found by discovery's walk and for files a user names directly
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
+from evolve_action.formats import documents
 from evolve_action.model.evals import Format, Problem, Skill
+from evolve_action.util import frontmatter
 
 EXTENSIONS = (".json", ".jsonc", ".yaml", ".yml")  # evolve's probe order
 PLUGIN_MARKER = ".claude-plugin/plugin.json"
@@ -129,21 +128,28 @@ def skill_dir_name(directory: Path, root: Path) -> str:
 
 def frontmatter_name(skill_md: Path) -> str:
     """SKILL.md's frontmatter `name`, or "" when it has none that reads."""
+    name = frontmatter.fields(_head(skill_md)).get("name")
+    return name.strip() if isinstance(name, str) and "/" not in name else ""
+
+
+def frontmatter_problem(skill_md: Path) -> tuple[str, int | None] | None:
+    """(message, line) when SKILL.md's front matter does not read, within the limits."""
+    found = frontmatter.problem(_head(skill_md))
+    if found is None:
+        return None
+    message = (
+        f"the front matter does not read ({found.message}), so the skill is named after its"
+        f" directory, {skill_md.parent.name}; fix the front matter to name it"
+    )
+    return message, found.line
+
+
+def _head(skill_md: Path) -> str:
     try:
         with skill_md.open(encoding="utf-8", errors="replace") as handle:
-            head = handle.read(_FRONTMATTER_BYTES)
+            return handle.read(_FRONTMATTER_BYTES)
     except OSError:
         return ""
-    lines = head.splitlines()
-    if not lines or lines[0].strip() != "---":
-        return ""
-    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() in ("---", "...")), 0)
-    try:
-        meta = yaml.safe_load("\n".join(lines[1:end])) if end else None
-    except yaml.YAMLError:
-        return ""
-    name = meta.get("name") if isinstance(meta, dict) else None
-    return name.strip() if isinstance(name, str) and "/" not in name else ""
 
 
 def _skill(name: str, directory: Path) -> Skill:
@@ -187,9 +193,13 @@ def marketplace_plugins(root: Path) -> list[tuple[str, str]]:
 
 
 def _json(path: Path) -> object:
+    """A plugin manifest or marketplace, read within the documents' limits; None when it
+    does not read (discovery then goes by directory names)."""
+    if not path.is_file():
+        return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        return documents.read(path).data
+    except documents.DocumentError:
         return None
 
 

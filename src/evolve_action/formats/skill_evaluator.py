@@ -33,7 +33,6 @@ from evolve_action.model.evals import (
     JudgeItem,
     LoadResult,
     Problem,
-    Severity,
     Suite,
 )
 
@@ -198,7 +197,7 @@ def _positive(p: Problems, raw: dict[str, Any], at: At, key: str, cast: type) ->
 
 def _items(p: Problems, raw: dict[str, Any], at: At) -> tuple[Item, ...] | None:
     """Structural checks, then skill-creator expectations, then rubric dimensions."""
-    reported = _errors(p)
+    reported = p.errors
     items: list[Item] = []
     structural = raw.get("structural_expectations")
     if structural is not None:
@@ -218,7 +217,7 @@ def _items(p: Problems, raw: dict[str, Any], at: At) -> tuple[Item, ...] | None:
         if raw.get(name) is not None:
             items.extend(rubric_items(p, raw[name], (*at, name)))
     _unique_ids(p, items)
-    return None if _errors(p) > reported else tuple(items)
+    return None if p.errors > reported else tuple(items)
 
 
 def _expectations(p: Problems, raw: dict[str, Any], at: At) -> list[JudgeItem]:
@@ -265,9 +264,5 @@ def _unique_ids(p: Problems, items: list[Item]) -> None:
                 f"duplicate id {item.id!r}: structural ids, expectation ids and rubric"
                 " dimension names must be unique within an eval"
             )
-            p.items.append(Problem(item.origin, message))
+            p.add(Problem(item.origin, message))
         seen.add(item.id)
-
-
-def _errors(p: Problems) -> int:
-    return sum(1 for x in p.items if x.severity is Severity.ERROR)

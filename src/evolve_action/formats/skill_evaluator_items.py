@@ -151,7 +151,7 @@ def _pattern(f: Fields, *, required: bool) -> str | None:
 
 def _terms(f: Fields) -> tuple[tuple[str, ...], str | None] | None:
     """(plain terms, regex) of a contains check; shipped precedence: match_any, else [match]."""
-    reported = len(f.p.items)
+    reported = f.p.count
     match = f.text("match")
     match_any = f.strings("match_any")
     regex = f.text("match_regex")
@@ -168,7 +168,7 @@ def _terms(f: Fields) -> tuple[tuple[str, ...], str | None] | None:
             f.p.error((*f.at, "match_regex"), _EMPTY_TERM)
             return None
     if not terms and regex is None:
-        if len(f.p.items) == reported:
+        if f.p.count == reported:
             f.p.error(f.at, "give the text to look for: match, match_any or match_regex")
         return None
     return terms, regex

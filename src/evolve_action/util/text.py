@@ -1,4 +1,4 @@
-"""Cutting text to a byte budget without splitting a character.
+"""Cutting text to a byte budget without splitting a character; escaping what cannot be shown.
 
 Model output, tool arguments and evidence are quoted in prompts, results files and comments
 whose limits are in bytes (GitHub's comment limit, our record sizes); cutting by characters
@@ -7,6 +7,8 @@ would overshoot on non-ASCII text and cutting raw bytes would leave invalid UTF-
 
 from __future__ import annotations
 
+import re
+
 
 def cut_bytes(text: str, limit: int) -> str:
     """The first `limit` UTF-8 bytes of `text`, never splitting a character."""
@@ -14,3 +16,25 @@ def cut_bytes(text: str, limit: int) -> str:
     if len(raw) <= limit:
         return text
     return raw[:limit].decode("utf-8", errors="ignore")
+
+
+# Control characters (C0, DEL, C1), lone surrogates, and the characters that reorder or break
+# a line on screen (bidirectional overrides and isolates, Unicode's line and paragraph
+# separators): in a terminal or a CI log they could hide text, forge a line, or, for
+# surrogates, not be written at all (they are not encodable as UTF-8).
+_UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\ud800-\udfff\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]"
+)
+
+
+def printable(text: str) -> str:
+    """`text` with unprintable characters written as escapes (`\\x1b`, `\\ud800`), so that
+    quoting a file's content or name in output can neither fail nor forge what is shown."""
+    if text.isprintable() and text.isascii():
+        return text
+    return _UNPRINTABLE.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
