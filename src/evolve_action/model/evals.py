@@ -41,6 +41,9 @@ class Format(StrEnum):
 class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
+    # A file named like an eval file that is not one of a format we read (another tool's, a CI
+    # workflow): said once, never an error, never a failed check.
+    NOTICE = "notice"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +77,7 @@ class Problem:
         """`file:line: field: message`, the shape editors and CI logs understand."""
         where = str(self.origin)
         prefix = f"{where}: {self.field}: " if self.field else f"{where}: "
-        tag = "" if self.severity is Severity.ERROR else "warning: "
+        tag = "" if self.severity is Severity.ERROR else f"{self.severity.value}: "
         return f"{prefix}{tag}{self.message}"
 
 
@@ -249,3 +252,12 @@ class LoadResult:
     @property
     def ok(self) -> bool:
         return self.suite is not None and not self.errors
+
+    @property
+    def not_eval(self) -> bool:
+        """The file is named like an eval file but is none we read: it only has a notice."""
+        return (
+            self.suite is None
+            and bool(self.problems)
+            and all(p.severity is Severity.NOTICE for p in self.problems)
+        )
