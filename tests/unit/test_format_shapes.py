@@ -57,7 +57,7 @@ LIGHTSPEED = """\
 @pytest.mark.parametrize(
     ("data", "fmt", "looks_like"),
     [
-        ({"stimuli": [], "name": "x", "description": "d"}, Format.AGENTV, "a Vally file"),
+        ({"stimuli": [], "name": "x"}, Format.EVOLVE, "a Vally file"),  # as AgentV: Vally
         ({"skill": "s", "tasks": ["t/*.yaml"]}, Format.AGENTV, "a waza file"),
         ({"scenarios": []}, Format.AGENTV, "a skill-validator file"),
         ({"kind": "Eval", "metadata": {}}, Format.AGENTV, "mcpchecker `kind: Eval`"),
@@ -103,7 +103,6 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 
 FOREIGN_TREE = {
-    "tests/dotnet/dump-collect/eval.yaml": VALLY,
     "waza/pdf/eval.yaml": WAZA,
     "tests/build/eval.yaml": SKILL_VALIDATOR,
     "evals/mcpchecker/eval.yaml": MCPCHECKER,
@@ -120,10 +119,9 @@ def test_validate__foreign_files_are_notices_and_exit_0(
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     assert main(["validate"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[-1] == "0 files, 0 cases, 0 errors, 0 warnings, 6 notices"
+    assert out[-1] == "0 files, 0 cases, 0 errors, 0 warnings, 5 notices"
     said = {line.split(":", 1)[0]: line for line in out[:-1]}
     assert set(said) == set(FOREIGN_TREE)
-    assert "this is a Vally file (it has `stimuli:`)" in said["tests/dotnet/dump-collect/eval.yaml"]
     assert "this is a GitHub workflow" in said[".github/workflows/eval.yml"]
     assert "mcpchecker `kind: Eval`" in said["evals/mcpchecker/eval.yaml"]
     assert "a waza file" in said["waza/pdf/eval.yaml"]
@@ -144,12 +142,18 @@ def test_validate_json__marks_files_that_are_not_eval_files(
     foreign = [f for f in doc["files"] if not f["eval_file"]]
     assert all(f["format"] is None and f["cases"] == 0 for f in foreign)
     assert {p["severity"] for f in foreign for p in f["problems"]} == {"notice"}
-    assert doc["summary"] == {"files": 1, "cases": 1, "errors": 0, "warnings": 0, "notices": 6}
+    assert doc["summary"] == {"files": 1, "cases": 1, "errors": 0, "warnings": 0, "notices": 5}
 
 
 def test_load_all__a_run_never_sees_foreign_files(tmp_path: Path) -> None:
     write(tmp_path, FOREIGN_TREE)
     assert load_all(tmp_path) == []
+
+
+def test_a_vally_eval_yaml_is_read_as_vally_not_as_agentv(tmp_path: Path) -> None:
+    write(tmp_path, {"tests/dotnet/dump-collect/eval.yaml": VALLY})
+    (result,) = load_all(tmp_path)
+    assert result.ok and result.format is Format.VALLY
 
 
 def test_a_broken_agentv_file_still_gets_its_error(tmp_path: Path) -> None:
@@ -165,10 +169,10 @@ def test_a_notice_is_a_notice_annotation() -> None:
 
 
 def test_corpus__other_tools_repositories_give_no_error(corpus_dir: Path) -> None:
-    """dotnet/skills (Vally, skill-validator) and waza as they are: notices, no error."""
+    """dotnet/skills' skill-validator files and waza's as they are: notices, no error (Vally
+    files are read as Vally: test_format_vally.py)."""
     repos = corpus_dir / "repos"
     roots = [
-        repos / "vally/dotnet-skills-98f8485",
         repos / "skill-validator/dotnet-skills-1b8f2aa",
         *sorted((repos / "waza").iterdir()),
     ]

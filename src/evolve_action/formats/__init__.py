@@ -28,6 +28,7 @@ MODULES: dict[Format, str] = {
     Format.SKILL_EVALUATOR: "skill_evaluator",
     Format.AGENTV: "agentv",
     Format.CLAUDITOR: "clauditor",
+    Format.VALLY: "vally",
 }
 
 # Keys only skill-evaluator's extension of skill-creator's evals.json uses.
@@ -65,6 +66,8 @@ def load_file(path: Path, rel: str, fmt: Format, ctx: LoadContext) -> LoadResult
 
 def sniff(doc: Document, fmt: Format) -> Format:
     """The format a document's content shows where its name leaves a choice."""
+    if fmt is Format.AGENTV and shapes.is_vally(doc.data):
+        return Format.VALLY
     if fmt is not Format.EVOLVE or not isinstance(doc.data, dict):
         return fmt
     if "eval_config" in doc.data:

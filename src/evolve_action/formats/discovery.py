@@ -269,7 +269,9 @@ class _Discoverer:
                 ):
                     continue
                 self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
-            elif fmt is Format.CLAUDITOR and not self._shadowed_spec(rel_dir, name):
+            elif fmt is Format.VALLY or (
+                fmt is Format.CLAUDITOR and not self._shadowed_spec(rel_dir, name)
+            ):
                 self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
 
     def _shadowed_spec(self, rel_dir: str, name: str) -> bool:

@@ -55,6 +55,9 @@ def format_for_name(name: str) -> Format | None:
         return Format.CLAUDITOR
     if ".baseline." in lower:  # AgentV's committed result baselines are outputs, not evals
         return None
+    # Vally's own suite name; `.vally.yaml` alone is Vally's project config, not an eval.
+    if suffix in (".yaml", ".yml") and stem.endswith(".vally") and stem != ".vally":
+        return Format.VALLY
     if suffix in (".yaml", ".yml") and (
         stem in ("eval", "suite") or stem.endswith(".eval") or _DATASET.fullmatch(stem)
     ):

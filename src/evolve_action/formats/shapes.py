@@ -56,6 +56,15 @@ class Foreign:
         )
 
 
+def is_vally(data: Any) -> bool:
+    """A Vally eval spec: `stimuli:` and no AgentV case list (`eval.yaml` is both tools')."""
+    return (
+        isinstance(data, dict)
+        and "stimuli" in data
+        and not any(k in data for k in AGENTV_CASE_LISTS)
+    )
+
+
 def foreign(data: Any, fmt: Format) -> Foreign | None:
     """What a document named as `fmt` is when its shape is not `fmt`'s, else None."""
     if isinstance(data, dict) and data:

@@ -36,6 +36,7 @@ class Format(StrEnum):
     AGENTV = "agentv"
     CLAUDITOR = "clauditor"
     TRIGGERS = "triggers"
+    VALLY = "vally"  # Microsoft's Vally: `eval.yaml` / `*.vally.yaml` holding `stimuli:`
 
 
 class Severity(StrEnum):

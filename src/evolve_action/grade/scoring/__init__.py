@@ -42,6 +42,7 @@ MODULES = {
     Format.SKILL_EVALUATOR: "skill_evaluator",
     Format.AGENTV: "agentv",
     Format.CLAUDITOR: "clauditor",
+    Format.VALLY: "vally",
 }
 
 
