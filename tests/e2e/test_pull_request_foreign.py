@@ -1,8 +1,9 @@
 """A pull request in a repository that also holds other tools' files named like eval files
-(a waza `eval.yaml`, a skill-validator `tests/eval.yaml`, mcpchecker's
+(a waza `eval.yaml`, mcpchecker's
 `kind: Eval`, a list in `evals/<x>/evals.yaml`, CI workflows named `eval.yml`) gets no failed
-check and no annotation from them: the job runs the real eval files (evolve's, and a Vally
-`eval.yaml` read as Vally, not as AgentV) and passes. Run as the container runs it, against
+check and no annotation from them: the job runs the real eval files (evolve's, a Vally
+`eval.yaml` read as Vally and a skill-validator `tests/eval.yaml` read as its own, neither as
+AgentV) and passes. Run as the container runs it, against
 the loopback LLM and GitHub fakes.
 """
 
@@ -29,7 +30,13 @@ from tests.fakes.llm_server import FakeLLM
 
 WORKFLOW = "name: eval\non: [pull_request]\njobs:\n  run:\n    runs-on: ubuntu-latest\n"
 WAZA = "skill: greeter\nconfig: {trials_per_task: 2}\ntasks: ['tasks/*.yaml']\n"
-SKILL_VALIDATOR = "scenarios:\n  - name: greet\n    prompt: Greet Ada.\n    rubric: [Greets]\n"
+# A skill-validator eval of the same skill (`<skill>/tests/eval.yaml`): read as its own.
+SKILL_VALIDATOR = """\
+scenarios:
+  - name: greet-sv
+    prompt: Greet Ada.
+    assertions: [{type: output_contains, value: done}]
+"""
 MCPCHECKER = "kind: Eval\nmetadata: {name: greeter}\nconfig: {agentFile: agent.yaml}\n"
 LIGHTSPEED = "- conversation_group_id: greet\n  turns: [{turn_id: t1, query: Greet Ada}]\n"
 # A Vally eval of the same skill: read as Vally (not as AgentV), run, and passed.
@@ -48,11 +55,10 @@ OTHER_TOOLS = {
     ".github/workflows/eval.yml": WORKFLOW,
     "ci/eval.yml": WORKFLOW,
     "waza/greeter/eval.yaml": WAZA,
-    "tests/greeter/eval.yaml": SKILL_VALIDATOR,
     "evals/mcpchecker/eval.yaml": MCPCHECKER,
     "evals/lightspeed/evals.yaml": LIGHTSPEED,
 }
-VALLY_FILE = "vally/greeter/eval.yaml"
+OURS = {"vally/greeter/eval.yaml": VALLY, "skills/greeter/tests/eval.yaml": SKILL_VALIDATOR}
 
 
 @pytest.fixture
@@ -69,7 +75,7 @@ def make_repo(tmp_path: Path) -> tuple[Path, str, str]:
     put(root, ".claude-plugin/plugin.json", '{"name": "demo"}')
     put(root, "skills/greeter/SKILL.md", SKILL.format(name="greeter", body="Write `Hello, Ada!`."))
     put(root, "evals/greeter/evals.json", evals(regex_case("greet", "^Hello, Ada!$")))
-    for rel, text in {**OTHER_TOOLS, VALLY_FILE: VALLY}.items():
+    for rel, text in {**OTHER_TOOLS, **OURS}.items():
         put(root, rel, text)
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
@@ -78,7 +84,7 @@ def make_repo(tmp_path: Path) -> tuple[Path, str, str]:
     git(root, "checkout", "-q", "-b", "feature")
     body = "Write `Hello, Ada!`, and nothing else."
     put(root, "skills/greeter/SKILL.md", SKILL.format(name="greeter", body=body))
-    for rel, text in {**OTHER_TOOLS, VALLY_FILE: VALLY}.items():
+    for rel, text in {**OTHER_TOOLS, **OURS}.items():
         put(root, rel, text + "# edited in the PR\n")
     git(root, "commit", "-q", "-am", "head")
     return root, base, git(root, "rev-parse", "HEAD")
@@ -104,6 +110,6 @@ def test_pull_request__other_tools_files_fail_no_check(
     assert "invalid" not in check["output"]["summary"].lower()
     assert outputs(tmp_path / "output")["conclusion"] == "success"
     body = gh.comments[("acme/skills", 7)][0]["body"]
-    assert "all 2 evals pass" in body  # evolve's and the Vally eval, nothing else
+    assert "all 3 evals pass" in body  # evolve's, Vally's and skill-validator's, no other
     for rel in OTHER_TOOLS:
         assert rel not in body and rel not in done.stdout

@@ -59,7 +59,7 @@ LIGHTSPEED = """\
     [
         ({"stimuli": [], "name": "x"}, Format.EVOLVE, "a Vally file"),  # as AgentV: Vally
         ({"skill": "s", "tasks": ["t/*.yaml"]}, Format.AGENTV, "a waza file"),
-        ({"scenarios": []}, Format.AGENTV, "a skill-validator file"),
+        ({"scenarios": []}, Format.EVOLVE, "a skill-validator file"),  # as AgentV: read
         ({"kind": "Eval", "metadata": {}}, Format.AGENTV, "mcpchecker `kind: Eval`"),
         ({"on": ["push"], "jobs": {}}, Format.AGENTV, "a GitHub workflow"),
         ({True: ["push"], "jobs": {}}, Format.AGENTV, "a GitHub workflow"),  # YAML 1.1 `on`
@@ -104,7 +104,6 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 FOREIGN_TREE = {
     "waza/pdf/eval.yaml": WAZA,
-    "tests/build/eval.yaml": SKILL_VALIDATOR,
     "evals/mcpchecker/eval.yaml": MCPCHECKER,
     "evals/lightspeed/evals.yaml": LIGHTSPEED,
     ".github/workflows/eval.yml": WORKFLOW,
@@ -119,13 +118,12 @@ def test_validate__foreign_files_are_notices_and_exit_0(
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     assert main(["validate"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[-1] == "0 files, 0 cases, 0 errors, 0 warnings, 5 notices"
+    assert out[-1] == "0 files, 0 cases, 0 errors, 0 warnings, 4 notices"
     said = {line.split(":", 1)[0]: line for line in out[:-1]}
     assert set(said) == set(FOREIGN_TREE)
     assert "this is a GitHub workflow" in said[".github/workflows/eval.yml"]
     assert "mcpchecker `kind: Eval`" in said["evals/mcpchecker/eval.yaml"]
     assert "a waza file" in said["waza/pdf/eval.yaml"]
-    assert "a skill-validator file" in said["tests/build/eval.yaml"]
     assert shapes.NOT_OURS in said["evals/lightspeed/evals.yaml"]
     assert all(": notice: not read: " in line for line in said.values())
 
@@ -142,7 +140,7 @@ def test_validate_json__marks_files_that_are_not_eval_files(
     foreign = [f for f in doc["files"] if not f["eval_file"]]
     assert all(f["format"] is None and f["cases"] == 0 for f in foreign)
     assert {p["severity"] for f in foreign for p in f["problems"]} == {"notice"}
-    assert doc["summary"] == {"files": 1, "cases": 1, "errors": 0, "warnings": 0, "notices": 5}
+    assert doc["summary"] == {"files": 1, "cases": 1, "errors": 0, "warnings": 0, "notices": 4}
 
 
 def test_load_all__a_run_never_sees_foreign_files(tmp_path: Path) -> None:
@@ -150,10 +148,15 @@ def test_load_all__a_run_never_sees_foreign_files(tmp_path: Path) -> None:
     assert load_all(tmp_path) == []
 
 
-def test_a_vally_eval_yaml_is_read_as_vally_not_as_agentv(tmp_path: Path) -> None:
-    write(tmp_path, {"tests/dotnet/dump-collect/eval.yaml": VALLY})
+@pytest.mark.parametrize(
+    ("text", "fmt"), [(VALLY, Format.VALLY), (SKILL_VALIDATOR, Format.SKILL_VALIDATOR)]
+)
+def test_vally_and_skill_validator_files_are_read_as_theirs_not_as_agentv(
+    tmp_path: Path, text: str, fmt: Format
+) -> None:
+    write(tmp_path, {"tests/dotnet/dump-collect/eval.yaml": text})
     (result,) = load_all(tmp_path)
-    assert result.ok and result.format is Format.VALLY
+    assert result.ok and result.format is fmt
 
 
 def test_a_broken_agentv_file_still_gets_its_error(tmp_path: Path) -> None:
@@ -169,13 +172,9 @@ def test_a_notice_is_a_notice_annotation() -> None:
 
 
 def test_corpus__other_tools_repositories_give_no_error(corpus_dir: Path) -> None:
-    """dotnet/skills' skill-validator files and waza's as they are: notices, no error (Vally
-    files are read as Vally: test_format_vally.py)."""
-    repos = corpus_dir / "repos"
-    roots = [
-        repos / "skill-validator/dotnet-skills-1b8f2aa",
-        *sorted((repos / "waza").iterdir()),
-    ]
+    """waza's files as they are: notices, no error (Vally and skill-validator files are read
+    as theirs: test_format_vally.py, test_format_skill_validator.py)."""
+    roots = sorted((corpus_dir / "repos/waza").iterdir())
     for root in roots:
         if not root.is_dir():
             pytest.skip(f"{root} is absent")

@@ -29,6 +29,7 @@ MODULES: dict[Format, str] = {
     Format.AGENTV: "agentv",
     Format.CLAUDITOR: "clauditor",
     Format.VALLY: "vally",
+    Format.SKILL_VALIDATOR: "skill_validator",
 }
 
 # Keys only skill-evaluator's extension of skill-creator's evals.json uses.
@@ -68,6 +69,8 @@ def sniff(doc: Document, fmt: Format) -> Format:
     """The format a document's content shows where its name leaves a choice."""
     if fmt is Format.AGENTV and shapes.is_vally(doc.data):
         return Format.VALLY
+    if fmt is Format.AGENTV and shapes.is_skill_validator(doc.data):
+        return Format.SKILL_VALIDATOR
     if fmt is not Format.EVOLVE or not isinstance(doc.data, dict):
         return fmt
     if "eval_config" in doc.data:

@@ -65,6 +65,15 @@ def is_vally(data: Any) -> bool:
     )
 
 
+def is_skill_validator(data: Any) -> bool:
+    """A dotnet skill-validator file: `scenarios:` and no AgentV case list."""
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("scenarios"), list)
+        and not any(k in data for k in AGENTV_CASE_LISTS)
+    )
+
+
 def foreign(data: Any, fmt: Format) -> Foreign | None:
     """What a document named as `fmt` is when its shape is not `fmt`'s, else None."""
     if isinstance(data, dict) and data:

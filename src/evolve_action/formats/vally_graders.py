@@ -244,18 +244,21 @@ def _prompt(
     )
 
 
-def constraint_items(problems: Problems, at: At, value: Any) -> tuple[list[Item], int | None]:
-    """Constraint gates, and the turn limit the runner also enforces."""
+def constraint_items(
+    problems: Problems, at: At, value: Any, *, block: str = "constraints"
+) -> tuple[list[Item], int | None]:
+    """Constraint gates, and the turn limit the runner also enforces. skill-validator writes
+    the same keys on the scenario itself (`block=""`)."""
     if value is None:
         return [], None
-    cat = (*at, "constraints")
+    cat = (*at, block) if block else at
     if not isinstance(value, dict):
         problems.error(cat, f"must be a mapping, not {kind_of(value)}")
         return [], None
     items: list[Item] = []
     origin = problems.origin(*cat)
     for key in value:
-        if key not in CONSTRAINTS:
+        if key not in CONSTRAINTS and block:
             problems.warn((*cat, key), f"unknown constraint {key!r} is ignored; check its spelling")
     tools: dict[str, list[str]] = {}
     for key in ("expect_tools", "reject_tools"):

@@ -40,8 +40,10 @@ def _short(text: str) -> str:
 
 @register("vally.output-contains")
 async def output_contains(check: Check, ctx: CheckContext) -> ItemResult:
-    needle = check.params["substring"]
-    held = needle in ctx.transcript.final_text
+    needle, output = check.params["substring"], ctx.transcript.final_text
+    if check.params.get("ignore_case"):  # skill-validator's output_contains
+        needle, output = needle.casefold(), output.casefold()
+    held = needle in output
     return _negated(check, held, f"the output {'contains' if held else 'lacks'} {needle!r}")
 
 

@@ -43,6 +43,7 @@ MODULES = {
     Format.AGENTV: "agentv",
     Format.CLAUDITOR: "clauditor",
     Format.VALLY: "vally",
+    Format.SKILL_VALIDATOR: "vally",  # the same verdict: graders and gates, rubric at 3/5
 }
 
 
