@@ -1,9 +1,9 @@
 """A pull request in a repository that also holds other tools' files named like eval files
-(a waza `eval.yaml`, mcpchecker's
+(mcpchecker's
 `kind: Eval`, a list in `evals/<x>/evals.yaml`, CI workflows named `eval.yml`) gets no failed
-check and no annotation from them: the job runs the real eval files (evolve's, a Vally
-`eval.yaml` read as Vally and a skill-validator `tests/eval.yaml` read as its own, neither as
-AgentV) and passes. Run as the container runs it, against
+check and no annotation from them: the job runs the real eval files (evolve's, and a Vally,
+a waza and a skill-validator `eval.yaml`, each read as its own tool's, none as AgentV) and
+passes. Run as the container runs it, against
 the loopback LLM and GitHub fakes.
 """
 
@@ -29,7 +29,9 @@ from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import FakeLLM
 
 WORKFLOW = "name: eval\non: [pull_request]\njobs:\n  run:\n    runs-on: ubuntu-latest\n"
+# A waza eval of the same skill, with its task file: read as waza.
 WAZA = "skill: greeter\nconfig: {trials_per_task: 2}\ntasks: ['tasks/*.yaml']\n"
+WAZA_TASK = "id: greet-waza\ninputs: {prompt: Greet Ada.}\nexpected: {output_contains: [done]}\n"
 # A skill-validator eval of the same skill (`<skill>/tests/eval.yaml`): read as its own.
 SKILL_VALIDATOR = """\
 scenarios:
@@ -54,11 +56,15 @@ stimuli:
 OTHER_TOOLS = {
     ".github/workflows/eval.yml": WORKFLOW,
     "ci/eval.yml": WORKFLOW,
-    "waza/greeter/eval.yaml": WAZA,
     "evals/mcpchecker/eval.yaml": MCPCHECKER,
     "evals/lightspeed/evals.yaml": LIGHTSPEED,
 }
-OURS = {"vally/greeter/eval.yaml": VALLY, "skills/greeter/tests/eval.yaml": SKILL_VALIDATOR}
+OURS = {
+    "vally/greeter/eval.yaml": VALLY,
+    "skills/greeter/tests/eval.yaml": SKILL_VALIDATOR,
+    "waza/greeter/eval.yaml": WAZA,
+    "waza/greeter/tasks/greet.yaml": WAZA_TASK,
+}
 
 
 @pytest.fixture
@@ -110,6 +116,6 @@ def test_pull_request__other_tools_files_fail_no_check(
     assert "invalid" not in check["output"]["summary"].lower()
     assert outputs(tmp_path / "output")["conclusion"] == "success"
     body = gh.comments[("acme/skills", 7)][0]["body"]
-    assert "all 3 evals pass" in body  # evolve's, Vally's and skill-validator's, no other
+    assert "all 4 evals pass" in body  # evolve's, Vally's, skill-validator's, waza's
     for rel in OTHER_TOOLS:
         assert rel not in body and rel not in done.stdout

@@ -58,7 +58,7 @@ LIGHTSPEED = """\
     ("data", "fmt", "looks_like"),
     [
         ({"stimuli": [], "name": "x"}, Format.EVOLVE, "a Vally file"),  # as AgentV: Vally
-        ({"skill": "s", "tasks": ["t/*.yaml"]}, Format.AGENTV, "a waza file"),
+        ({"skill": "s", "tasks": ["t/*.yaml"]}, Format.EVOLVE, "a waza file"),  # as AgentV: read
         ({"scenarios": []}, Format.EVOLVE, "a skill-validator file"),  # as AgentV: read
         ({"kind": "Eval", "metadata": {}}, Format.AGENTV, "mcpchecker `kind: Eval`"),
         ({"on": ["push"], "jobs": {}}, Format.AGENTV, "a GitHub workflow"),
@@ -103,7 +103,6 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 
 FOREIGN_TREE = {
-    "waza/pdf/eval.yaml": WAZA,
     "evals/mcpchecker/eval.yaml": MCPCHECKER,
     "evals/lightspeed/evals.yaml": LIGHTSPEED,
     ".github/workflows/eval.yml": WORKFLOW,
@@ -118,12 +117,11 @@ def test_validate__foreign_files_are_notices_and_exit_0(
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     assert main(["validate"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[-1] == "0 files, 0 cases, 0 errors, 0 warnings, 4 notices"
+    assert out[-1] == "0 files, 0 cases, 0 errors, 0 warnings, 3 notices"
     said = {line.split(":", 1)[0]: line for line in out[:-1]}
     assert set(said) == set(FOREIGN_TREE)
     assert "this is a GitHub workflow" in said[".github/workflows/eval.yml"]
     assert "mcpchecker `kind: Eval`" in said["evals/mcpchecker/eval.yaml"]
-    assert "a waza file" in said["waza/pdf/eval.yaml"]
     assert shapes.NOT_OURS in said["evals/lightspeed/evals.yaml"]
     assert all(": notice: not read: " in line for line in said.values())
 
@@ -140,7 +138,7 @@ def test_validate_json__marks_files_that_are_not_eval_files(
     foreign = [f for f in doc["files"] if not f["eval_file"]]
     assert all(f["format"] is None and f["cases"] == 0 for f in foreign)
     assert {p["severity"] for f in foreign for p in f["problems"]} == {"notice"}
-    assert doc["summary"] == {"files": 1, "cases": 1, "errors": 0, "warnings": 0, "notices": 4}
+    assert doc["summary"] == {"files": 1, "cases": 1, "errors": 0, "warnings": 0, "notices": 3}
 
 
 def test_load_all__a_run_never_sees_foreign_files(tmp_path: Path) -> None:
@@ -169,15 +167,3 @@ def test_a_notice_is_a_notice_annotation() -> None:
     problem = Problem(Origin("eval.yml", 1), "not read: a workflow", Severity.NOTICE)
     assert problem_annotation(problem).startswith("::notice file=eval.yml,line=1")
     assert problem.render() == "eval.yml:1: notice: not read: a workflow"
-
-
-def test_corpus__other_tools_repositories_give_no_error(corpus_dir: Path) -> None:
-    """waza's files as they are: notices, no error (Vally and skill-validator files are read
-    as theirs: test_format_vally.py, test_format_skill_validator.py)."""
-    roots = sorted((corpus_dir / "repos/waza").iterdir())
-    for root in roots:
-        if not root.is_dir():
-            pytest.skip(f"{root} is absent")
-        results = load_all(root)
-        errors = [p.render() for r in results for p in r.errors]
-        assert errors == [], root.name

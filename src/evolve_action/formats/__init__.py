@@ -30,6 +30,7 @@ MODULES: dict[Format, str] = {
     Format.CLAUDITOR: "clauditor",
     Format.VALLY: "vally",
     Format.SKILL_VALIDATOR: "skill_validator",
+    Format.WAZA: "waza",
 }
 
 # Keys only skill-evaluator's extension of skill-creator's evals.json uses.
@@ -71,6 +72,8 @@ def sniff(doc: Document, fmt: Format) -> Format:
         return Format.VALLY
     if fmt is Format.AGENTV and shapes.is_skill_validator(doc.data):
         return Format.SKILL_VALIDATOR
+    if fmt is Format.AGENTV and shapes.is_waza(doc.data):
+        return Format.WAZA
     if fmt is not Format.EVOLVE or not isinstance(doc.data, dict):
         return fmt
     if "eval_config" in doc.data:

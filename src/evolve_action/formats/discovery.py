@@ -269,7 +269,7 @@ class _Discoverer:
                 ):
                     continue
                 self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
-            elif fmt is Format.VALLY or (
+            elif fmt in (Format.VALLY, Format.WAZA) or (
                 fmt is Format.CLAUDITOR and not self._shadowed_spec(rel_dir, name)
             ):
                 self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))

@@ -58,6 +58,8 @@ def format_for_name(name: str) -> Format | None:
     # Vally's own suite name; `.vally.yaml` alone is Vally's project config, not an eval.
     if suffix in (".yaml", ".yml") and stem.endswith(".vally") and stem != ".vally":
         return Format.VALLY
+    if suffix in (".yaml", ".yml") and stem == "trigger_tests":  # waza's trigger prompts
+        return Format.WAZA
     if suffix in (".yaml", ".yml") and (
         stem in ("eval", "suite") or stem.endswith(".eval") or _DATASET.fullmatch(stem)
     ):

@@ -74,6 +74,15 @@ def is_skill_validator(data: Any) -> bool:
     )
 
 
+def is_waza(data: Any) -> bool:
+    """A waza eval: `tasks:` (task file patterns) and no AgentV case list."""
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("tasks"), list)
+        and not any(k in data for k in AGENTV_CASE_LISTS)
+    )
+
+
 def foreign(data: Any, fmt: Format) -> Foreign | None:
     """What a document named as `fmt` is when its shape is not `fmt`'s, else None."""
     if isinstance(data, dict) and data:

@@ -57,7 +57,7 @@ async def output_matches(check: Check, ctx: CheckContext) -> ItemResult:
     return _negated(check, found is not None, said)
 
 
-def _files(workspace: Path, pattern: str) -> list[Path]:
+def workspace_files(workspace: Path, pattern: str) -> list[Path]:
     """Files under the workspace that the glob names, never outside it."""
     root = workspace.resolve()
     pattern = pattern.lstrip("/")
@@ -76,7 +76,7 @@ def _files(workspace: Path, pattern: str) -> list[Path]:
     return sorted(found)
 
 
-def _read(path: Path) -> str:
+def read_text(path: Path) -> str:
     try:
         with path.open("rb") as handle:
             return handle.read(MAX_BYTES).decode("utf-8", "replace")
@@ -86,7 +86,7 @@ def _read(path: Path) -> str:
 
 @register("vally.file-exists")
 async def file_exists(check: Check, ctx: CheckContext) -> ItemResult:
-    files = _files(ctx.workspace, check.params["path"])
+    files = workspace_files(ctx.workspace, check.params["path"])
     said = f"{len(files)} file(s) match {check.params['path']!r}"
     return _negated(check, bool(files), said)
 
@@ -94,8 +94,8 @@ async def file_exists(check: Check, ctx: CheckContext) -> ItemResult:
 @register("vally.file-contains")
 async def file_contains(check: Check, ctx: CheckContext) -> ItemResult:
     path, value = check.params["path"], check.params["value"]
-    files = _files(ctx.workspace, path)
-    holding = [f for f in files if value in _read(f)]
+    files = workspace_files(ctx.workspace, path)
+    holding = [f for f in files if value in read_text(f)]
     if not files:
         return _negated(check, False, f"no file matches {path!r}")
     names = ", ".join(f.relative_to(ctx.workspace.resolve()).as_posix() for f in holding[:3])
@@ -112,11 +112,11 @@ async def file_matches(check: Check, ctx: CheckContext) -> ItemResult:
         regex = compile_re2(check.params["pattern"])
     except RegexError as exc:
         return _result(check, False, f"the pattern does not compile: {exc}")
-    files = _files(ctx.workspace, path)
+    files = workspace_files(ctx.workspace, path)
     if not files:
         return _negated(check, False, f"no file matches {path!r}")
     for f in files:
-        found = regex.search(_read(f))
+        found = regex.search(read_text(f))
         if found:
             rel = f.relative_to(ctx.workspace.resolve()).as_posix()
             return _negated(check, True, f"{rel} matched {_short(found.group(0))!r}")
@@ -188,7 +188,7 @@ def _skill_of(call: ToolCall) -> str | None:
     return None
 
 
-def _loaded(ctx: CheckContext) -> list[str]:
+def skills_loaded(ctx: CheckContext) -> list[str]:
     names = [_skill_of(c) for c in ctx.transcript.tool_calls]
     return list(dict.fromkeys(n for n in names if n))
 
@@ -198,7 +198,7 @@ async def activation(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return _result(check, None, "this transcript does not record tool calls")
     skill, expected = check.params["skill"], check.params["expected"]
-    fired = skill in _loaded(ctx)
+    fired = skill in skills_loaded(ctx)
     said = f"the skill {skill} {'fired' if fired else 'did not fire'}"
     return _result(check, fired == expected, said)
 
@@ -207,7 +207,7 @@ async def activation(check: Check, ctx: CheckContext) -> ItemResult:
 async def skill_invocation(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return _result(check, None, "this transcript does not record tool calls")
-    loaded = _loaded(ctx)
+    loaded = skills_loaded(ctx)
     missing = [s for s in check.params["required"] if s not in loaded]
     banned = [
         s for s in loaded if s in check.params["disallowed"] or "*" in check.params["disallowed"]

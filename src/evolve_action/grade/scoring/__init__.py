@@ -44,6 +44,7 @@ MODULES = {
     Format.CLAUDITOR: "clauditor",
     Format.VALLY: "vally",
     Format.SKILL_VALIDATOR: "vally",  # the same verdict: graders and gates, rubric at 3/5
+    Format.WAZA: "vally",  # every grader passes; the score weighs graders by their `weight`
 }
 
 

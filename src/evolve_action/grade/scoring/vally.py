@@ -22,6 +22,7 @@ _EPSILON = 1e-9
 _BOUNDS = {Scale.LIKERT5: (1.0, 5.0), Scale.RANGE10: (1.0, 10.0)}  # Vally's 1-10, not 0-10
 
 
+@register(Format.WAZA)
 @register(Format.SKILL_VALIDATOR)
 @register(Format.VALLY)
 class VallyPolicy:
@@ -44,7 +45,7 @@ class VallyPolicy:
                 continue
             scored = _grader(item, results.get(item.id))
             if scored is not None:
-                weight = weights.get(item.group, 1.0)
+                weight = weights.get(item.group, item.weight)
                 graded.append((float(weight), *scored))
         score = _mean(graded)
         if broken:
