@@ -31,6 +31,7 @@ MODULES: dict[Format, str] = {
     Format.VALLY: "vally",
     Format.SKILL_VALIDATOR: "skill_validator",
     Format.WAZA: "waza",
+    Format.TESSL: "tessl",
 }
 
 # Keys only skill-evaluator's extension of skill-creator's evals.json uses.

@@ -60,6 +60,8 @@ def format_for_name(name: str) -> Format | None:
         return Format.VALLY
     if suffix in (".yaml", ".yml") and stem == "trigger_tests":  # waza's trigger prompts
         return Format.WAZA
+    if lower == "criteria.json":  # a tessl scenario, when task.md sits beside it
+        return Format.TESSL
     if suffix in (".yaml", ".yml") and (
         stem in ("eval", "suite") or stem.endswith(".eval") or _DATASET.fullmatch(stem)
     ):

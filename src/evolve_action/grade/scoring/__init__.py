@@ -45,6 +45,7 @@ MODULES = {
     Format.VALLY: "vally",
     Format.SKILL_VALIDATOR: "vally",  # the same verdict: graders and gates, rubric at 3/5
     Format.WAZA: "vally",  # every grader passes; the score weighs graders by their `weight`
+    Format.TESSL: "vally",  # the checklist's points awarded over possible, against 0.5
 }
 
 

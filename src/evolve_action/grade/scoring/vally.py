@@ -22,6 +22,7 @@ _EPSILON = 1e-9
 _BOUNDS = {Scale.LIKERT5: (1.0, 5.0), Scale.RANGE10: (1.0, 10.0)}  # Vally's 1-10, not 0-10
 
 
+@register(Format.TESSL)
 @register(Format.WAZA)
 @register(Format.SKILL_VALIDATOR)
 @register(Format.VALLY)
