@@ -32,6 +32,7 @@ MODULES: dict[Format, str] = {
     Format.SKILL_VALIDATOR: "skill_validator",
     Format.WAZA: "waza",
     Format.TESSL: "tessl",
+    Format.PROMPTFOO: "promptfoo",
 }
 
 # Keys only skill-evaluator's extension of skill-creator's evals.json uses.
@@ -49,7 +50,10 @@ def load_file(path: Path, rel: str, fmt: Format, ctx: LoadContext) -> LoadResult
     except RecursionError:
         return _failed(rel, fmt, Origin(rel), "the document is nested too deeply to read")
     fmt = sniff(doc, fmt)
-    other = shapes.foreign(doc.data, fmt)
+    if fmt is Format.PROMPTFOO:
+        other = shapes.foreign_promptfoo(doc.data, shapes.AGENT_PROVIDERS)
+    else:
+        other = shapes.foreign(doc.data, fmt)
     if other is not None:
         notice = Problem(Origin(rel, doc.line()), other.notice(fmt), Severity.NOTICE)
         return LoadResult(rel, None, None, (notice,))

@@ -271,7 +271,7 @@ class _Discoverer:
                 self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
             elif fmt is Format.TESSL and "task.md" not in self.index[rel_dir].files:
                 continue
-            elif fmt in (Format.VALLY, Format.WAZA, Format.TESSL) or (
+            elif fmt in (Format.VALLY, Format.WAZA, Format.TESSL, Format.PROMPTFOO) or (
                 fmt is Format.CLAUDITOR and not self._shadowed_spec(rel_dir, name)
             ):
                 self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))

@@ -62,6 +62,8 @@ def format_for_name(name: str) -> Format | None:
         return Format.WAZA
     if lower == "criteria.json":  # a tessl scenario, when task.md sits beside it
         return Format.TESSL
+    if stem == "promptfooconfig" and suffix in (".yaml", ".yml", ".json"):
+        return Format.PROMPTFOO
     if suffix in (".yaml", ".yml") and (
         stem in ("eval", "suite") or stem.endswith(".eval") or _DATASET.fullmatch(stem)
     ):

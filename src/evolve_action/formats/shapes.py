@@ -26,6 +26,7 @@ from evolve_action.formats.agentv_keys import (
 from evolve_action.model.evals import Format
 
 NOT_OURS = "not an eval file of a format evolve-action reads"
+AGENT_PROVIDERS = ("anthropic:claude-agent-sdk", "openai:codex-sdk")  # promptfoo's skill SDKs
 AGENTV_CASE_LISTS = ("tests", "evalcases", "eval_cases", "cases")
 AGENTV_SUITE_KEYS = SUITE_READ | SUITE_NO_EFFECT | frozenset(UNSUPPORTED)
 AGENTV_CASE_KEYS = CASE_READ | CASE_NO_EFFECT
@@ -105,6 +106,19 @@ def foreign(data: Any, fmt: Format) -> Foreign | None:
     if isinstance(data, list) and data:
         return _foreign_list(data, fmt)
     return None
+
+
+def foreign_promptfoo(data: Any, agent_providers: tuple[str, ...]) -> Foreign | None:
+    """A promptfoo config is ours when it tests a skill through an agent SDK provider."""
+    providers = data.get("providers") if isinstance(data, dict) else None
+    entries = providers if isinstance(providers, list) else [providers]
+    ids = [p.get("id") if isinstance(p, dict) else p for p in entries]
+    if any(i in agent_providers for i in ids):
+        return None
+    return Foreign(
+        "a promptfoo config for model prompts, not a skill",
+        f"no provider is {' or '.join(agent_providers)}",
+    )
 
 
 def _other_tool(data: dict[Any, Any]) -> Foreign | None:

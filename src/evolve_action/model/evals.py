@@ -37,6 +37,7 @@ class Format(StrEnum):
     CLAUDITOR = "clauditor"
     TRIGGERS = "triggers"
     VALLY = "vally"  # Microsoft's Vally: `eval.yaml` / `*.vally.yaml` holding `stimuli:`
+    PROMPTFOO = "promptfoo"  # `promptfooconfig.yaml` testing a skill through an agent SDK
     TESSL = "tessl"  # tessl scenarios: `evals/<scenario>/criteria.json` beside `task.md`
     WAZA = "waza"  # Microsoft's waza: `eval.yaml` with `tasks:`, `trigger_tests.yaml`
     SKILL_VALIDATOR = "skill-validator"  # dotnet's skill-validator: `eval.yaml` with `scenarios:`

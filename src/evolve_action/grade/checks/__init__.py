@@ -55,7 +55,7 @@ CheckFn = Callable[[Check, CheckContext], Awaitable[ItemResult]]
 _REGISTRY: dict[str, CheckFn] = {}
 
 # Modules that register checks; imported by `load_all()`.
-MODULES = ("evolve", "skill_evaluator", "clauditor", "agentv", "vally", "waza")
+MODULES = ("evolve", "skill_evaluator", "clauditor", "agentv", "vally", "waza", "promptfoo")
 
 
 def register(kind: str) -> Callable[[CheckFn], CheckFn]:

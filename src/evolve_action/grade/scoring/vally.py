@@ -22,6 +22,7 @@ _EPSILON = 1e-9
 _BOUNDS = {Scale.LIKERT5: (1.0, 5.0), Scale.RANGE10: (1.0, 10.0)}  # Vally's 1-10, not 0-10
 
 
+@register(Format.PROMPTFOO)
 @register(Format.TESSL)
 @register(Format.WAZA)
 @register(Format.SKILL_VALIDATOR)
@@ -51,7 +52,7 @@ class VallyPolicy:
         score = _mean(graded)
         if broken:
             return Verdict(Status.FAIL, score, reason="; ".join(broken))
-        threshold = suite.policy.get("threshold")
+        threshold = case.extra.get("threshold", suite.policy.get("threshold"))
         if isinstance(threshold, int | float):
             if score + _EPSILON < threshold:
                 said = f"score {score:.2f} is below the threshold {threshold:g}"
