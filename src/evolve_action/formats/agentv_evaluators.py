@@ -11,6 +11,7 @@ import dataclasses
 from typing import Any
 
 from evolve_action.formats import agentv_params as params
+from evolve_action.formats import trajectory
 from evolve_action.formats.agentv_common import (
     REQUIRED_TRUE_FLOOR,
     At,
@@ -55,6 +56,8 @@ OWN_KEYS: dict[str, frozenset[str]] = {
     "cost": frozenset({"budget"}),
     "token_usage": frozenset({"max_total", "max_input", "max_output"}),
     "skill_used": frozenset({"skill", "value", "should_trigger"}),
+    "trajectory_tool_used": frozenset({"value"}),
+    "trajectory_tool_sequence": frozenset({"value"}),
     "text": frozenset({"value", "values", "flags"}),
 }
 PROMPT_EXTENSIONS = (".md", ".txt", ".prompt", ".j2", ".jinja", ".hbs", ".mustache", ".tmpl")
@@ -205,6 +208,13 @@ def _typed(
     elif kind in SKILL_KINDS:
         found = params.skill_used(src, at, ev, kind)
         kind = "skill_used"
+    elif kind in ("trajectory_tool_used", "trajectory_tool_sequence"):
+        written = "trajectory:" + kind.removeprefix("trajectory_").replace("_", "-")
+        parsed = trajectory.parse(written, ev.get("value"))
+        if isinstance(parsed, str):
+            src.error((*at, "value"), f"{written}: {parsed}")
+            return None
+        found, kind = parsed, "trajectory"
     else:  # the catalogue and these branches list the same kinds; a gap is a bug here
         raise ValueError(f"grader kind {kind!r} ({raw_type!r}) has no parser")
     return None if found is None else _replace(base, type=kind, params=found)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evolve_action.formats import trajectory
 from evolve_action.formats.base import Problems
 from evolve_action.formats.vally_common import At, js_regex, kind_of
 from evolve_action.model.evals import Check, Item, JudgeItem, Scale
@@ -123,6 +124,13 @@ def _one(problems: Problems, at: At, raw: Any, number: str) -> Item | None:
             {"threshold": float(threshold)},
             **common,
         )
+    if kind.removeprefix("not-") in trajectory.KINDS:
+        found = trajectory.parse(kind, value)
+        if isinstance(found, str):
+            problems.error((*at, "value"), f"{kind}: {found}")
+            return None
+        said = trajectory.describe(kind, found)
+        return Check(item_id, "promptfoo.trajectory", said, origin, found, **common)
     negate = kind.startswith("not-")
     base = kind.removeprefix("not-")
     if base in TEXT:

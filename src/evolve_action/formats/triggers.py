@@ -75,8 +75,11 @@ def _queries(data: Any, problems: Problems) -> tuple[tuple[str | int, ...], list
         return None
     triggers = data.get("triggers")
     wrapped = data.get("evals")
-    if triggers is None and isinstance(wrapped, list) and wrapped and all(
-        isinstance(x, dict) and "query" in x and "should_trigger" in x for x in wrapped
+    if (
+        triggers is None
+        and isinstance(wrapped, list)
+        and wrapped
+        and all(isinstance(x, dict) and "query" in x and "should_trigger" in x for x in wrapped)
     ):  # skill-creator sets in the wild: {skill_name, version, evals: [{query, ...}]}
         return ("evals",), wrapped
     if triggers is None:
