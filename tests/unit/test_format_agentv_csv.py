@@ -50,3 +50,14 @@ def test_rows_are_tests_with_vars_and_assertions(tmp_path: Path) -> None:
 )
 def test_an_expected_cell(cell: str, parsed: object) -> None:
     assert assertion(cell) == parsed
+
+
+def test_input_files_without_input_says_what_agentv_does(tmp_path: Path) -> None:
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals/data.csv").write_text("a,b\n")
+    (tmp_path / "evals/t.eval.yaml").write_text(
+        "tests:\n  - id: a\n    input_files: [data.csv]\n    criteria: Summarizes it\n"
+    )
+    (result,) = load_all(tmp_path)
+    assert not result.ok
+    assert "AgentV expands input_files only alongside a string input" in result.errors[0].message
