@@ -63,3 +63,9 @@ def test_a_trigger_set_wrapped_in_evals_is_read(tmp_path: Path) -> None:
         ("what time is it", CaseKind.TRIGGER, False),
     ]
     assert not [p for p in result.problems if p.severity is Severity.ERROR]
+
+
+def test_a_routing_set_is_refused_with_what_to_write_instead(tmp_path: Path) -> None:
+    doc = {"skills_under_test": ["s", "t"], "queries": [{"prompt": "p", "expected_skill": "s"}]}
+    result = load(tmp_path, "trigger-eval.json", doc)
+    assert not result.ok and "write a trigger-eval.json per skill" in result.errors[0].message
