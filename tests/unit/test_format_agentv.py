@@ -340,7 +340,7 @@ def test_load__bad_case_file_references(tmp_path: Path) -> None:
     found = errors(load(tmp_path, text))
     assert "outside the repository" in found[0] and ":2:" in found[0]
     assert "no such file" in found[1] and ":3:" in found[1]
-    assert ".yaml, .yml or .jsonl" in found[2]
+    assert ".yaml, .yml, .jsonl or .csv" in found[2]
 
 
 def test_load__unreadable_referenced_file_is_a_problem_at_its_line(tmp_path: Path) -> None:

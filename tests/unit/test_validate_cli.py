@@ -88,7 +88,7 @@ def test_validate__json_output_is_stable(in_repo: Path, capsys: Any) -> None:
     assert code == 1
     doc = json.loads(out)
     assert doc["version"] == 1
-    assert doc["summary"] == {"files": 2, "cases": 1, "errors": 1, "warnings": 0}
+    assert doc["summary"] == {"files": 2, "cases": 1, "errors": 1, "warnings": 0, "notices": 0}
     broken, good = doc["files"]
     assert broken == {
         "path": "evals/s/evals.json",
@@ -96,6 +96,7 @@ def test_validate__json_output_is_stable(in_repo: Path, capsys: Any) -> None:
         "skill": "s",
         "cases": 0,
         "ok": False,
+        "eval_file": True,
         "problems": [
             {
                 "path": "evals/s/evals.json",

@@ -53,10 +53,16 @@ class Report:
         return [*map(_shown, self.problems), *(p for r in self.results for p in _problems(r))]
 
     def counts(self) -> tuple[int, int, int, int]:
+        """Eval files, cases, errors, warnings; files that are not eval files are `notices`."""
         problems = self.all_problems()
         errors = sum(p.severity is Severity.ERROR for p in problems)
+        warnings = sum(p.severity is Severity.WARNING for p in problems)
         cases = sum(len(r.suite.cases) for r in self.results if r.suite is not None)
-        return len(self.results), cases, errors, len(problems) - errors
+        return sum(not r.not_eval for r in self.results), cases, errors, warnings
+
+    @property
+    def notices(self) -> int:
+        return sum(p.severity is Severity.NOTICE for p in self.all_problems())
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -235,6 +241,8 @@ def _shown(problem: Problem) -> Problem:
 def summary(report: Report) -> str:
     files, cases, errors, warnings = report.counts()
     parts = [(files, "file"), (cases, "case"), (errors, "error"), (warnings, "warning")]
+    if report.notices:  # files named like eval files that are not: said only when there are
+        parts.append((report.notices, "notice"))
     return ", ".join(_plural(n, word) for n, word in parts)
 
 
@@ -268,13 +276,20 @@ def to_json(report: Report) -> dict[str, Any]:
                 "skill": printable(r.suite.skill.name if r.suite else e.skill),
                 "cases": len(r.suite.cases) if r.suite else 0,
                 "ok": r.ok,
+                "eval_file": not r.not_eval,  # False: named like one, but a notice says what
                 "problems": [_problem_json(p) for p in _problems(r)],
             }
             for e in report.entries
             for r in (e.result,)
         ],
         "problems": [_problem_json(_shown(p)) for p in report.problems],
-        "summary": {"files": files, "cases": cases, "errors": errors, "warnings": warnings},
+        "summary": {
+            "files": files,
+            "cases": cases,
+            "errors": errors,
+            "warnings": warnings,
+            "notices": report.notices,
+        },
     }
 
 

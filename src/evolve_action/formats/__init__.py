@@ -1,7 +1,9 @@
 """The one place that turns an eval file into a `LoadResult`, whatever its format.
 
 `load_file` reads the document, settles the format where the file name is ambiguous (an
-`evals.json` may be evolve, skill-creator or skill-evaluator), and hands the document to that
+`evals.json` may be evolve, skill-creator or skill-evaluator), sets aside a file whose shape is
+another tool's (`shapes.py`: a Vally `eval.yaml`, a CI workflow named `eval.yml`) with a
+notice instead of errors, and hands the document to that
 format's loader module, `evolve_action.formats.<module>.load(doc, ctx)`. Whatever happens, the
 caller gets a `LoadResult` back: parse errors become problems at their line, and a loader that
 crashes becomes a problem that says so, so one bad file never stops a run.
@@ -15,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from evolve_action.formats import discovery
+from evolve_action.formats import discovery, shapes
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import Document, DocumentError, read
 from evolve_action.model.evals import Format, LoadResult, Origin, Problem, Severity
@@ -26,6 +28,11 @@ MODULES: dict[Format, str] = {
     Format.SKILL_EVALUATOR: "skill_evaluator",
     Format.AGENTV: "agentv",
     Format.CLAUDITOR: "clauditor",
+    Format.VALLY: "vally",
+    Format.SKILL_VALIDATOR: "skill_validator",
+    Format.WAZA: "waza",
+    Format.TESSL: "tessl",
+    Format.PROMPTFOO: "promptfoo",
 }
 
 # Keys only skill-evaluator's extension of skill-creator's evals.json uses.
@@ -43,6 +50,13 @@ def load_file(path: Path, rel: str, fmt: Format, ctx: LoadContext) -> LoadResult
     except RecursionError:
         return _failed(rel, fmt, Origin(rel), "the document is nested too deeply to read")
     fmt = sniff(doc, fmt)
+    if fmt is Format.PROMPTFOO:
+        other = shapes.foreign_promptfoo(doc.data, shapes.AGENT_PROVIDERS)
+    else:
+        other = shapes.foreign(doc.data, fmt)
+    if other is not None:
+        notice = Problem(Origin(rel, doc.line()), other.notice(fmt), Severity.NOTICE)
+        return LoadResult(rel, None, None, (notice,))
     try:
         loader = _loader(fmt)
         if loader is None:
@@ -59,6 +73,12 @@ def load_file(path: Path, rel: str, fmt: Format, ctx: LoadContext) -> LoadResult
 
 def sniff(doc: Document, fmt: Format) -> Format:
     """The format a document's content shows where its name leaves a choice."""
+    if fmt is Format.AGENTV and shapes.is_vally(doc.data):
+        return Format.VALLY
+    if fmt is Format.AGENTV and shapes.is_skill_validator(doc.data):
+        return Format.SKILL_VALIDATOR
+    if fmt is Format.AGENTV and shapes.is_waza(doc.data):
+        return Format.WAZA
     if fmt is not Format.EVOLVE or not isinstance(doc.data, dict):
         return fmt
     if "eval_config" in doc.data:
@@ -74,7 +94,9 @@ def sniff(doc: Document, fmt: Format) -> Format:
 def load_all(root: Path, *, paths: Sequence[str] = (), layout: str = "auto") -> list[LoadResult]:
     """Discover every eval file under `root` and load each; discovery errors come first, each
     as a `LoadResult` without a suite. Discovery's warnings about a file travel with its
-    result; the others (why nothing was found) are for `validate`, not for a run."""
+    result; the others (why nothing was found) are for `validate`, not for a run. A file that
+    is not an eval file (only a notice) is `validate`'s to show: a run has nothing to do with
+    it, and it must not count as an invalid eval file."""
     found = discovery.discover(root, paths=paths, layout=layout)
     results = [
         LoadResult(p.origin.path, None, None, (p,))
@@ -82,14 +104,16 @@ def load_all(root: Path, *, paths: Sequence[str] = (), layout: str = "auto") -> 
         if p.severity is Severity.ERROR
     ]
     for item in found.files:
-        results.append(load_found(found.root, item))
+        result = load_found(found.root, item)
+        if not result.not_eval:
+            results.append(result)
     return results
 
 
 def load_found(root: Path, item: discovery.EvalFile) -> LoadResult:
     """Load one file discovery found, with the warnings discovery has about it."""
     result = load_file(item.path, item.rel, item.format, LoadContext(root=root, skill=item.skill))
-    if not item.notes:
+    if not item.notes or result.not_eval:
         return result
     return replace(result, problems=(*item.notes, *result.problems))
 

@@ -11,6 +11,7 @@ import dataclasses
 from typing import Any
 
 from evolve_action.formats import agentv_params as params
+from evolve_action.formats import trajectory
 from evolve_action.formats.agentv_common import (
     REQUIRED_TRUE_FLOOR,
     At,
@@ -41,7 +42,10 @@ TEXT_KINDS = frozenset(
     )
 )
 # Keys every grader may carry; the rest are the type's own (unknown ones are warned about).
-COMMON_KEYS = frozenset({"name", "type", "weight", "required", "min_score", "negate", "id"})
+COMMON_KEYS = frozenset(
+    {"name", "type", "weight", "required", "min_score", "negate", "id", "metric"}
+)
+RUBRIC_KEYS = ("rubrics", "criteria", "value")
 OWN_KEYS: dict[str, frozenset[str]] = {
     "llm_judge": frozenset({"prompt", "rubrics", "model", "target", "config", "max_steps"})
     | frozenset({"temperature", "preprocessors"}),
@@ -55,6 +59,8 @@ OWN_KEYS: dict[str, frozenset[str]] = {
     "cost": frozenset({"budget"}),
     "token_usage": frozenset({"max_total", "max_input", "max_output"}),
     "skill_used": frozenset({"skill", "value", "should_trigger"}),
+    "trajectory_tool_used": frozenset({"value"}),
+    "trajectory_tool_sequence": frozenset({"value"}),
     "text": frozenset({"value", "values", "flags"}),
 }
 PROMPT_EXTENSIONS = (".md", ".txt", ".prompt", ".j2", ".jinja", ".hbs", ".mustache", ".tmpl")
@@ -120,6 +126,10 @@ def _one(src: Src, at: At, ev: Any, names: set[str], written: set[str]) -> Evalu
     if kind is None:
         src.error((*at, "type"), f"unknown grader type {raw_type!r}; use one of {accepted_types()}")
         return None
+    if kind == "rubric" and "prompt" in ev and not any(k in ev for k in RUBRIC_KEYS):
+        kind = "llm_judge"  # AgentV 5's `llm-rubric` with a judge `prompt`, no criteria list
+    if "name" not in ev and isinstance(ev.get("metric"), str) and ev["metric"].strip():
+        ev = {**ev, "name": ev["metric"]}  # AgentV 5 (promptfoo) names a grader `metric`
     name = _name(src, at, ev, kind, names, written)
     if name is None:
         return None
@@ -184,7 +194,7 @@ def _typed(
     elif kind == "llm_judge":
         return _llm_judge(src, at, ev, base)
     elif kind == "rubric":
-        key = next((k for k in ("rubrics", "criteria", "value") if k in ev), "rubrics")
+        key = next((k for k in RUBRIC_KEYS if k in ev), "rubrics")
         rubrics = parse_rubrics(src, (*at, key), ev.get(key))
         return _replace(base, rubrics=rubrics) if rubrics else None
     elif kind == "composite":
@@ -205,6 +215,13 @@ def _typed(
     elif kind in SKILL_KINDS:
         found = params.skill_used(src, at, ev, kind)
         kind = "skill_used"
+    elif kind in ("trajectory_tool_used", "trajectory_tool_sequence"):
+        written = "trajectory:" + kind.removeprefix("trajectory_").replace("_", "-")
+        parsed = trajectory.parse(written, ev.get("value"))
+        if isinstance(parsed, str):
+            src.error((*at, "value"), f"{written}: {parsed}")
+            return None
+        found, kind = parsed, "trajectory"
     else:  # the catalogue and these branches list the same kinds; a gap is a bug here
         raise ValueError(f"grader kind {kind!r} ({raw_type!r}) has no parser")
     return None if found is None else _replace(base, type=kind, params=found)

@@ -81,6 +81,14 @@ def read_input(
         where, value = (*at, "vars", "input"), variables["input"]
     elif prompt is not None:  # AgentV 5: the prompt, filled with the test's vars, is the input
         where, value, from_prompt = at, prompt.render(scope), True
+    elif "input_files" in row:
+        src.error(
+            at,
+            "a case with `input_files` needs `input:` too: AgentV expands input_files only"
+            " alongside a string input (file blocks, then the text), so without one the case"
+            " has no input in AgentV either; add `input: <the task>`",
+        )
+        return None
     else:
         src.error(at, "a case needs `input:` (a string or a list of messages)")
         return None

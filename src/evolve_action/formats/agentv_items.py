@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from evolve_action.formats import trajectory
 from evolve_action.formats.agentv_common import At, Src, fmt_num
 from evolve_action.formats.agentv_composite import Evaluator
 from evolve_action.formats.agentv_rubrics import Rubric
@@ -246,6 +247,8 @@ def describe(ev: Evaluator) -> str:
             e = p["exploration"]
             limits.append(f"exploration ratio {e['target']} ± {e['tolerance']}")
         return f"{ev.name}: within limits ({', '.join(limits)})"
+    if ev.type == "trajectory":
+        return f"{ev.name}: {trajectory.describe(ev.type, dict(p))}"
     if ev.type == "skill_used":
         verb = "uses" if p["should_trigger"] else "does not use"
         return f"{ev.name}: the agent {verb} the skill {p['skill']!r}"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from evolve_action.formats.agentv_common import At, Src, kind_of, resolve_file
+from evolve_action.formats.agentv_csv import read_csv
 from evolve_action.formats.agentv_vars import without_env
 from evolve_action.formats.base import Problems
 from evolve_action.formats.discovery_refs import glob_inside
@@ -81,15 +82,29 @@ def _referenced(main: Src, at: At, ref: str, sources: list[Src]) -> list[Row]:
     folder = _folder(main, ref)
     if folder is not None:
         return _directory(main, at, folder, sources)
-    if not ref.endswith((*CASE_EXTENSIONS, ".json")):
+    if not ref.endswith((*CASE_EXTENSIONS, ".json", ".csv")):
         main.error(
             at,
-            f"{ref!r}: a test file reference names a .yaml, .yml or .jsonl file, or a folder"
-            " of case folders",
+            f"{ref!r}: a test file reference names a .yaml, .yml, .jsonl or .csv file, or a"
+            " folder of case folders",
         )
         return []
     path = resolve_file(main, at, ref)
+    if path is not None and path.suffix == ".csv":
+        return _csv(main, at, path, sources)
     return [] if path is None else _file(main, path, sources)
+
+
+def _csv(main: Src, at: At, path: Path, sources: list[Src]) -> list[Row]:
+    """AgentV 5 (promptfoo) CSV tests: one row per test (`agentv_csv.py`)."""
+    doc, warnings = read_csv(path, path.relative_to(main.root).as_posix())
+    for message in warnings:
+        main.warn(at, message)
+    if doc is None:
+        return []
+    src = Src(doc, Problems(doc), main.root, main.main_dir)
+    sources.append(src)
+    return [(src, (i,), row) for i, row in enumerate(doc.data)]
 
 
 def _folder(main: Src, ref: str) -> Path | None:

@@ -46,6 +46,9 @@ CATALOGUE: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
         "skill-trigger": ("skill_trigger", ()),
         "skill-used": ("skill_used", ()),
         "not-skill-used": ("not_skill_used", ()),
+        # AgentV 5 took these from promptfoo (tool-trajectory's successors).
+        "trajectory:tool-used": ("trajectory_tool_used", ()),
+        "trajectory:tool-sequence": ("trajectory_tool_sequence", ()),
     },
     "structured answers": {
         "field-accuracy": ("field_accuracy", ()),

@@ -277,7 +277,11 @@ class _Discoverer:
                 ):
                     continue
                 self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
-            elif fmt is Format.CLAUDITOR and not self._shadowed_spec(rel_dir, name):
+            elif fmt is Format.TESSL and "task.md" not in self.index[rel_dir].files:
+                continue
+            elif fmt in (Format.VALLY, Format.WAZA, Format.TESSL, Format.PROMPTFOO) or (
+                fmt is Format.CLAUDITOR and not self._shadowed_spec(rel_dir, name)
+            ):
                 self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
 
     def _shadowed_spec(self, rel_dir: str, name: str) -> bool:

@@ -138,6 +138,16 @@ class AssertionReader:
             text = self._string(at, value, "text", required=True)
             return self._judge(at, text, item_id, "assertion") if text else None
         if kind not in DETERMINISTIC:
+            statement = _statement(value)
+            if statement is not None and not any(k in value for k in ("value", *FIELDS)):
+                # skill-creator grades every assertion object by its words; a `type` evolve
+                # does not run (`contains`) with nothing to match is such a statement.
+                self.problems.warn(
+                    (*at, "type"),
+                    f"type {kind!r} names nothing to match, so its statement is graded by the"
+                    " judge, as skill-creator grades it; give a pattern to make it a check",
+                )
+                return self._judge(at, statement, item_id, "assertion")
             self.problems.error((*at, "type"), _unknown(kind))
             return None
         return self._check(at, value, kind, item_id)
@@ -145,14 +155,17 @@ class AssertionReader:
     def _untyped(self, at: Path_, value: dict[str, Any], item_id: str) -> Item | None:
         """An object without `type`: its statement (`text`, `check`, ...) is graded; a lone
         `name` is graded when there is nothing else; other keys are reported as ignored."""
+        negated = value.get("expected") is False  # `{description, expected: false}`
         for key in (*TEXT_KEYS, *LABEL_KEYS):
             text = value.get(key)
             if isinstance(text, str) and text.strip():
                 self.lenient.untyped.append(at)
                 self.lenient.graded_keys.setdefault(key, None)
                 for other in value:
-                    if other != key and other not in ASSERTION_KEYS:
+                    if other != key and other not in ASSERTION_KEYS and other != "expected":
                         self.lenient.ignored.setdefault(other, []).append((*at, other))
+                if negated:  # the statement must NOT hold, so the judge is asked for that
+                    text = f"The following does not hold: {text.strip()}"
                 return self._judge(at, text, item_id, "assertion")
         self.problems.error(
             at, f"missing `type`: one of {', '.join(TYPES)} (or a bare string for the judge)"
@@ -214,6 +227,14 @@ class AssertionReader:
             self.problems.error((*at, name), f"must be a string, not {_kind(got)}")
             return ""
         return got
+
+
+def _statement(value: dict[str, Any]) -> str | None:
+    for key in TEXT_KEYS:
+        text = value.get(key)
+        if isinstance(text, str) and text.strip():
+            return text
+    return None
 
 
 def _unknown(kind: str) -> str:

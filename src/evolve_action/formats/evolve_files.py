@@ -3,11 +3,14 @@
 An entry is relative to the directory of the evals file. One leading `evals/` is dropped, so
 skill-creator's skill-root-relative `evals/files/x.pdf` works unchanged. A path below `files/`
 keeps its path below `files/` in the workspace; anything else lands by basename at the
-workspace root. Entries that escape the evals directory are refused.
+workspace root. Entries that escape the evals directory are refused, but for a
+skill-creator file (`<skill>/evals/evals.json`) a skill-root path to a file beside the skill
+(`../other/SKILL.md`), which stays in the repository.
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,8 +96,11 @@ class FixtureResolver:
             return None
         staged = stage(entry)
         if isinstance(staged, str):
-            self.problems.error(at, staged)
-            return None
+            beside = self._sibling(entry)
+            if beside is None:
+                self.problems.error(at, staged)
+                return None
+            staged = beside
         try:
             source = self._source(entry, staged)
             found = source.exists()
@@ -109,6 +115,19 @@ class FixtureResolver:
             self.problems.error(at, f"fixture {entry} {real}")
             return None
         return Fixture(source=real, dest=staged.dest, origin=self.problems.origin(*at))
+
+    def _sibling(self, entry: str) -> Staged | None:
+        """skill-creator and agentskills.io list `files` from the skill root, so `../other/
+        SKILL.md` names a file beside the skill; it is read when it stays in the repository
+        (landing by basename), for an evals file in `<skill>/evals/` only."""
+        skill_dir = self.skill_dir.absolute() if self.skill_dir is not None else None
+        raw = posixpath.normpath(entry.replace("\\", "/"))
+        if skill_dir is None or self.evals_dir.parent != skill_dir or not raw.startswith("../"):
+            return None
+        source = Path(posixpath.normpath((skill_dir / raw).as_posix()))
+        if not source.is_file() or not source.resolve().is_relative_to(self.root.resolve()):
+            return None
+        return Staged(Path(os.path.relpath(source, self.evals_dir)).as_posix(), source.name)
 
     def _source(self, entry: str, staged: Staged) -> Path:
         source = self.evals_dir / staged.cleaned

@@ -54,6 +54,15 @@ def format_for_name(name: str) -> Format | None:
         return Format.CLAUDITOR
     if ".baseline." in lower:  # AgentV's committed result baselines are outputs, not evals
         return None
+    # Vally's own suite name; `.vally.yaml` alone is Vally's project config, not an eval.
+    if suffix in (".yaml", ".yml") and stem.endswith(".vally") and stem != ".vally":
+        return Format.VALLY
+    if suffix in (".yaml", ".yml") and stem == "trigger_tests":  # waza's trigger prompts
+        return Format.WAZA
+    if lower == "criteria.json":  # a tessl scenario, when task.md sits beside it
+        return Format.TESSL
+    if stem == "promptfooconfig" and suffix in (".yaml", ".yml", ".json"):
+        return Format.PROMPTFOO
     if suffix in (".yaml", ".yml") and (
         stem in ("eval", "suite") or stem.endswith(".eval") or _DATASET.fullmatch(stem)
     ):

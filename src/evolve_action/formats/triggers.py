@@ -74,6 +74,22 @@ def _queries(data: Any, problems: Problems) -> tuple[tuple[str | int, ...], list
         problems.error((), f"the document is not a trigger set; {SHAPE}")
         return None
     triggers = data.get("triggers")
+    wrapped = data.get("evals")
+    if (
+        triggers is None
+        and isinstance(wrapped, list)
+        and wrapped
+        and all(isinstance(x, dict) and "query" in x and "should_trigger" in x for x in wrapped)
+    ):  # skill-creator sets in the wild: {skill_name, version, evals: [{query, ...}]}
+        return ("evals",), wrapped
+    if triggers is None and isinstance(data.get("queries"), list) and "skills_under_test" in data:
+        problems.error(
+            ("queries",),
+            "this set routes queries between skills (`expected_skill`); skill-creator reads one"
+            " skill's set, and so does evolve-action: write a trigger-eval.json per skill, with"
+            " should_trigger true for its own queries and false for the others'",
+        )
+        return None
     if triggers is None:
         hint = " (this looks like an evals file: name it evals.json)" if "evals" in data else ""
         problems.error((), f'missing the "triggers" list{hint}; {SHAPE}')

@@ -36,11 +36,19 @@ class Format(StrEnum):
     AGENTV = "agentv"
     CLAUDITOR = "clauditor"
     TRIGGERS = "triggers"
+    VALLY = "vally"  # Microsoft's Vally: `eval.yaml` / `*.vally.yaml` holding `stimuli:`
+    PROMPTFOO = "promptfoo"  # `promptfooconfig.yaml` testing a skill through an agent SDK
+    TESSL = "tessl"  # tessl scenarios: `evals/<scenario>/criteria.json` beside `task.md`
+    WAZA = "waza"  # Microsoft's waza: `eval.yaml` with `tasks:`, `trigger_tests.yaml`
+    SKILL_VALIDATOR = "skill-validator"  # dotnet's skill-validator: `eval.yaml` with `scenarios:`
 
 
 class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
+    # A file named like an eval file that is not one of a format we read (another tool's, a CI
+    # workflow): said once, never an error, never a failed check.
+    NOTICE = "notice"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +82,7 @@ class Problem:
         """`file:line: field: message`, the shape editors and CI logs understand."""
         where = str(self.origin)
         prefix = f"{where}: {self.field}: " if self.field else f"{where}: "
-        tag = "" if self.severity is Severity.ERROR else "warning: "
+        tag = "" if self.severity is Severity.ERROR else f"{self.severity.value}: "
         return f"{prefix}{tag}{self.message}"
 
 
@@ -249,3 +257,12 @@ class LoadResult:
     @property
     def ok(self) -> bool:
         return self.suite is not None and not self.errors
+
+    @property
+    def not_eval(self) -> bool:
+        """The file is named like an eval file but is none we read: it only has a notice."""
+        return (
+            self.suite is None
+            and bool(self.problems)
+            and all(p.severity is Severity.NOTICE for p in self.problems)
+        )

@@ -54,7 +54,7 @@ def annotate(
 
 def problem_annotation(problem: Problem, *, title: str = "") -> str:
     """A `Problem` as an annotation at its file and line, titled by its field."""
-    level = "error" if problem.severity is Severity.ERROR else "warning"
+    level = {Severity.ERROR: "error", Severity.NOTICE: "notice"}.get(problem.severity, "warning")
     origin = problem.origin
     heading = title or (f"{origin.pointer}" if origin.pointer else "invalid eval file")
     return annotate(level, problem.message, file=origin.path, line=origin.line, title=heading)

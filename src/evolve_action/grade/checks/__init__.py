@@ -55,7 +55,16 @@ CheckFn = Callable[[Check, CheckContext], Awaitable[ItemResult]]
 _REGISTRY: dict[str, CheckFn] = {}
 
 # Modules that register checks; imported by `load_all()`.
-MODULES = ("evolve", "skill_evaluator", "clauditor", "agentv")
+MODULES = (
+    "evolve",
+    "skill_evaluator",
+    "clauditor",
+    "agentv",
+    "vally",
+    "waza",
+    "promptfoo",
+    "trajectory",
+)
 
 
 def register(kind: str) -> Callable[[CheckFn], CheckFn]:

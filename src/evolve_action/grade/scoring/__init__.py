@@ -42,6 +42,11 @@ MODULES = {
     Format.SKILL_EVALUATOR: "skill_evaluator",
     Format.AGENTV: "agentv",
     Format.CLAUDITOR: "clauditor",
+    Format.VALLY: "vally",
+    Format.SKILL_VALIDATOR: "vally",  # the same verdict: graders and gates, rubric at 3/5
+    Format.WAZA: "vally",  # every grader passes; the score weighs graders by their `weight`
+    Format.TESSL: "vally",  # the checklist's points awarded over possible, against 0.5
+    Format.PROMPTFOO: "vally",  # every assertion passes, or the score reaches `threshold`
 }
 
 

@@ -1,0 +1,78 @@
+"""What the Vally loader's parts share: typed readers that report at the field's line, and
+Vally's durations (`2m`, `300s`, `30000ms`; a bare number is seconds, as its guide writes)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from evolve_action.formats.base import Problems
+from evolve_action.util.regex import regex_problem
+
+At = tuple[str | int, ...]
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+_JS_UNICODE = re.compile(r"\\u\{([0-9A-Fa-f]{1,6})\}|\\u([0-9A-Fa-f]{4})")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+
+
+def kind_of(value: Any) -> str:
+    if value is None:
+        return "empty"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+def seconds(problems: Problems, at: At, value: Any) -> float | None:
+    """A Vally duration in seconds, or None (with an error) when it does not read as one."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    match = _DURATION.match(value) if isinstance(value, str) else None
+    if match is None or float(match.group(1)) <= 0:
+        problems.error(at, f"must be a duration such as 2m, 300s or 30000ms, not {value!r}")
+        return None
+    return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+
+
+def text(problems: Problems, at: At, value: Any) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        problems.error(at, f"must be a non-empty string, not {kind_of(value)}")
+        return None
+    return value
+
+
+def strings(problems: Problems, at: At, value: Any) -> list[str] | None:
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        problems.error(at, f"must be a list of strings, not {kind_of(value)}")
+        return None
+    return list(value)
+
+
+def mapping(problems: Problems, at: At, value: Any) -> dict[str, Any] | None:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        problems.error(at, f"must be a mapping, not {kind_of(value)}")
+        return None
+    return value
+
+
+def js_regex(pattern: str) -> tuple[str, str | None]:
+    """A JavaScript pattern (Vally is a Node tool) as RE2 reads it, and why RE2 cannot run
+    it when it cannot (lookaround, backreferences, repetitions over 1000)."""
+    translated = _JS_UNICODE.sub(lambda m: "\\x{" + (m.group(1) or m.group(2)) + "}", pattern)
+    why = regex_problem(translated)
+    if why is None:
+        return translated, None
+    return pattern, why

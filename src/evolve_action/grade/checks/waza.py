@@ -1,0 +1,222 @@
+"""waza's graders as checks: one result per grader, scored by the share of its conditions
+that hold and passing when all hold, with each failed condition in the evidence.
+
+`code` assertions are Python expressions; they run confined, in a fresh `python3`, with
+`output` (the final answer), `tool_calls` (names and arguments), `errors` (failed tool
+calls), `duration_ms`, `transcript` and `outcome` bound, as waza binds them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from evolve_action.grade.checks import CheckContext, register
+from evolve_action.grade.checks.vally import read_text, skills_loaded, workspace_files
+from evolve_action.model.evals import Check
+from evolve_action.model.outcomes import ItemResult
+from evolve_action.util.regex import RegexError, compile_re2
+
+CODE_RUNNER = """\
+import json, sys
+env = json.load(sys.stdin)
+names = {k: env[k] for k in ("output", "tool_calls", "errors", "duration_ms", "transcript",
+                             "outcome")}
+results = []
+for expr in env["assertions"]:
+    try:
+        results.append([expr, bool(eval(expr, {"__builtins__": __builtins__}, dict(names))), ""])
+    except Exception as exc:
+        results.append([expr, False, f"{type(exc).__name__}: {exc}"])
+print(json.dumps(results))
+"""
+
+
+def _scored(check: Check, failures: Sequence[str], total: int, ok_said: str) -> ItemResult:
+    held = total - len(failures)
+    score = held / total if total else 1.0
+    evidence = "; ".join(failures) if failures else ok_said
+    return ItemResult(
+        check.id,
+        check.text,
+        not failures,
+        evidence,
+        score=score,
+        kind=check.kind,
+        source=check.source,
+    )
+
+
+@register("waza.text")
+async def text_grader(check: Check, ctx: CheckContext) -> ItemResult:
+    p, output = check.params, ctx.transcript.final_text
+    low = output.casefold()
+    failures: list[str] = []
+    total = 0
+    for needle in p.get("contains", []):
+        total += 1
+        if needle.casefold() not in low:
+            failures.append(f"lacks {needle!r}")
+    for needle in p.get("not_contains", []):
+        total += 1
+        if needle.casefold() in low:
+            failures.append(f"has {needle!r}")
+    for needle in p.get("contains_cs", []):
+        total += 1
+        if needle not in output:
+            failures.append(f"lacks {needle!r} (case-sensitive)")
+    for needle in p.get("not_contains_cs", []):
+        total += 1
+        if needle in output:
+            failures.append(f"has {needle!r} (case-sensitive)")
+    if p.get("contains_any"):
+        total += 1
+        if not any(n.casefold() in low for n in p["contains_any"]):
+            failures.append(f"has none of {p['contains_any']}")
+    for key, wanted in (("regex_match", True), ("regex_not_match", False)):
+        for pattern in p.get(key, []):
+            total += 1
+            try:
+                found = compile_re2(pattern).search(output) is not None
+            except RegexError as exc:
+                failures.append(f"{pattern!r} does not compile: {exc}")
+                continue
+            if found != wanted:
+                failures.append(f"{'no match for' if wanted else 'matches'} {pattern!r}")
+    return _scored(check, failures, total, f"all {total} text conditions hold")
+
+
+@register("waza.file")
+async def file_grader(check: Check, ctx: CheckContext) -> ItemResult:
+    p = check.params
+    failures: list[str] = []
+    total = 0
+    for path in p.get("must_exist", []):
+        total += 1
+        if not workspace_files(ctx.workspace, path):
+            failures.append(f"{path} does not exist")
+    for path in p.get("must_not_exist", []):
+        total += 1
+        if workspace_files(ctx.workspace, path):
+            failures.append(f"{path} exists")
+    for rule in p.get("patterns", []):
+        files = workspace_files(ctx.workspace, rule["path"])
+        body = "\n".join(read_text(f) for f in files)
+        for pattern, wanted in [(x, True) for x in rule["must_match"]] + [
+            (x, False) for x in rule["must_not_match"]
+        ]:
+            total += 1
+            if not files:
+                failures.append(f"{rule['path']} does not exist")
+                continue
+            try:
+                found = compile_re2(pattern).search(body) is not None
+            except RegexError as exc:
+                failures.append(f"{pattern!r} does not compile: {exc}")
+                continue
+            if found != wanted:
+                said = "does not match" if wanted else "matches"
+                failures.append(f"{rule['path']} {said} {pattern!r}")
+    return _scored(check, failures, total, f"all {total} file conditions hold")
+
+
+def _used(ctx: CheckContext) -> list[str]:
+    return [c.name for c in ctx.transcript.tool_calls]
+
+
+@register("waza.behavior")
+async def behavior(check: Check, ctx: CheckContext) -> ItemResult:
+    p, t = check.params, ctx.transcript
+    measured = {
+        "max_tool_calls": len(t.tool_calls),
+        "max_tokens": t.usage.total_tokens,
+        "max_duration_ms": round(t.duration_s * 1000),
+        "max_iterations": t.turns,
+    }
+    failures = [
+        f"{key.removeprefix('max_')} {measured[key]} > {p[key]}"
+        for key in measured
+        if key in p and measured[key] > p[key]
+    ]
+    total = sum(1 for key in measured if key in p)
+    used = set(_used(ctx))
+    for tool in p.get("expect_tools", []):
+        total += 1
+        if tool not in used:
+            failures.append(f"never used {tool}")
+    for tool in p.get("reject_tools", []):
+        total += 1
+        if tool in used:
+            failures.append(f"used forbidden {tool}")
+    return _scored(check, failures, total, f"all {total} behavior rules hold")
+
+
+@register("waza.tool_constraint")
+async def tool_constraint(check: Check, ctx: CheckContext) -> ItemResult:
+    used = set(_used(ctx))
+    failures = [f"never used {t}" for t in check.params["expect_tools"] if t not in used]
+    failures += [f"used rejected {t}" for t in check.params["reject_tools"] if t in used]
+    total = len(check.params["expect_tools"]) + len(check.params["reject_tools"])
+    return _scored(check, failures, total, f"tools used: {', '.join(sorted(used)) or 'none'}")
+
+
+def _sequence(actual: list[str], wanted: list[str], mode: str, extra: bool = True) -> bool:
+    if mode in ("exact_match", "exact"):
+        return actual == wanted
+    if mode in ("any_order_match", "any"):
+        return all(actual.count(w) >= wanted.count(w) for w in set(wanted)) and (
+            extra or len(actual) == len(wanted)
+        )
+    rest = iter(actual)  # in order, others allowed between
+    ordered = all(any(a == w for a in rest) for w in wanted)
+    return ordered and (extra or len(actual) == len(wanted))
+
+
+@register("waza.action_sequence")
+async def action_sequence(check: Check, ctx: CheckContext) -> ItemResult:
+    actual, wanted = _used(ctx), check.params["actions"]
+    ok = _sequence(actual, wanted, check.params["mode"])
+    said = f"calls {actual} against {wanted} ({check.params['mode']})"
+    return _scored(check, [] if ok else [said], 1, said)
+
+
+@register("waza.skill_invocation")
+async def skill_invocation(check: Check, ctx: CheckContext) -> ItemResult:
+    p = check.params
+    loaded = skills_loaded(ctx)
+    ok = _sequence(loaded, p["skills"], p["mode"], p["allow_extra"])
+    said = f"skills loaded {loaded} against {p['skills']} ({p['mode']})"
+    return _scored(check, [] if ok else [said], 1, said)
+
+
+@register("waza.code")
+async def code(check: Check, ctx: CheckContext) -> ItemResult:
+    t = ctx.transcript
+    calls = [{"name": c.name, "arguments": c.arguments} for c in t.tool_calls]
+    env = {
+        "assertions": check.params["assertions"],
+        "output": t.final_text,
+        "tool_calls": calls,
+        "errors": [c for c, raw in zip(calls, t.tool_calls, strict=True) if raw.is_error],
+        "duration_ms": round(t.duration_s * 1000),
+        "transcript": calls,
+        "outcome": {"output": t.final_text, "stop_reason": t.stop_reason},
+    }
+    done = await ctx.run_command(
+        ["python3", "-I", "-c", CODE_RUNNER],
+        cwd=Path(ctx.workspace),
+        timeout_s=min(ctx.timeout_s, 60.0),
+        stdin=json.dumps(env),
+    )
+    if done.error or done.timed_out or done.exit_code != 0:
+        why = done.error or ("timed out" if done.timed_out else done.stderr.strip()[-400:])
+        return _scored(check, [f"the assertions could not run: {why}"], 1, "")
+    try:
+        results = json.loads(done.stdout)
+    except ValueError:
+        return _scored(check, ["the assertions printed no verdicts"], 1, "")
+    failures = [
+        f"{expr} is false{': ' + err if err else ''}" for expr, ok, err in results if not ok
+    ]
+    return _scored(check, failures, len(results), f"all {len(results)} assertions hold")

@@ -1,0 +1,96 @@
+"""`evolve-action run` on a promptfoo skill config against the loopback LLM fake: the Claude
+Agent SDK provider's working_dir staged, the skill in it installed, the prompt rendered from
+vars, `skill-used`, text and `javascript` assertions as checks, `llm-rubric` in the one judge
+call, and promptfoo's verdict (every assertion passes)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from evolve_action.commands.cli import main
+from evolve_action.publish.results import load_results
+from tests.fakes.llm_server import FakeLLM, call, text
+from tests.fakes.scripts import agent_and_judge, tool_names
+
+SKILL = """---
+name: greeter
+description: Writes a greeting file when asked to greet someone.
+---
+Write `hello.txt` containing `Hello, <name>!`.
+"""
+CONFIG = """\
+description: Greeter skill
+providers:
+  - id: anthropic:claude-agent-sdk
+    config:
+      working_dir: ./project
+      setting_sources: ['project']
+prompts:
+  - 'Greet {{guest}} as the skill says.'
+tests:
+  - description: greets Ada
+    vars: {guest: Ada}
+    assert:
+      - {type: skill-used, value: greeter}
+      - {type: icontains, value: ada}
+      - type: javascript
+        value: |
+          const calls = context.providerResponse.metadata.toolCalls;
+          return calls.some(t => t.name === 'Write' && t.input.file_path === 'hello.txt');
+      - {type: llm-rubric, value: The reply greets the guest by name}
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    files = {
+        "evals/greeter/promptfooconfig.yaml": CONFIG,
+        "evals/greeter/project/.claude/skills/greeter/SKILL.md": SKILL,
+        "evals/greeter/project/guests.txt": "Ada\n",
+    }
+    for rel, body in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(body)
+    return root
+
+
+@pytest.fixture
+def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
+    turns = (
+        call("Skill", skill="greeter"),
+        call("Write", file_path="hello.txt", content="Hello, Ada!\n"),
+        text("I greeted Ada in hello.txt."),
+    )
+    with FakeLLM(agent_and_judge(turns)) as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+        yield server
+        assert not server.script_errors, server.script_errors
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_run__a_promptfoo_skill_config_is_run_and_graded(
+    repo: Path, llm: FakeLLM, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_dir = repo.parent / "out"
+    code = main([
+        "run", "--base", "none", "--root", str(repo), "--models", "anthropic",
+        "--judge-model", "anthropic", "--runs", "1", "--results-dir", str(out_dir),
+    ])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "PASS  evals/greeter/promptfooconfig.yaml greets Ada" in out, out
+    (run,) = load_results(out_dir / "results.json").runs
+    assert {i.item_id: i.passed for i in run.items} == {
+        "skill-used-1": True,
+        "icontains-2": True,
+        "javascript-3": True,
+        "llm-rubric-4": True,
+    }, [(i.item_id, i.evidence) for i in run.items]
+    agent_calls = [r for r in llm.requests if "submit_grading" not in tool_names(r)]
+    assert "Greet Ada as the skill says." in str(agent_calls[0].body)

@@ -1,0 +1,95 @@
+"""`evolve-action run` on a tessl scenario against the loopback LLM fake: task.md is the task,
+the tile's skill is installed, the weighted checklist is judged in one call (a share of each
+item's points), and the run scores the points awarded over the points possible."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from evolve_action.commands.cli import main
+from evolve_action.publish.results import load_results
+from tests.fakes.llm_server import Answer, Call, FakeLLM, Request, call, calls, scripted_agent, text
+from tests.fakes.scripts import tool_names, user_text
+
+SKILL = "---\nname: greeter\ndescription: Writes greeting files.\n---\nWrite `hello.txt`.\n"
+CRITERIA = {
+    "context": "The agent greets Ada in a file.",
+    "type": "weighted_checklist",
+    "checklist": [
+        {"name": "File written", "max_score": 6, "description": "hello.txt exists"},
+        {"name": "Warm tone", "max_score": 4, "description": "The greeting is warm"},
+    ],
+}
+_ITEM = re.compile(r"^(\d+)\. ", re.MULTILINE)
+
+
+def judge(request: Request) -> Answer:
+    """The first item earns all its points, the second half of them."""
+    numbers = [int(n) for n in _ITEM.findall(user_text(request))]
+    shares = {numbers[0]: 1.0, numbers[1]: 0.5} if len(numbers) >= 2 else {}
+    verdicts = [{"id": n, "score": shares.get(n, 0.0), "evidence": "seen"} for n in numbers]
+    args = {"expectations": verdicts, "claims": [], "eval_feedback": {"overall": "ok"}}
+    return calls(Call("submit_grading", args))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    files = {
+        "tile.json": json.dumps(
+            {"name": "t/greeter", "skills": {"greeter": {"path": "skills/greeter/SKILL.md"}}}
+        ),
+        "skills/greeter/SKILL.md": SKILL,
+        "evals/greet-ada/task.md": "# Greet Ada\nWrite a warm greeting for Ada into hello.txt.\n",
+        "evals/greet-ada/criteria.json": json.dumps(CRITERIA),
+    }
+    for rel, body in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(body)
+    return root
+
+
+@pytest.fixture
+def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
+    agent = scripted_agent(
+        call("Skill", skill="greeter"),
+        call("Write", file_path="hello.txt", content="Hello, Ada! So glad you came.\n"),
+        text("Done: hello.txt greets Ada."),
+    )
+
+    def script(request: Request) -> Answer:
+        return judge(request) if "submit_grading" in tool_names(request) else agent(request)
+
+    with FakeLLM(script) as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+        yield server
+        assert not server.script_errors, server.script_errors
+
+
+def test_run__a_tessl_scenario_is_run_and_scored_by_its_checklist(
+    repo: Path, llm: FakeLLM, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_dir = repo.parent / "out"
+    code = main([
+        "run", "--base", "none", "--root", str(repo), "--models", "anthropic",
+        "--judge-model", "anthropic", "--runs", "1", "--results-dir", str(out_dir),
+    ])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "PASS  evals/greet-ada/criteria.json greet-ada" in out, out
+    (run,) = load_results(out_dir / "results.json").runs
+    assert [(i.item_id, i.score) for i in run.items] == [
+        ("1. File written", 1.0),
+        ("2. Warm tone", 0.5),
+    ]
+    assert run.score == pytest.approx((6 * 1.0 + 4 * 0.5) / 10)
+    (judged,) = [r for r in llm.requests if "submit_grading" in tool_names(r)]
+    assert "The greeting is warm" in user_text(judged)
+    agent_calls = [r for r in llm.requests if "submit_grading" not in tool_names(r)]
+    assert "Write a warm greeting for Ada" in json.dumps(agent_calls[0].body)  # task.md

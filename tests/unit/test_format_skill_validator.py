@@ -1,0 +1,143 @@
+"""The dotnet skill-validator loader: scenarios, setup, assertions, rubric, constraints,
+expect_activation; what cannot be prepared is warned and not run; the verdict; and the
+dotnet/skills snapshot in ../shared loads with no error but left-out code fixtures."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+
+from evolve_action.formats import load_all, load_file
+from evolve_action.formats.base import LoadContext
+from evolve_action.grade.checks import CheckContext, run_check
+from evolve_action.grade.scoring import policy_for
+from evolve_action.model.evals import Format, JudgeItem, LoadResult, Scale, Severity, Skill
+from evolve_action.model.outcomes import ItemResult, JudgeReport, Status, Transcript
+from tests.unit.test_checks_agentv import run_command
+
+SKILL = "---\nname: trace\ndescription: d\n---\nbody\n"
+EVAL = """\
+scenarios:
+  - name: Collect a trace
+    prompt: Collect a trace of my app.
+    setup:
+      copy_test_files: true
+      files:
+        - {path: logs/app.log, source: ../../../../tests/diag/trace/fixtures/app.log}
+    assertions:
+      - {type: output_contains, value: DOTNET-TRACE}
+      - {type: output_not_matches, pattern: "collect-linux"}
+      - {type: file_exists, path: "**/*.nettrace"}
+      - {type: exit_success}
+    rubric: [Names dotnet-trace, Explains how to copy the trace out]
+    expect_tools: [bash]
+    max_turns: 10
+    timeout: 120
+    expect_activation: true
+  - name: Inline
+    prompt: p
+    setup: {files: [{path: a.txt, content: hello}]}
+  - name: Commands
+    prompt: p
+    setup: {commands: [dotnet build]}
+"""
+
+
+def repo(tmp_path: Path) -> Path:
+    files = {
+        "plugins/diag/skills/trace/SKILL.md": SKILL,
+        "tests/diag/trace/eval.yaml": EVAL,
+        "tests/diag/trace/fixtures/app.log": "log",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(dedent(text))
+    return tmp_path
+
+
+def load(root: Path) -> LoadResult:
+    path = root / "tests/diag/trace/eval.yaml"
+    ctx = LoadContext(root, Skill("trace", None))
+    return load_file(path, "tests/diag/trace/eval.yaml", Format.AGENTV, ctx)
+
+
+def test_a_scenario_loads_every_part_and_what_cannot_run_is_warned(tmp_path: Path) -> None:
+    result = load(repo(tmp_path))
+    assert result.ok and result.suite is not None, result.problems
+    suite = result.suite
+    assert suite.format is Format.SKILL_VALIDATOR
+    assert suite.skill.dir == (tmp_path / "plugins/diag/skills/trace").resolve()
+    (case,) = suite.cases
+    assert (case.id, case.max_turns, case.timeout_seconds) == ("Collect a trace", 10, 120.0)
+    assert sorted(f.dest for f in case.files) == ["fixtures/app.log", "logs/app.log"]
+    assert [(i.id, i.kind) for i in case.items] == [
+        ("output_contains-1", "vally.output-contains"),
+        ("output_not_matches-2", "vally.output-matches"),
+        ("file_exists-3", "vally.file-exists"),
+        ("exit_success-4", "vally.exit-success"),
+        ("rubric-1", "rubric"),
+        ("rubric-2", "rubric"),
+        ("constraints.tools", "vally.tools"),
+        ("constraints.limits", "vally.limits"),
+        ("expect_activation", "vally.activation"),
+    ]
+    judged = case.items[4]
+    assert isinstance(judged, JudgeItem) and judged.scale is Scale.LIKERT5
+    warned = [p.message for p in result.problems if p.severity is Severity.WARNING]
+    assert any("'Inline' is not run: inline file content" in w for w in warned)
+    assert any("'Commands' is not run: setup.commands" in w for w in warned)
+
+
+def test_output_contains_ignores_case_as_the_tool_does(tmp_path: Path) -> None:
+    suite = load(repo(tmp_path)).suite
+    assert suite is not None
+    (case,) = suite.cases
+    t = Transcript(final_text="Run dotnet-trace collect.")
+    ctx = CheckContext(suite, case, tmp_path, t, run_command, timeout_s=5)
+    result = asyncio.run(run_check(case.checks[0], ctx))
+    assert result.passed is True
+
+
+@pytest.mark.parametrize(
+    ("scores", "status"),
+    [((4, 3), Status.PASS), ((5, 2), Status.FAIL)],  # every rubric item must reach 3 of 5
+)
+def test_the_verdict_needs_every_assertion_and_rubric_item(
+    tmp_path: Path, scores: tuple[int, int], status: Status
+) -> None:
+    suite = load(repo(tmp_path)).suite
+    assert suite is not None
+    (case,) = suite.cases
+    raw = {"rubric-1": scores[0], "rubric-2": scores[1]}
+    results = [
+        ItemResult(i.id, i.text, True, score=1.0, raw_score=raw.get(i.id)) for i in case.items
+    ]
+    verdict = policy_for(Format.SKILL_VALIDATOR).verdict(suite, case, results, JudgeReport())
+    assert verdict.status is status
+
+
+def test_unknown_assertions_are_errors(tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    (root / "tests/diag/trace/eval.yaml").write_text(
+        "scenarios: [{name: a, prompt: p, assertions: [{type: output_equals, value: x}]}]"
+    )
+    result = load(root)
+    assert not result.ok and "unknown assertion type 'output_equals'" in result.errors[0].message
+
+
+def test_corpus__dotnet_skill_validator_files_load_with_no_error_but_left_out_code(
+    corpus_dir: Path,
+) -> None:
+    root = corpus_dir / "repos/skill-validator/dotnet-skills-1b8f2aa"
+    if not root.is_dir():
+        pytest.skip(f"{root} is absent")
+    results = load_all(root)
+    assert len(results) == 32 and all(r.format is Format.SKILL_VALIDATOR for r in results)
+    errors = [p for r in results for p in r.errors]
+    # Only the code and project files the snapshot left out (.cs, .csproj, global.json).
+    left_out = (".cs", ".csproj", "global.json")
+    assert all(p.message.split("'")[1].endswith(left_out) for p in errors), errors[:3]
+    assert sum(len(r.suite.cases) for r in results if r.suite) >= 100
