@@ -65,6 +65,9 @@ class JobSetup:
     files: RunnerFiles = field(default_factory=RunnerFiles)
     stream: TextIO = sys.stdout
     on_done: Callable[[RunSpec, RunResult], None] | None = None
+    # Asked once the runs have ended, before anything is reported: notices only known then
+    # (`/evolve run`: the pull request moved past the commit that ran).
+    late_notices: Callable[[], tuple[str, ...]] | None = None
 
 
 @dataclass
@@ -217,6 +220,8 @@ def run(setup: JobSetup, sides: Sides) -> tuple[Finished, Published | None]:
             publisher=setup.publisher,
         )
     execution, notices = asyncio.run(_execute(setup, sides, head, base))
+    if setup.late_notices is not None:
+        notices = (*notices, *setup.late_notices())
     report = _report(setup, sides, execution, invalid, started=started, notices=notices)
     results_path = _write(setup, execution, sides, report)
     published = None
