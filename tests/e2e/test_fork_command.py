@@ -206,3 +206,27 @@ def test_a_malformed_command_from_a_maintainer_gets_the_usage(
     (reply,) = replies(gh)
     assert "`fail-on-regression=` is not a flag" in reply and "Usage:" in reply
     assert gh.reactions[cid] == ["confused"] and gh.check_runs == []
+
+
+def test_a_same_repository_pull_request_reruns_its_head_on_command(
+    tmp_path: Path, gh: GitHubFake
+) -> None:
+    """E.g. after a provider outage: the same commit runs again, no empty commit needed. The
+    `pull_request` job's completed check stays; the command's run adds its own result."""
+    forked = make_forked(tmp_path)
+    gh.add_pull(REPO, PR, forked.head, base_sha=forked.main)  # head repository: this one
+    earlier = {"name": "evolve", "head_sha": forked.head, "status": "completed"}
+    gh.check_runs.append({**earlier, "id": 1, "conclusion": "failure", "annotations": []})
+    cid = comment(gh, "/evolve run runs=2")
+    with FakeLLM(agent) as llm:
+        urls = (llm.anthropic_base_url, llm.openai_base_url)
+        env = command_env(forked, tmp_path, urls, gh.url, body="/evolve run runs=2", cid=cid)
+        done = run_cli(["run"], env, forked.checkout)
+        assert llm.requests, "the runs happened"
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    first, second = gh.checks_on(forked.head)
+    assert first["id"] == 1 and second["status"] == "completed"
+    assert second["details_url"].endswith("/actions/runs/4343")
+    assert gh.reactions[cid] == ["eyes", "rocket"]
+    data = json.loads((tmp_path / "results/results.json").read_text())
+    assert data["settings"]["event"] == "issue_comment" and data["settings"]["runs"] == 2
