@@ -55,7 +55,8 @@ def make_forked(tmp: Path, *, fork_files: dict[str, str] | None = None) -> Forke
     git(origin, "update-ref", f"refs/pull/{PR}/head", head)
     git(origin, "branch", "-q", "-D", "fork")
     checkout = tmp / "checkout"
-    git(tmp, "clone", "-q", str(origin), str(checkout))
+    # Through git's transport (not a local copy of every object): only `main`'s commits come.
+    git(tmp, "clone", "-q", "--no-local", str(origin), str(checkout))
     return Forked(origin, checkout, main, head)
 
 

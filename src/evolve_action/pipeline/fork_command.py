@@ -32,7 +32,7 @@ from evolve_action.pipeline.job import JobSetup
 from evolve_action.pipeline.orchestrate import Request
 from evolve_action.plan.changes import GitError
 from evolve_action.plan.planning import RunSpec
-from evolve_action.plan.pr_fetch import checkout_is, fetch_pull_commit
+from evolve_action.plan.pr_fetch import auth_environ, checkout_is, fetch_pull_commit
 from evolve_action.plan.sides import Sides, event_sides
 from evolve_action.publish import command_replies as say
 from evolve_action.publish.actions_io import RunnerFiles
@@ -210,7 +210,8 @@ def _run(
         sha=ctx.event.sha,
     )
     try:
-        fetch_pull_commit(root, pr.number, pr.head_sha)
+        auth = auth_environ(ctx.event.server_url, ctx.settings.github_token)
+        fetch_pull_commit(root, pr.number, pr.head_sha, auth=auth)
         sides = event_sides(root, event)
     except GitError as exc:
         print(f"evolve: {exc}", file=sys.stderr)
