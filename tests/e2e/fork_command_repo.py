@@ -96,7 +96,9 @@ def command_env(
             "INPUT_ALLOW-UNCONFINED": "true"}  # fmt: skip
 
 
-def pending_env(tmp: Path, gh_url: str, *, head: str, base: str) -> dict[str, str]:
+def pending_env(
+    tmp: Path, gh_url: str, *, head: str, base: str, head_repo: str = FORK
+) -> dict[str, str]:
     """The `pull_request_target` job with `pending-check`: no checkout, no model key."""
     event = tmp / "target-event.json"
     event.write_text(json.dumps({
@@ -105,7 +107,7 @@ def pending_env(tmp: Path, gh_url: str, *, head: str, base: str) -> dict[str, st
         "pull_request": {
             "number": PR,
             "base": {"sha": base, "ref": "main", "repo": {"full_name": REPO}},
-            "head": {"sha": head, "ref": "feature", "repo": {"full_name": FORK}},
+            "head": {"sha": head, "ref": "feature", "repo": {"full_name": head_repo}},
         },
     }))  # fmt: skip
     empty = tmp / "empty-workspace"

@@ -19,6 +19,7 @@ from tests.e2e import openapi_check
 from tests.e2e.fork_command_repo import FORK, command_env, make_forked, pending_env, push
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import Answer, FakeLLM, Request
+from tests.gitrepo import git
 from tests.reliability.helpers import PR, REPO, agent, outputs, results_runs, run_cli
 
 PENDING = "Waiting for a maintainer's `/evolve run`"
@@ -230,3 +231,32 @@ def test_a_same_repository_pull_request_reruns_its_head_on_command(
     assert gh.reactions[cid] == ["eyes", "rocket"]
     data = json.loads((tmp_path / "results/results.json").read_text())
     assert data["settings"]["event"] == "issue_comment" and data["settings"]["runs"] == 2
+
+
+def test_the_pending_check_leaves_same_repository_prs_to_their_pull_request_job(
+    tmp_path: Path, gh: GitHubFake
+) -> None:
+    env = pending_env(tmp_path, gh.url, head="a" * 40, base="b" * 40, head_repo=REPO)
+    done = run_cli(["run"], env, tmp_path)
+    assert done.returncode == 0 and "same-repository" in done.stdout, done.stdout + done.stderr
+    assert gh.requests == []
+
+
+def test_a_checkout_of_anything_but_the_default_branch_is_refused(
+    tmp_path: Path, gh: GitHubFake
+) -> None:
+    """A workflow that checks out the PR would let it choose the settings: nothing runs."""
+    forked = make_forked(tmp_path)
+    gh.add_pull(REPO, PR, forked.head, head_repo=FORK, base_sha=forked.main)
+    git(forked.checkout, "fetch", "-q", "origin", f"refs/pull/{PR}/head")
+    git(forked.checkout, "checkout", "-q", "--detach", forked.head)
+    cid = comment(gh, "/evolve run")
+    with FakeLLM(agent) as llm:
+        urls = (llm.anthropic_base_url, llm.openai_base_url)
+        env = command_env(forked, tmp_path, urls, gh.url, body="/evolve run", cid=cid)
+        done = run_cli(["run"], env, forked.checkout)
+        assert llm.requests == []
+    assert done.returncode == 2, done.stdout + done.stderr
+    (reply,) = replies(gh)
+    assert "is not the default branch's commit" in reply and "without `ref:`" in reply
+    assert gh.reactions[cid] == ["eyes", "confused"] and gh.check_runs == []
