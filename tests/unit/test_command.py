@@ -22,6 +22,7 @@ from evolve_action.settings.events import Action, Event, decide
             "/evolve run models=anthropic,openai runs=auto",
             Command(flags=(("models", "anthropic,openai"), ("runs", "auto"))),
         ),
+        ("/evolve run mode=all", Command(flags=(("mode", "all"),))),
         ("LGTM", None),
         ("", None),
         ("please /evolve run", None),  # only the first line, from its start, is a command
@@ -42,6 +43,8 @@ def test_parse(body: str, expected: Command | None) -> None:
         ("/evolve run abc1234 def5678", "neither a commit"),
         ("/evolve run fail-on-regression=false", "`fail-on-regression=` is not a flag"),
         ("/evolve run runs=0", "runs"),
+        ("/evolve run mode=some", "mode"),
+        ("/evolve run alpha=0.5", "`alpha=` is not a flag"),
         ("/evolve run runs=2 runs=3", "given twice"),
         ("/evolve run models=", "has no value"),
     ],

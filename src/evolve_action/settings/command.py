@@ -2,7 +2,7 @@
 `issue_comment` event (issue 28).
 
 The command is the first line of the comment: `/evolve run`, then optionally the commit to
-run (7 to 40 hex digits) and the flags `runs=` and `models=`. The flags come from a
+run (7 to 40 hex digits) and the flags `runs=`, `models=` and `mode=`. The flags come from a
 maintainer whose permission was checked, so they win over the workflow's inputs; every other
 setting (and everything that decides the verdict) stays the default branch's. A comment that
 does not start with `/evolve` is no command; one that starts with `/evolve` but says
@@ -21,8 +21,9 @@ from typing import Any
 from evolve_action.settings.inputs import SettingsError, from_values
 
 PREFIX = "/evolve"
-USAGE = "`/evolve run [<sha>] [runs=<n>|auto] [models=<model>,<model>]`"
-FLAGS = ("runs", "models")  # the inputs a command may set
+USAGE = "`/evolve run [<sha>] [runs=<n>|auto] [models=<model>,<model>] [mode=changed|all]`"
+# The inputs a command may set: how much to run, never how to judge it.
+FLAGS = ("runs", "models", "mode")
 _SHA = re.compile(r"[0-9a-f]{7,40}")
 
 
