@@ -64,10 +64,10 @@ class JobSetup:
     publisher: Publisher | None = None
     files: RunnerFiles = field(default_factory=RunnerFiles)
     stream: TextIO = sys.stdout
-    on_done: Callable[[RunSpec, RunResult], None] | None = None
     # Asked once the runs have ended, before anything is reported: notices only known then
     # (`/evolve run`: the pull request moved past the commit that ran).
     late_notices: Callable[[], tuple[str, ...]] | None = None
+    on_done: Callable[[RunSpec, RunResult], None] | None = None
 
 
 @dataclass
