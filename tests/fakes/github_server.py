@@ -11,6 +11,9 @@
         gh.pull_files[("o/r", 7)]    # the PR files API's answer ({filename, status, patch})
         gh.reviews[("o/r", 7)]       # pull-request reviews; their inline comments in
         gh.review_comments           # (every one, with `pull_request_review_id`)
+        gh.permissions["ada"] = "write"   # collaborators' permission; anyone else: 404
+        gh.reactions[1001]           # reactions on comment 1001, in order ("eyes", "rocket")
+        gh.add_pull("o/r", 7, sha, head_repo="fork/r")   # GET pulls/7; move it: set_head
 
 Comments are paginated with `Link` headers like GitHub's (`per_page` honoured). `GET /user`
 answers 403, as it does for a workflow token, unless `user_login` is set.
@@ -44,6 +47,8 @@ class GitHubFake:
     pull_files: dict[tuple[str, int], list[dict[str, Any]]] = field(default_factory=dict)
     reviews: dict[tuple[str, int], list[dict[str, Any]]] = field(default_factory=dict)
     review_comments: list[dict[str, Any]] = field(default_factory=list)
+    permissions: dict[str, str] = field(default_factory=dict)
+    reactions: dict[int, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1000)
@@ -76,13 +81,37 @@ class GitHubFake:
 
     # --- helpers for tests -----------------------------------------------------------------
 
-    def add_pull(self, repo: str, number: int, head_sha: str) -> None:
+    def add_pull(
+        self,
+        repo: str,
+        number: int,
+        head_sha: str,
+        *,
+        head_repo: str | None = None,
+        base_sha: str = "0" * 40,
+        state: str = "open",
+    ) -> None:
+        """A pull request from `head_repo` (default: `repo` itself; "" a deleted fork)."""
+        head_repo = repo if head_repo is None else head_repo
         self.pulls[(repo, number)] = {
             "number": number,
+            "state": state,
             "url": f"{self.url}/repos/{repo}/pulls/{number}",
-            "head": {"sha": head_sha, "ref": "feature"},
-            "base": {"sha": "0" * 40, "ref": "main"},
+            "head": {
+                "sha": head_sha,
+                "ref": "feature",
+                "repo": {"full_name": head_repo} if head_repo else None,
+            },
+            "base": {"sha": base_sha, "ref": "main", "repo": {"full_name": repo}},
         }
+
+    def set_head(self, repo: str, number: int, head_sha: str) -> None:
+        """A push to the pull request's branch."""
+        with self._lock:
+            self.pulls[(repo, number)]["head"]["sha"] = head_sha
+
+    def checks_on(self, sha: str) -> list[dict[str, Any]]:
+        return [run for run in self.check_runs if run.get("head_sha") == sha]
 
     def fail_next(self, method: str, path_prefix: str, statuses: list[int]) -> None:
         self.faults.append((method, path_prefix, list(statuses)))
@@ -143,6 +172,24 @@ class GitHubFake:
         if rest[:1] == ["pulls"] and len(rest) == 2 and method == "GET":
             pull = self.pulls.get((repo, int(rest[1])))
             return (200, pull, {}) if pull else (404, {"message": "Not Found"}, {})
+        if rest[:1] == ["collaborators"] and rest[2:] == ["permission"] and method == "GET":
+            permission = self.permissions.get(rest[1])
+            if permission is None:
+                return 404, {"message": f"{rest[1]} is not a user"}, {}
+            # The legacy field folds maintain into write; role_name keeps the role's own name.
+            legacy = "write" if permission == "maintain" else permission
+            user = {"login": rest[1], "id": 7, "type": "User"}
+            return 200, {"permission": legacy, "role_name": permission, "user": user}, {}
+        if rest[:2] == ["issues", "comments"] and rest[3:] == ["reactions"] and method == "POST":
+            cid = int(rest[2])
+            self.reactions.setdefault(cid, []).append(body["content"])
+            reaction = {"id": next(self._ids), "content": body["content"], "user": BOT}
+            return 201, reaction, {}
+        if rest[:1] == ["commits"] and rest[2:] == ["check-runs"] and method == "GET":
+            name = query.get("check_name", [None])[0]
+            named = [r for r in self.checks_on(rest[1]) if name in (None, r.get("name"))]
+            runs = named[::-1]  # newest first
+            return 200, {"total_count": len(runs), "check_runs": runs}, {}
         if rest[:1] == ["issues"] and len(rest) == 3 and rest[2] == "comments":
             number = int(rest[1])
             if method == "GET":
@@ -158,6 +205,7 @@ class GitHubFake:
         if rest == ["check-runs"] and method == "POST":
             cid = next(self._ids)
             run = dict(body, id=cid, url=f"{self.url}/repos/{repo}/check-runs/{cid}")
+            run.setdefault("status", "queued")  # GitHub's default
             run["annotations"] = list((body.get("output") or {}).get("annotations") or [])
             self.check_runs.append(run)
             return 201, run, {}

@@ -2,8 +2,9 @@
 
 Inside Actions the event decides (`events.decide`): compare base and head; validate only (a
 fork PR without secrets: neutral check explaining how a maintainer can run the evals);
-refuse (`pull_request_target` without `allow-untrusted-code`); or report from an artifact
-(`workflow_run`, handled by `commands.report`).
+refuse (`pull_request_target` without `allow-untrusted-code`); report from an artifact
+(`workflow_run`, handled by `commands.report`); or, for forks, a maintainer's `/evolve run`
+(`issue_comment`) and the pending check waiting for it (`pipeline.fork_command`).
 """
 
 from __future__ import annotations
@@ -127,7 +128,26 @@ def run_in_actions(
         event,
         has_secrets=_has_secrets(settings, environ),
         allow_untrusted_code=settings.allow_untrusted_code,
+        pending_check=settings.pending_check,
     )
+    if action in (Action.COMMAND, Action.PENDING):
+        from evolve_action.pipeline import fork_command
+
+        gh = fork_command.publisher_for(settings, event)
+        if action is Action.PENDING:
+            return fork_command.post_pending(settings, event, gh)
+        ctx = fork_command.Context(
+            request, settings, config, event, files, _has_secrets(settings, environ)
+        )
+
+        def finish(setup: job.JobSetup, sides: Sides) -> int:
+            done = _finish(setup, sides, sys.stdout)
+            return done if isinstance(done, int) else done[0]
+
+        return fork_command.run_command(
+            ctx, environ, publisher=gh, finish=finish,
+            on_done=lambda spec, result: print_run(sys.stdout, spec, result),
+        )  # fmt: skip
     if action is Action.REPORT:
         from evolve_action.commands.report import report_in_actions
 

@@ -66,6 +66,9 @@ class JobSetup:
     publisher: Publisher | None = None
     files: RunnerFiles = field(default_factory=RunnerFiles)
     stream: TextIO = sys.stdout
+    # Asked once the runs have ended, before anything is reported: notices only known then
+    # (`/evolve run`: the pull request moved past the commit that ran).
+    late_notices: Callable[[], tuple[str, ...]] | None = None
     on_done: Callable[[RunSpec, RunResult], None] | None = None
     stop: Stop = field(default_factory=Stop)  # installed by the command, from its start
 
@@ -122,6 +125,8 @@ def _report(
         failed = sum(1 for r in invalid if not r.ok)
         shortfall = _shortfall(execution, setup.stop)
         notices = _notices(execution, shortfall)
+        if setup.late_notices is not None:  # known only once the runs have ended
+            notices = (*notices, *setup.late_notices())
         gate = evaluate(
             aggregate, settings, invalid_files=failed, has_base=has_base, shortfall=shortfall
         )

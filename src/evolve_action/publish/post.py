@@ -283,6 +283,8 @@ HOW_TO_RUN = """\
 This pull request comes from a fork, so the workflow has no API keys and a read-only token:
 evolve validated the eval files and did not run them. To run the evals, a maintainer can:
 
+- review the change, then comment `/evolve run` on this pull request, where the repository
+  has the command workflow (`examples/workflows/evolve-fork-command.yml`); or
 - review the change, then push the branch to this repository (or re-run the workflow from a
   branch here), so the run gets the repository's secrets; or
 - use the two-stage pattern: a `pull_request` job that has what it needs uploads the

@@ -24,6 +24,8 @@ class Action(StrEnum):
     VALIDATE_ONLY = "validate-only"  # a fork PR without secrets: lint and explain, neutral check
     REFUSE = "refuse"  # pull_request_target without allow-untrusted-code
     REPORT = "report"  # workflow_run: post results from an artifact
+    COMMAND = "command"  # issue_comment: a maintainer's `/evolve run` on a PR (issue 28)
+    PENDING = "pending"  # pull_request_target with pending-check: the check waits for it
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,10 +124,16 @@ def _workflow_run(event: Event, run: dict[str, Any]) -> Event:
     )
 
 
-def decide(event: Event, *, has_secrets: bool, allow_untrusted_code: bool) -> Action:
+def decide(
+    event: Event, *, has_secrets: bool, allow_untrusted_code: bool, pending_check: bool = False
+) -> Action:
     """What to do for this event. PR content is untrusted (DESIGN §10)."""
     if event.name == "workflow_run":
         return Action.REPORT
+    if event.name == "issue_comment":
+        return Action.COMMAND
+    if event.name == "pull_request_target" and pending_check:
+        return Action.PENDING  # nothing of the PR is read: only its head sha, for the check
     if event.name == "pull_request_target" and not allow_untrusted_code:
         return Action.REFUSE
     if not has_secrets:  # a fork PR, or no key configured: running would only error

@@ -135,6 +135,12 @@ INPUTS: tuple[InputSpec, ...] = (
         "Under pull_request_target, run PR code with secrets. Only for trusted contributors.",
     ),
     InputSpec(
+        "pending-check",
+        "false",
+        "Under pull_request_target: post the check on a fork PR's head as pending, waiting for"
+        " a maintainer's `/evolve run`; nothing of the PR is checked out or run.",
+    ),
+    InputSpec(
         "allow-unconfined",
         "false",
         "Where commands cannot be confined (not root, no working bubblewrap), run the agent's"
@@ -174,6 +180,7 @@ class Settings:
     agent_network: bool = False
     harness: Harness = Harness.SDK
     allow_untrusted_code: bool = False
+    pending_check: bool = False
     allow_unconfined: bool = False
     template: Path | None = None
 
@@ -296,6 +303,7 @@ _PARSERS: dict[str, Callable[[str, str], Any]] = {
     "agent-network": _bool,
     "harness": _enum(Harness),
     "allow-untrusted-code": _bool,
+    "pending-check": _bool,
     "allow-unconfined": _bool,
     "template": _path,
 }
