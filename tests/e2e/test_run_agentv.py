@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.commands.cli import main
-from evolve_action.publish.results import load_results
+from tests.e2e.local_run import run_locally, serving, write_tree
 from tests.fakes.llm_server import FakeLLM, call, text
 from tests.fakes.scripts import agent_and_judge, tool_names
 
@@ -58,14 +57,12 @@ print(json.dumps({"score": 1.0 if ok else 0.0, "hits": ["names Ada"] if ok else 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / "skills/greeter").mkdir(parents=True)
-    (root / "skills/greeter/SKILL.md").write_text(SKILL)
-    (root / "evals/greeter/judges").mkdir(parents=True)
-    (root / "evals/greeter/EVAL.yaml").write_text(EVAL)
-    (root / "evals/greeter/guests.txt").write_text("Ada\nBob\n")
-    (root / "evals/greeter/judges/names_ada.py").write_text(JUDGE)
-    return root
+    return write_tree(tmp_path / "repo", {
+        "skills/greeter/SKILL.md": SKILL,
+        "evals/greeter/EVAL.yaml": EVAL,
+        "evals/greeter/guests.txt": "Ada\nBob\n",
+        "evals/greeter/judges/names_ada.py": JUDGE,
+    })  # fmt: skip
 
 
 @pytest.fixture
@@ -75,42 +72,21 @@ def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
         call("Write", file_path="hello.txt", content="Hello, Ada!\n"),
         text("I greeted Ada in hello.txt."),
     )
-    with FakeLLM(agent_and_judge(turns)) as server:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+    with serving(agent_and_judge(turns), monkeypatch) as server:
         yield server
-        assert not server.script_errors, server.script_errors
 
 
 def test_run__an_agentv_suite_is_loaded_run_and_graded(
     repo: Path, llm: FakeLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out_dir = repo.parent / "out"
-    code = main(
-        [
-            "run",
-            "--base",
-            "none",
-            "--root",
-            str(repo),
-            "--models",
-            "anthropic",
-            "--judge-model",
-            "anthropic",
-            "--runs",
-            "1",
-            "--results-dir",
-            str(out_dir),
-        ]
-    )
-    out = capsys.readouterr().out
+    done = run_locally(repo, capsys, extra=("--runs", "1"))
+    out, loaded = done.out, done.results
     assert "PASS  evals/greeter/EVAL.yaml greet-ada" in out, out
     assert "FAIL  evals/greeter/EVAL.yaml greet-bob" in out
     assert "answer contains 'Bob'" in out
-    assert code == 1
-    loaded = load_results(out_dir / "results.json")
+    assert done.code == 1
     assert len(loaded.runs) == 2
-    ada = next(r for r in loaded.runs if r.case_id == "greet-ada")
+    ada = done.run_of("greet-ada")
     assert [(i.item_id, i.score) for i in ada.items] == [
         ("rubric/rubric-1", 1.0),
         ("skill_used", 1.0),

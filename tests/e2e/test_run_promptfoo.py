@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.commands.cli import main
-from evolve_action.publish.results import load_results
+from tests.e2e.local_run import run_locally, serving, write_tree
 from tests.fakes.llm_server import FakeLLM, call, text
 from tests.fakes.scripts import agent_and_judge, tool_names
 
@@ -47,16 +46,11 @@ tests:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    files = {
+    return write_tree(tmp_path / "repo", {
         "evals/greeter/promptfooconfig.yaml": CONFIG,
         "evals/greeter/project/.claude/skills/greeter/SKILL.md": SKILL,
         "evals/greeter/project/guests.txt": "Ada\n",
-    }
-    for rel, body in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(body)
-    return root
+    })  # fmt: skip
 
 
 @pytest.fixture
@@ -66,26 +60,18 @@ def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
         call("Write", file_path="hello.txt", content="Hello, Ada!\n"),
         text("I greeted Ada in hello.txt."),
     )
-    with FakeLLM(agent_and_judge(turns)) as server:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+    with serving(agent_and_judge(turns), monkeypatch) as server:
         yield server
-        assert not server.script_errors, server.script_errors
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_run__a_promptfoo_skill_config_is_run_and_graded(
     repo: Path, llm: FakeLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out_dir = repo.parent / "out"
-    code = main([
-        "run", "--base", "none", "--root", str(repo), "--models", "anthropic",
-        "--judge-model", "anthropic", "--runs", "1", "--results-dir", str(out_dir),
-    ])  # fmt: skip
-    out = capsys.readouterr().out
-    assert code == 0, out
-    assert "PASS  evals/greeter/promptfooconfig.yaml greets Ada" in out, out
-    (run,) = load_results(out_dir / "results.json").runs
+    done = run_locally(repo, capsys, extra=("--runs", "1"))
+    assert done.code == 0, done.out
+    assert "PASS  evals/greeter/promptfooconfig.yaml greets Ada" in done.out, done.out
+    (run,) = done.runs
     assert {i.item_id: i.passed for i in run.items} == {
         "skill-used-1": True,
         "icontains-2": True,

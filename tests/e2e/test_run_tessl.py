@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.commands.cli import main
-from evolve_action.publish.results import load_results
+from tests.e2e.local_run import run_locally, serving, write_tree
 from tests.fakes.llm_server import Answer, Call, FakeLLM, Request, call, calls, scripted_agent, text
 from tests.fakes.scripts import tool_names, user_text
 
@@ -39,19 +38,13 @@ def judge(request: Request) -> Answer:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    files = {
-        "tile.json": json.dumps(
-            {"name": "t/greeter", "skills": {"greeter": {"path": "skills/greeter/SKILL.md"}}}
-        ),
+    tile = {"name": "t/greeter", "skills": {"greeter": {"path": "skills/greeter/SKILL.md"}}}
+    return write_tree(tmp_path / "repo", {
+        "tile.json": json.dumps(tile),
         "skills/greeter/SKILL.md": SKILL,
         "evals/greet-ada/task.md": "# Greet Ada\nWrite a warm greeting for Ada into hello.txt.\n",
         "evals/greet-ada/criteria.json": json.dumps(CRITERIA),
-    }
-    for rel, body in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(body)
-    return root
+    })  # fmt: skip
 
 
 @pytest.fixture
@@ -65,25 +58,17 @@ def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
     def script(request: Request) -> Answer:
         return judge(request) if "submit_grading" in tool_names(request) else agent(request)
 
-    with FakeLLM(script) as server:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+    with serving(script, monkeypatch) as server:
         yield server
-        assert not server.script_errors, server.script_errors
 
 
 def test_run__a_tessl_scenario_is_run_and_scored_by_its_checklist(
     repo: Path, llm: FakeLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out_dir = repo.parent / "out"
-    code = main([
-        "run", "--base", "none", "--root", str(repo), "--models", "anthropic",
-        "--judge-model", "anthropic", "--runs", "1", "--results-dir", str(out_dir),
-    ])  # fmt: skip
-    out = capsys.readouterr().out
-    assert code == 0, out
-    assert "PASS  evals/greet-ada/criteria.json greet-ada" in out, out
-    (run,) = load_results(out_dir / "results.json").runs
+    done = run_locally(repo, capsys, extra=("--runs", "1"))
+    assert done.code == 0, done.out
+    assert "PASS  evals/greet-ada/criteria.json greet-ada" in done.out, done.out
+    (run,) = done.runs
     assert [(i.item_id, i.score) for i in run.items] == [
         ("1. File written", 1.0),
         ("2. Warm tone", 0.5),

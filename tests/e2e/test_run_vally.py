@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.commands.cli import main
-from evolve_action.publish.results import load_results
+from tests.e2e.local_run import run_locally, serving, write_tree
 from tests.fakes.llm_server import Answer, Call, FakeLLM, Request, call, calls, scripted_agent, text
 from tests.fakes.scripts import tool_names, user_text
 
@@ -64,13 +63,11 @@ def judge(request: Request) -> Answer:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / "skills/greeter").mkdir(parents=True)
-    (root / "skills/greeter/SKILL.md").write_text(SKILL)
-    (root / "tests/greeter/fixtures").mkdir(parents=True)
-    (root / "tests/greeter/eval.yaml").write_text(EVAL)
-    (root / "tests/greeter/fixtures/guests.txt").write_text("Ada\nBob\n")
-    return root
+    return write_tree(tmp_path / "repo", {
+        "skills/greeter/SKILL.md": SKILL,
+        "tests/greeter/eval.yaml": EVAL,
+        "tests/greeter/fixtures/guests.txt": "Ada\nBob\n",
+    })  # fmt: skip
 
 
 @pytest.fixture
@@ -84,28 +81,19 @@ def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
     def script(request: Request) -> Answer:
         return judge(request) if "submit_grading" in tool_names(request) else agent(request)
 
-    with FakeLLM(script) as server:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+    with serving(script, monkeypatch) as server:
         yield server
-        assert not server.script_errors, server.script_errors
 
 
 def test_run__a_vally_eval_is_loaded_run_and_graded_as_vally_grades_it(
     repo: Path, llm: FakeLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out_dir = repo.parent / "out"
-    code = main([
-        "run", "--base", "none", "--root", str(repo), "--models", "anthropic",
-        "--judge-model", "anthropic", "--results-dir", str(out_dir),
-    ])  # fmt: skip
-    out = capsys.readouterr().out
-    assert "PASS  tests/greeter/eval.yaml greet-ada" in out, out
-    assert "FAIL  tests/greeter/eval.yaml haiku-without-the-skill" in out, out
-    assert code == 1
-    loaded = load_results(out_dir / "results.json")
-    assert len(loaded.runs) == 2  # config.runs: 1
-    ada = next(r for r in loaded.runs if r.case_id == "greet-ada")
+    done = run_locally(repo, capsys)
+    assert "PASS  tests/greeter/eval.yaml greet-ada" in done.out, done.out
+    assert "FAIL  tests/greeter/eval.yaml haiku-without-the-skill" in done.out, done.out
+    assert done.code == 1
+    assert len(done.runs) == 2  # config.runs: 1
+    ada = done.run_of("greet-ada")
     assert {i.item_id: i.passed for i in ada.items} == {
         "output-contains-1": True,
         "file-contains-2": True,
@@ -117,7 +105,7 @@ def test_run__a_vally_eval_is_loaded_run_and_graded_as_vally_grades_it(
     (judged,) = [i for i in ada.items if i.item_id == "prompt-4"]
     assert (judged.raw_score, judged.score) == (4, 0.75)  # Vally's 1-5 scale, normalized
     assert ada.score == pytest.approx((1 + 1 + 1 + 0.75) / 4)
-    haiku = next(r for r in loaded.runs if r.case_id == "haiku-without-the-skill")
+    haiku = done.run_of("haiku-without-the-skill")
     fired = {i.item_id: (i.passed, i.evidence) for i in haiku.items}
     assert fired["output-contains-1"][0] is True
     assert fired["expect_activation"] == (False, "the skill greeter fired")

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.commands.cli import main
-from evolve_action.publish.results import load_results
+from tests.e2e.local_run import run_locally, serving, write_tree
 from tests.fakes.llm_server import FakeLLM, call, text
 from tests.fakes.scripts import agent_and_judge, tool_names
 
@@ -51,17 +50,12 @@ graders:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    files = {
+    return write_tree(tmp_path / "repo", {
         "skills/greeter/SKILL.md": SKILL,
         "skills/greeter/eval.yaml": EVAL,
         "skills/greeter/tasks/greet.yaml": TASK,
         "skills/greeter/fixtures/guests.txt": "Ada\nBob\n",
-    }
-    for rel, body in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(body)
-    return root
+    })  # fmt: skip
 
 
 @pytest.fixture
@@ -71,25 +65,17 @@ def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
         call("Write", file_path="hello.txt", content="Hello, Ada!\n"),
         text("I greeted Ada in hello.txt."),
     )
-    with FakeLLM(agent_and_judge(turns)) as server:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+    with serving(agent_and_judge(turns), monkeypatch) as server:
         yield server
-        assert not server.script_errors, server.script_errors
 
 
 def test_run__a_waza_eval_is_loaded_run_and_graded(
     repo: Path, llm: FakeLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out_dir = repo.parent / "out"
-    code = main([
-        "run", "--base", "none", "--root", str(repo), "--models", "anthropic",
-        "--judge-model", "anthropic", "--results-dir", str(out_dir),
-    ])  # fmt: skip
-    out = capsys.readouterr().out
-    assert code == 0, out
-    assert "PASS  skills/greeter/eval.yaml greet-ada" in out, out
-    runs = load_results(out_dir / "results.json").runs
+    done = run_locally(repo, capsys)
+    assert done.code == 0, done.out
+    assert "PASS  skills/greeter/eval.yaml greet-ada" in done.out, done.out
+    runs = done.runs
     assert len(runs) == 2  # trials_per_task: 2
     for run in runs:
         assert {i.item_id: i.passed for i in run.items} == {
