@@ -15,7 +15,14 @@ import pytest
 from evolve_action.commands.cli import main
 from evolve_action.model.outcomes import RunResult
 from evolve_action.publish.results import LoadedResults, load_results
-from tests.fakes.llm_server import FakeLLM, Script
+from tests.fakes.llm_server import Answer, FakeLLM, Script, call, text
+
+# The agent of every greeter example: loads the skill, writes the greeting, says so.
+GREETER_TURNS: tuple[Answer, ...] = (
+    call("Skill", skill="greeter"),
+    call("Write", file_path="hello.txt", content="Hello, Ada!\n"),
+    text("I greeted Ada in hello.txt."),
+)
 
 
 def write_tree(root: Path, files: Mapping[str, str]) -> Path:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.local_run import run_locally, serving, write_tree
-from tests.fakes.llm_server import FakeLLM, call, text
+from tests.e2e.local_run import GREETER_TURNS, run_locally, serving, write_tree
+from tests.fakes.llm_server import FakeLLM
 from tests.fakes.scripts import agent_and_judge, tool_names
 
 SKILL = """---
@@ -55,11 +55,7 @@ def repo(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    turns = (
-        call("Skill", skill="greeter"),
-        call("Write", file_path="hello.txt", content="Hello, Ada!\n"),
-        text("I greeted Ada in hello.txt."),
-    )
+    turns = GREETER_TURNS
     with serving(agent_and_judge(turns), monkeypatch) as server:
         yield server
 

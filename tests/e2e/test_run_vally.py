@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.local_run import run_locally, serving, write_tree
-from tests.fakes.llm_server import Answer, Call, FakeLLM, Request, call, calls, scripted_agent, text
+from tests.e2e.local_run import GREETER_TURNS, run_locally, serving, write_tree
+from tests.fakes.llm_server import Answer, Call, FakeLLM, Request, calls, scripted_agent
 from tests.fakes.scripts import tool_names, user_text
 
 SKILL = """---
@@ -72,11 +72,7 @@ def repo(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    agent = scripted_agent(
-        call("Skill", skill="greeter"),
-        call("Write", file_path="hello.txt", content="Hello, Ada!\n"),
-        text("I greeted Ada in hello.txt."),
-    )
+    agent = scripted_agent(*GREETER_TURNS)
 
     def script(request: Request) -> Answer:
         return judge(request) if "submit_grading" in tool_names(request) else agent(request)
