@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.execute import sandbox
+from evolve_action.execute import sandbox, sandbox_python
 from evolve_action.execute.sandbox import BwrapStatus, Level, probe_bwrap, probe_user
 
 BWRAP, USER = "bwrap", "user"
@@ -45,13 +45,13 @@ def at_level(level: str) -> Iterator[Level]:
     with pytest.MonkeyPatch.context() as patch:
         if level == USER:
             patch.setattr(sandbox, "probe_bwrap", lambda: _HIDDEN)
-        sandbox.python_for_commands.cache_clear()
+        sandbox_python.python_for_commands.cache_clear()
         try:
             chosen = sandbox.job_level().level
             assert chosen.value == level, f"asked for {level}, got {chosen}"
             yield chosen
         finally:
-            sandbox.python_for_commands.cache_clear()
+            sandbox_python.python_for_commands.cache_clear()
 
 
 def path_without_bwrap(scratch: Path, path: str | None = None) -> str:

@@ -288,7 +288,8 @@ async def test_our_own_launchers_get_a_python_the_user_can_start(
     """The CLI harness's relay runs as the sandbox user: its interpreter must be one that user
     can start, which ours (a venv or pyenv build under /root) may not be."""
     from evolve_action.execute import sandbox
-    from evolve_action.execute.sandbox import BwrapStatus, python_for_commands
+    from evolve_action.execute.sandbox import BwrapStatus
+    from evolve_action.execute.sandbox_python import python_for_commands
 
     monkeypatch.setattr(sandbox, "probe_bwrap", lambda: BwrapStatus(False, "not here"))
     python_for_commands.cache_clear()

@@ -342,9 +342,9 @@ async def test_no_interpreter_for_the_relay_is_a_harness_error_before_the_cli_st
 ) -> None:
     """Where the confinement can start no Python (ours hidden, no system one), every CLI run
     says what to do, and no model request is made."""
-    from evolve_action.execute import sandbox
+    from evolve_action.execute import sandbox_python
 
-    monkeypatch.setattr(sandbox, "_startable", lambda level, program, needs: False)
+    monkeypatch.setattr(sandbox_python, "_startable", lambda level, program, needs: False)
     suite, case = suite_and_case(make_repo(tmp_path / "repo", {"evals.json": TASK}))
     result = await run(suite, case, "claude")
     assert result.status is Status.ERROR and result.error_kind is ErrorKind.HARNESS

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.execute import sandbox
+from evolve_action.execute import sandbox, sandbox_python
 from evolve_action.execute.sandbox import (
     BwrapStatus,
     Choice,
@@ -518,12 +518,12 @@ async def test_the_relay_interpreter_is_one_bubblewrap_shows(
         real = os.path.realpath(sys.executable)
         link.symlink_to(real)
         monkeypatch.setattr(sys, "executable", str(link))
-        sandbox.python_for_commands.cache_clear()
+        sandbox_python.python_for_commands.cache_clear()
         try:
             assert sandbox.job_level().level is Level.BWRAP
-            python = sandbox.python_for_commands()
+            python = sandbox_python.python_for_commands()
         finally:
-            sandbox.python_for_commands.cache_clear()
+            sandbox_python.python_for_commands.cache_clear()
     assert python == real
     conf = Confinement(ws, mode=SandboxMode.BWRAP)
     done = await conf.run([python, "-I", "-S", "-c", "print('relay ok')"], timeout_s=20)

@@ -40,7 +40,6 @@ from evolve_action.execute.sandbox_bwrap import (
     BwrapStatus,
     bwrap_argv,
     default_hidden,
-    masked,
     probe_bwrap,
     resolved,
 )
@@ -70,7 +69,6 @@ __all__ = [
     "is_secret_name",
     "probe_bwrap",
     "probe_user",
-    "python_for_commands",
     "resolved",
     "scrubbed_env",
 ]
@@ -163,37 +161,6 @@ def unconfined_refusal(allow_unconfined: bool) -> str | None:
         "to an unprivileged user), install bubblewrap where unprivileged user namespaces "
         "are allowed, or set `allow-unconfined: true` only if you trust every PR's code."
     )
-
-
-@functools.cache
-def python_for_commands() -> str | None:
-    """A Python interpreter a confined command can start, for launchers of our own (the CLI
-    harness's relay, standard library only): ours where the confinement shows it; else the
-    real file behind a venv's link, or a system one. Bubblewrap replaces /tmp, so a checkout
-    there (the venv's link) is out of sight; a sandbox user cannot reach a pyenv build under
-    /root, nor anything in the directories closed to it. None when no candidate is reachable:
-    the harness then says so before the first run."""
-    ours = sys.executable
-    chosen = job_level()
-    if chosen.level is Level.NONE:
-        return ours
-    library = Path(sys.base_prefix, "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}")
-    candidates = [(ours, library / "os.py"), (os.path.realpath(ours), library / "os.py")]
-    for system in ("/usr/local/bin/python3", "/usr/bin/python3"):
-        candidates.append((system, Path(system).resolve().parent.parent / "lib"))
-    for program, needs in candidates:
-        if Path(program).exists() and _startable(chosen.level, Path(program), needs):
-            return program
-    return None
-
-
-def _startable(level: Level, program: Path, needs: Path) -> bool:
-    if level is Level.BWRAP:
-        hidden = default_hidden()
-        return masked(program, hidden) is None and masked(needs, hidden) is None
-    uid = sandbox_user.POOL_FIRST  # every pool user has the same rights on shared files
-    real = Path(os.path.realpath(program))
-    return sandbox_user.allows(uid, real, os.X_OK) and sandbox_user.allows(uid, needs, os.R_OK)
 
 
 @functools.cache

@@ -40,8 +40,8 @@ from evolve_action.execute.sandbox import (
     HOME_DIR,
     TMP_DIR,
     Confinement,
-    python_for_commands,
 )
+from evolve_action.execute.sandbox_python import python_for_commands
 from evolve_action.model.evals import Case, CaseKind, split_model
 from evolve_action.model.outcomes import ErrorKind, Transcript
 from evolve_action.plan.fingerprints import case_digest, tree_digest
