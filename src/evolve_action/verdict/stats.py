@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from evolve_action.model.evals import Case, CaseKind, Suite
 from evolve_action.model.outcomes import RunResult, Side, Status
+from evolve_action.model.records import run_cost
 from evolve_action.verdict.decide import Cell, Finding, Verdict, decide
 from evolve_action.verdict.significance import (
     DEFAULT_ALPHA,
@@ -146,7 +147,7 @@ def side_stats(runs: Sequence[RunResult], case: Case | None, suite: Suite | None
     if task and isinstance(min_stability, int | float) and rate is not None:
         stability = rate
         verdict = stability >= float(min_stability)
-    costs = [c for r in runs if (c := _cost(r)) is not None]
+    costs = [c for r in runs if (c := run_cost(r)) is not None]
     return SideStats(
         runs=len(runs),
         passed=passed,
@@ -163,12 +164,6 @@ def side_stats(runs: Sequence[RunResult], case: Case | None, suite: Suite | None
         tokens=summarize([float(r.transcript.usage.total_tokens) for r in runs]),
         cost_usd=math.fsum(costs) if costs else None,
     )
-
-
-def _cost(run: RunResult) -> float | None:
-    parts = [run.transcript.usage.cost_usd, run.judge.usage.cost_usd]
-    known = [p for p in parts if p is not None]
-    return math.fsum(known) if known else None
 
 
 def _case_label(
