@@ -24,7 +24,7 @@ from typing import Any
 
 from evolve_action.formats.base import Problems
 from evolve_action.formats.discovery import LAYOUTS
-from evolve_action.formats.documents import Document, DocumentError, read
+from evolve_action.formats.documents import Document, DocumentError, JsonPath, read
 from evolve_action.model.evals import Origin, Problem, Severity
 from evolve_action.settings.inputs import default_of
 from evolve_action.settings.parsers import alpha_problem
@@ -142,7 +142,7 @@ def parse_config(doc: Document) -> ConfigResult:
 
 # --- one small reader per kind of value ----------------------------------------------------
 
-At = tuple[str | int, ...]
+At = JsonPath  # where in the file: keys and list indexes
 Reader = Callable[[Any, At, Problems], Any]
 
 
