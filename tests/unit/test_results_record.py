@@ -91,6 +91,7 @@ def test_a_file_of_an_earlier_version_is_read_with_defaults() -> None:
     """Files written before the harness, the adaptive cells and the stop fields were."""
     old = {"models": [M1], "runs": 3, "head_sha": HEAD, "base_sha": None, "alpha": 0.05}
     old |= {"adaptive": {"start": 2, "max_runs": 8, "waves": 1}, "confinement": "none"}
+    jsonschema.Draft202012Validator(_settings_schema()).validate(old)  # the schema still reads it
     record = record_from_doc(old)
     assert (record.models, record.runs, record.base_sha) == ((M1,), 3, None)
     assert (record.harness, record.planned_runs, record.stopped_by) == ("", None, None)
