@@ -42,6 +42,7 @@ from evolve_action.publish.results import (
     validate,
     write_results,
 )
+from evolve_action.publish.results_record import JobRecord
 from evolve_action.verdict.stats import aggregate
 
 MODELS = ("anthropic/claude-sonnet-4-6", "openai/gpt-5.4")
@@ -116,7 +117,7 @@ def generate(out: Path, count: int) -> int:
         aggregate=aggregate(runs, all_suites),
         suites=all_suites,
         judge_model=MODELS[0],
-        settings={"head_sha": "a" * 40, "base_sha": "b" * 40, "models": list(MODELS)},
+        record=JobRecord(head_sha="a" * 40, base_sha="b" * 40, models=tuple(MODELS)),
         generated_at="2026-11-24T00:00:00Z",
     )
     write_results(out, data)

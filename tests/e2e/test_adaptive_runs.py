@@ -22,6 +22,8 @@ from tests.e2e.test_pull_request import (
     outputs,
     run_container,
 )
+from tests.e2e.test_pull_request_paths import cli
+from tests.e2e.test_sharded_report import comparable_text, report_env
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import FakeLLM
 from tests.gitrepo import git, put
@@ -98,3 +100,33 @@ def test_auto__an_unchanged_pr_spends_only_the_start_runs(
     comment = gh.comments[(REPO, 7)][0]["body"]
     assert "every case settled at its 2 start runs per side" in comment
     assert "| base runs |" not in comment  # no case got more, so no table
+
+
+def test_auto__report_over_the_job_results_says_where_the_runs_went_as_the_job_did(
+    fakes: tuple[FakeLLM, GitHubFake], tmp_path: Path
+) -> None:
+    """The effort of `runs: auto` was only in the one job's comment: `report` over its results
+    (a shard's, or a `workflow_run` artifact's) had no word of it. Both reports are made by the
+    one `report_input.build` now, and the effort travels in results.json."""
+    root, base, head = make_repo(tmp_path)
+    llm, gh = fakes
+    env = container_env(root, tmp_path, llm, gh, base, head) | {"INPUT_RUNS": "auto"}
+    job = run_container(env, root)
+    assert job.returncode == 1, job.stdout + job.stderr
+    one = gh.comments[(REPO, 7)][0]["body"]
+    assert "`runs: auto`: 2 runs per side to start" in one
+
+    empty = tmp_path / "report-workspace"  # the report job has no checkout
+    empty.mkdir()
+    with GitHubFake() as report_gh:
+        env = report_env(empty, tmp_path / "report", report_gh, tmp_path / "event.json")
+        done = cli(env, empty, "report", str(tmp_path / "results"))
+        assert done.returncode == job.returncode, done.stdout + done.stderr
+        merged = report_gh.comments[(REPO, 7)][0]["body"]
+        (check,) = report_gh.check_runs
+    assert comparable_text(merged) == comparable_text(one)
+    (check_one,) = gh.check_runs
+    assert check["conclusion"] == check_one["conclusion"] == "failure"
+    assert comparable_text(check["output"]["summary"]) == comparable_text(
+        check_one["output"]["summary"]
+    )

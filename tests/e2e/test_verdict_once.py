@@ -31,6 +31,7 @@ def decisions(monkeypatch: pytest.MonkeyPatch) -> list[Gate]:
     import evolve_action.commands.actions_flow
     import evolve_action.commands.report
     import evolve_action.pipeline.job
+    import evolve_action.pipeline.report_input
     import evolve_action.publish.post
     import evolve_action.publish.render.build  # noqa: F401
 

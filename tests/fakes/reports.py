@@ -26,6 +26,7 @@ from evolve_action.model.outcomes import (
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings
+from evolve_action.verdict.gate import evaluate
 from evolve_action.verdict.stats import aggregate
 
 M1, M2 = "anthropic/claude-sonnet-4-6", "openai/gpt-5.4"
@@ -111,8 +112,13 @@ def make_report(
 ) -> ReportInput:
     settings = settings or Settings()
     base_suites = suites if base_sha is not None else ()
+    aggregated = aggregate(runs, [*suites, *base_suites], alpha=settings.alpha)
+    if "gate" not in kw:  # as `report_input.build` decides it for a finished job
+        failed = sum(1 for r in kw.get("invalid", ()) if not r.ok)
+        has_base = base_sha is not None
+        kw["gate"] = evaluate(aggregated, settings, invalid_files=failed, has_base=has_base)
     return ReportInput(
-        aggregate=aggregate(runs, [*suites, *base_suites], alpha=settings.alpha),
+        aggregate=aggregated,
         runs=list(runs),
         event=kw.pop("event", EVENT),
         settings=settings,

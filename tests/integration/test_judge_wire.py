@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +13,7 @@ from evolve_action.execute.providers.base import Provider
 from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
 from evolve_action.execute.providers.registry import build_provider
 from evolve_action.grade.judge import judge_run
-from evolve_action.model.evals import Case, Format, JudgeItem, Origin, Scale, Skill, Suite
+from evolve_action.model.evals import Case, JudgeItem, Origin, Scale
 from evolve_action.model.outcomes import Transcript
 from tests.fakes.llm_server import Call, FakeLLM, Reply
 from tests.unit.judge_fakes import FakeToolBox
@@ -76,22 +75,11 @@ async def build(fake_llm: FakeLLM) -> AsyncIterator[Build]:
         await p.aclose()
 
 
-def _suite(case: Case) -> Suite:
-    return Suite(
-        Format.EVOLVE,
-        Path("/repo/evals/greeter/evals.json"),
-        ORIGIN.path,
-        Skill("greeter", None),
-        (case,),
-    )
-
-
 async def _judge(provider: Provider, name: str, **kw: Any) -> Any:
     case = kw.pop("case", Case("c1", "greet Ada", ORIGIN, expected_output="A friendly greeting"))
     return await judge_run(
         provider=provider,
         model=MODELS[name],
-        suite=_suite(case),
         case=case,
         items=ITEMS,
         transcript=kw.pop("transcript", Transcript(final_text="Hello, Ada!")),

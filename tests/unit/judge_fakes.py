@@ -14,6 +14,7 @@ from evolve_action.execute.providers.base import (
     ToolSpec,
     ToolUsePart,
 )
+from evolve_action.execute.providers.registry import PROVIDERS
 from evolve_action.model.outcomes import Usage
 
 Reply = ChatResponse | Exception | Callable[[ChatRequest], ChatResponse]
@@ -42,6 +43,12 @@ class ScriptedProvider:
     replies: list[Reply]
     id: str = "fake"
     requests: list[ChatRequest] = field(default_factory=list)
+
+    @property
+    def answers_with_schema(self) -> bool:
+        """As the real provider of this id answers (`registry.ProviderKind`)."""
+        kind = PROVIDERS.get(self.id)
+        return kind.answers_with_schema if kind else False
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         self.requests.append(request)

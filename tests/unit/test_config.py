@@ -15,7 +15,6 @@ from evolve_action.model.evals import Severity
 from evolve_action.settings.config import (
     KNOWN_KEYS,
     ConfigResult,
-    ModelPrice,
     RepoConfig,
     load_config,
 )
@@ -55,9 +54,6 @@ FULL = RepoConfig(
     models=("anthropic/claude-sonnet-4-6", "openai"),
     judge_model="anthropic/claude-opus-4-8",
     max_turns=12,
-    evals_min_pass_rate=0.75,
-    triggers_min_pass_rate=0.55,
-    prices={"anthropic/claude-sonnet-4-6": ModelPrice(3.0, 15.0)},
     runs=5,
     paths=("plugins/*/evals/**",),
     timeout_seconds=300.0,

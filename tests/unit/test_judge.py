@@ -17,12 +17,9 @@ from evolve_action.grade.judge_parse import find_grading, verdicts
 from evolve_action.model.evals import (
     Case,
     Fixture,
-    Format,
     JudgeItem,
     Origin,
     Scale,
-    Skill,
-    Suite,
 )
 from evolve_action.model.outcomes import ErrorKind, ItemResult, JudgeReport, Transcript
 from tests.unit.judge_fakes import FakeToolBox, ScriptedProvider, submit, text, tool
@@ -53,16 +50,6 @@ def case(**kw: Any) -> Case:
     return Case("c", "do the task", ORIGIN, **kw)
 
 
-def suite(c: Case) -> Suite:
-    return Suite(
-        Format.EVOLVE,
-        Path("/repo/evals/s/evals.json"),
-        "evals/s/evals.json",
-        Skill("s", None),
-        (c,),
-    )
-
-
 async def judge(
     provider: ScriptedProvider,
     items: list[JudgeItem],
@@ -77,7 +64,6 @@ async def judge(
     return await judge_run(
         provider=provider,
         model=MODEL,
-        suite=suite(c),
         case=c,
         items=items,
         transcript=transcript or Transcript(final_text="Hello, Ada!"),

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from evolve_action.commands.report import build_report, decide_settings
-from evolve_action.commands.report_shards import shard_notices, shortfall
+from evolve_action.pipeline.merged import build_report, decide_settings
+from evolve_action.pipeline.shards import shard_notices, shortfall
 from evolve_action.publish.results import LoadedResults
 from evolve_action.settings.config import RepoConfig
 from evolve_action.settings.events import Event
@@ -110,7 +110,8 @@ def test_the_report_counts_what_its_shards_did_not_run() -> None:
 
 def test_a_merged_report_missing_a_shard_is_never_green() -> None:
     doc = LoadedResults({"settings": {"shard": "1/2"}, "judge_model": None}, [], [], Path("a"))
-    report, data = build_report([doc], Settings(), Event(name="local"), "")
-    gate = report.decided_gate()
+    made = build_report([doc], Settings(), Event(name="local"), "")
+    report, data = made.input, made.data
+    gate = report.gate
     assert (gate.conclusion, gate.reason) == ("neutral", "incomplete: no results from shard 2/2")
-    assert data.settings["incomplete"] is True
+    assert data.record.incomplete is True

@@ -48,6 +48,7 @@ from evolve_action.publish.results import (
     write_results,
 )
 from evolve_action.publish.results_json import aggregate_doc
+from evolve_action.publish.results_record import JobRecord
 from evolve_action.publish.results_skill_creator import aggregate_feedback
 from evolve_action.util.files import ResultsWriteError, atomic_write
 from evolve_action.verdict.stats import aggregate
@@ -205,7 +206,7 @@ def _data(tmp_path: Path) -> ResultsData:
         aggregate=aggregate(runs, [suite]),
         suites=[suite],
         judge_model=JUDGE,
-        settings={"models": [M1], "runs": 3},
+        record=JobRecord(models=(M1,), runs=3),
         generated_at="2026-11-22T12:00:00Z",
         repo_root=tmp_path / "repo",
     )

@@ -221,6 +221,7 @@ class ScriptedJudge:
     """A provider that answers every judge call with one submitted grading."""
 
     id = "scripted"
+    answers_with_schema = False  # it submits through the forced tool
 
     def __init__(self, grading: dict[str, Any]) -> None:
         self.grading = grading

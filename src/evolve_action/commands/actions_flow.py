@@ -3,12 +3,13 @@
 Inside Actions the event decides (`events.decide`): compare base and head; validate only (a
 fork PR without secrets: neutral check explaining how a maintainer can run the evals);
 refuse (`pull_request_target` without `allow-untrusted-code`); report from an artifact
-(`workflow_run`, handled by `commands.report`); or, for forks, a maintainer's `/evolve run`
+(`workflow_run`, handled by `pipeline.merged`); or, for forks, a maintainer's `/evolve run`
 (`issue_comment`) and the pending check waiting for it (`pipeline.fork_command`).
 """
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Mapping
 from dataclasses import replace
@@ -18,6 +19,7 @@ from evolve_action.execute.providers.setup import ModelChoiceError
 from evolve_action.execute.sandbox import unconfined_refusal
 from evolve_action.formats import load_all
 from evolve_action.model.outcomes import RunResult, Status
+from evolve_action.model.records import run_cost
 from evolve_action.pipeline import job
 from evolve_action.pipeline.orchestrate import Request
 from evolve_action.pipeline.stopping import Stop
@@ -149,7 +151,7 @@ def run_in_actions(
             on_done=lambda spec, result: print_run(sys.stdout, spec, result),
         )  # fmt: skip
     if action is Action.REPORT:
-        from evolve_action.commands.report import report_in_actions
+        from evolve_action.pipeline.merged import report_in_actions
 
         return report_in_actions(request.values, config, event, publisher, files, sys.stdout)
     if action is Action.REFUSE:
@@ -207,9 +209,7 @@ def print_run(out: TextIO, spec: RunSpec, result: RunResult) -> None:
 
 def print_summary(out: TextIO, results: list[RunResult], *, invalid: int) -> int:
     counts = {status: sum(r.status is status for r in results) for status in Status}
-    cost = sum(r.transcript.usage.cost_usd or 0 for r in results) + sum(
-        r.judge.usage.cost_usd or 0 for r in results
-    )
+    cost = math.fsum(c for r in results if (c := run_cost(r)) is not None)
     print(
         f"{len(results)} runs: {counts[Status.PASS]} passed, {counts[Status.FAIL]} failed,"
         f" {counts[Status.ERROR]} errors; {invalid} invalid eval files; ${cost:.4f}",

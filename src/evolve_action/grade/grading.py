@@ -73,7 +73,6 @@ async def grade_run(
             judged, report = await judge_run(
                 provider=judge.provider,
                 model=judge.model,
-                suite=suite,
                 case=case,
                 items=asked,
                 transcript=ctx.transcript,

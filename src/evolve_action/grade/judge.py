@@ -43,12 +43,10 @@ from evolve_action.grade.judge_prompt import (
     has_something_to_inspect,
     submit_tool,
 )
-from evolve_action.model.evals import Case, JudgeItem, Suite, split_model
+from evolve_action.model.evals import Case, JudgeItem, split_model
 from evolve_action.model.outcomes import ItemResult, JudgeReport, Transcript, Usage
 
 JUDGE_MAX_TOKENS = 8192
-# Providers whose one-call grading is a JSON schema on the answer rather than a forced tool.
-SCHEMA_ANSWER_PROVIDERS = frozenset({"openai"})
 NUDGE = f"Now call {SUBMIT_TOOL} with your grading of every item."
 
 
@@ -60,7 +58,6 @@ async def judge_run(
     *,
     provider: Provider,
     model: str,
-    suite: Suite,
     case: Case,
     items: Sequence[JudgeItem],
     transcript: Transcript,
@@ -71,17 +68,16 @@ async def judge_run(
     """Grade `items` (in order, numbered 1..N) in one judge session.
 
     `model` is provider-qualified (`anthropic/claude-sonnet-4-6`) and recorded in the report;
-    `tools` is a read-only, workspace-confined tool box, or None. `suite` is accepted so
-    callers pass the whole grading context; the prompt does not need it today.
+    `tools` is a read-only, workspace-confined tool box, or None. A one-call grading is a
+    JSON schema on the answer when the provider answers that way best, else a forced tool.
     """
-    del suite  # the judge prompt is case-level; kept in the signature for callers
     report = JudgeReport(model=model)
     items = list(items)
     if not items:
         return [], report
     report.called = True
     inspect = tools is not None and has_something_to_inspect(case, transcript)
-    as_json = not inspect and provider.id in SCHEMA_ANSWER_PROVIDERS
+    as_json = not inspect and provider.answers_with_schema
     session = _Session(provider, model, items, tools if inspect else None, report, as_json)
     prompt = build_prompt(case, items, transcript, inspect=inspect, as_json=as_json)
     started = time.monotonic()

@@ -8,6 +8,7 @@ agent cannot blow up a results file or a cache entry. Reading a record back give
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -82,8 +83,11 @@ def transcript_doc(t: Transcript) -> dict[str, Any]:
 
 
 def run_cost(run: RunResult) -> float | None:
+    """What one run cost: its agent's calls and its judge's. The one cost rule: results files,
+    the comment, the budget, the statistics and the job summary all read it. None when
+    neither model is priced."""
     known = [c for c in (run.transcript.usage.cost_usd, run.judge.usage.cost_usd) if c is not None]
-    return sum(known) if known else None
+    return math.fsum(known) if known else None
 
 
 def run_doc(run: RunResult) -> dict[str, Any]:

@@ -15,14 +15,12 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from evolve_action import __version__
 from evolve_action.execute.sandbox import job_level
 from evolve_action.grade import checks
-from evolve_action.model.evals import LoadResult, Suite
+from evolve_action.model.evals import LoadResult
 from evolve_action.model.outcomes import RunResult
 from evolve_action.pipeline.orchestrate import Execution, Loaded, Request, load_suites, run_job
 from evolve_action.pipeline.stopping import Stop
@@ -36,6 +34,7 @@ from evolve_action.util.files import check_writable
 
 if TYPE_CHECKING:
     from evolve_action.execute.providers.transport import Later
+    from evolve_action.pipeline.report_input import Report
     from evolve_action.publish.github_api import Publisher
     from evolve_action.publish.post import Published
     from evolve_action.publish.render.report import ReportInput
@@ -54,6 +53,7 @@ AFTER_FIRST_REQUEST: tuple[Later, ...] = (
     "evolve_action.verdict.stats",
     "evolve_action.publish.results",
     "evolve_action.publish.post",
+    "evolve_action.pipeline.report_input",
 )
 
 
@@ -82,7 +82,7 @@ class Finished:
 
     @property
     def gate(self) -> Gate:
-        return self.report.decided_gate()
+        return self.report.gate
 
 
 def _report(
@@ -93,104 +93,54 @@ def _report(
     *,
     started: float,
     in_progress: bool = False,
-) -> ReportInput:
-    from evolve_action.publish.render.report import ReportInput
-    from evolve_action.verdict import adaptive_verdict, stats
-    from evolve_action.verdict.gate import Gate, evaluate
+) -> Report:
+    """The job's report, by the one function `report` uses too (`report_input.build`)."""
+    from evolve_action.pipeline.report_input import Facts, build
+    from evolve_action.publish.results_record import adaptive_of
 
-    settings = setup.settings
-    runs = execution.results if execution else []
-    suites: list[Suite] = [*execution.head_suites, *execution.base_suites] if execution else []
-    effort = execution.effort if execution else None
-    decide_with = None  # runs added because of what was seen are judged sequentially
-    if effort is not None:
-        decide_with = adaptive_verdict.decider(runs, effort.design.bounds)
-    # Sides planned and never run (a stop, the budget) are "not run", not new or removed.
-    planned = (
-        [(r.suite.rel, r.case.id, r.model, r.side) for r in execution.plan.runs]
-        if execution
-        else []
-    )
-    aggregate = stats.aggregate(
-        runs, suites, alpha=settings.alpha, decide_with=decide_with, planned=planned
-    )
-    has_base = sides.base_root is not None
-    # The job's verdict, decided here once: the comment, check run, outputs, job summary and
-    # exit code all read this same object from the report.
-    # The in-progress comment shows "evals running" whatever its gate says: nothing is
-    # decided yet.
-    gate = Gate("neutral", "evals running", 0)
-    notices: tuple[str, ...] = ()
-    if not in_progress:
-        failed = sum(1 for r in invalid if not r.ok)
-        shortfall = _shortfall(execution, setup.stop)
-        notices = _notices(execution, shortfall)
-        if setup.late_notices is not None:  # known only once the runs have ended
-            notices = (*notices, *setup.late_notices())
-        gate = evaluate(
-            aggregate, settings, invalid_files=failed, has_base=has_base, shortfall=shortfall
-        )
-    return ReportInput(
-        aggregate=aggregate,
-        runs=runs,
+    settings, stop = setup.settings, setup.stop
+    shortfall = _shortfall(execution, stop)
+    facts = Facts(
         event=setup.event,
-        settings=settings,
         head_sha=sides.head_sha,
-        base_sha=sides.base_sha if has_base else None,
+        base_sha=sides.base_sha if sides.base_root is not None else None,
         head_suites=execution.head_suites if execution else [],
         base_suites=execution.base_suites if execution else [],
         invalid=invalid,
         skipped=execution.plan.skipped if execution else [],
+        adaptive=adaptive_of(execution.effort if execution else None),
+        # Sides planned and never run (a stop, the budget) are "not run", not new or removed.
+        planned=[(r.suite.rel, r.case.id, r.model, r.side) for r in execution.plan.runs]
+        if execution
+        else [],
+        shortfall=shortfall,
+        notices=(*_notices(execution, shortfall), *_late(setup, in_progress)),
         # Left out by the budget; a stopped job's missing runs are its notice's to tell.
-        not_started=execution.not_run if execution and not setup.stop.requested else [],
-        notices=notices,
-        in_progress=in_progress,
+        not_started=execution.not_run if execution and not stop.requested else [],
         duration_s=time.monotonic() - started,
         cached_runs=execution.cached if execution else None,
-        version=__version__,
-        gate=gate,
-        effort=effort,
         confinement=job_level().level.words,
-    )
-
-
-def _write(setup: JobSetup, execution: Execution, sides: Sides, report: ReportInput) -> Path:
-    from evolve_action.publish.results import ResultsData, write_results
-    from evolve_action.verdict import adaptive_verdict
-
-    settings = setup.settings
-    suites = [*execution.head_suites, *execution.base_suites]
-    shortfall = _shortfall(execution, setup.stop)
-    data = ResultsData(
-        runs=execution.results,
-        aggregate=report.aggregate,  # computed once, for the report and the files alike
-        suites=suites,
-        judge_model=execution.judge_model,
-        settings={
-            "models": execution.models,
-            "runs": settings.runs,
-            **adaptive_verdict.settings_entry(execution.effort),
-            "head_sha": sides.head_sha,
-            "base_sha": sides.base_sha if sides.base_root is not None else None,
-            "pr_number": setup.event.pr_number,
-            "event": setup.event.name,
-            "incomplete": shortfall.incomplete,
-            "planned_runs": shortfall.planned,
-            "stopped_by": shortfall.stopped_by or None,
-            "incomplete_because": list(shortfall.cut),
-            # What decided the verdict, so `report` over these files can decide alike.
-            "alpha": settings.alpha,
-            "fail_on_regression": settings.fail_on_regression,
-            "min_pass_rate": settings.min_pass_rate,
-            "confinement": report.confinement,
-        }
-        | ({"shard": str(settings.shard)} if settings.shard.count > 1 else {}),
-        generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        harness=settings.harness.value,
+        models=tuple(execution.models) if execution else (),
+        runs_setting=settings.runs,
+        shard=str(settings.shard) if settings.shard.count > 1 else None,
+        judge_model=execution.judge_model if execution else None,
         repo_root=sides.head_root,
-        invalid=report.invalid,
-        skipped=execution.plan.skipped,
     )
-    return write_results(settings.results_dir, data)[-1]
+    return build(settings, execution.results if execution else [], facts, in_progress=in_progress)
+
+
+def _late(setup: JobSetup, in_progress: bool) -> tuple[str, ...]:
+    """Notices known only once the runs have ended (`/evolve run`: the PR moved on)."""
+    if in_progress or setup.late_notices is None:
+        return ()
+    return setup.late_notices()
+
+
+def _write(setup: JobSetup, report: Report) -> Path:
+    from evolve_action.publish.results import write_results
+
+    return write_results(setup.settings.results_dir, report.data)[-1]
 
 
 def _shortfall(execution: Execution | None, stop: Stop) -> Shortfall:
@@ -256,15 +206,16 @@ def run(setup: JobSetup, sides: Sides) -> tuple[Finished, Published | None]:
     if setup.publisher is not None and not stop.requested:
         from evolve_action.publish.post import publish_in_progress
 
-        first = _report(setup, sides, None, invalid, started=started, in_progress=True)
+        first = _report(setup, sides, None, invalid, started=started, in_progress=True).input
         publisher = setup.publisher
         early = stop.wait(lambda: publish_in_progress(first, publisher=publisher)).value
     execution = asyncio.run(_execute(setup, sides, head, base))
-    report = _report(setup, sides, execution, invalid, started=started)
-    results_path = _write(setup, execution, sides, report)
-    if stop.requested and report.decided_gate().conclusion != "cancelled":
+    made = _report(setup, sides, execution, invalid, started=started)
+    results_path = _write(setup, made)
+    report = made.input
+    if stop.requested and report.gate.conclusion != "cancelled":
         # Stopped since the report was made (while the files were written): it says so.
-        report = _report(setup, sides, execution, invalid, started=started)
+        report = _report(setup, sides, execution, invalid, started=started).input
     published = None
     if setup.publisher is not None or setup.files.output or setup.files.summary:
         from evolve_action.publish.post import publish_files
@@ -298,7 +249,7 @@ def _publish_github(
         if not stop.requested and github is not None:
             return report, github
     # Stopped: the report says so, and the check run already opened (or concluded) says it too.
-    report = _report(setup, sides, execution, invalid, started=started)
+    report = _report(setup, sides, execution, invalid, started=started).input
     before = github or early
     stopped = stop.wait(
         lambda: publish_github(report, publisher=publisher, started=before, stream=setup.stream),

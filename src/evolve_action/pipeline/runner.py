@@ -221,6 +221,7 @@ class UnavailableProvider:
 
     def __init__(self, error: ProviderError) -> None:
         self.id = error.provider or "unavailable"
+        self.answers_with_schema = False  # it never answers
         self.error = error
 
     async def complete(self, request: ChatRequest) -> ChatResponse:

@@ -130,7 +130,7 @@ def publish_github(
 ) -> Published:
     """The comment, the review comments and the check run (or commit status). `started`:
     what `publish_in_progress` (or an earlier `publish_github`) opened, completed again here."""
-    gate = report.decided_gate()
+    gate = report.gate
     problems: list[str] = []
     result = Published(gate.conclusion, gate.exit_code, problems=problems)
     if publisher is None:
@@ -183,7 +183,7 @@ def publish_files(
 ) -> Published:
     """The log annotations, step outputs and job summary, with every GitHub problem met;
     written last and always, whatever GitHub did."""
-    gate = report.decided_gate()
+    gate = report.gate
     notes = check_output.notes(report)
     for line in check_output.log_commands(notes, github.problems):
         print(line, file=stream)
@@ -194,7 +194,7 @@ def publish_files(
 
 def given_up(report: ReportInput, why: str) -> Published:
     """GitHub writes that were still under way when the job had to end."""
-    gate = report.decided_gate()
+    gate = report.gate
     problem = f"the GitHub writes did not finish before the job had to end ({why})"
     log.error("%s", problem)
     return Published(gate.conclusion, gate.exit_code, problems=[problem])

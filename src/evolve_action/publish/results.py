@@ -22,12 +22,12 @@ import logging
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evolve_action import __version__
-from evolve_action.model.evals import EMPTY, LoadResult, Suite
+from evolve_action.model.evals import LoadResult, Suite
 from evolve_action.model.outcomes import RunResult
 from evolve_action.model.records import run_doc, run_from_doc
 from evolve_action.plan.planning import Skip
@@ -42,6 +42,7 @@ from evolve_action.publish.results_json import (
     skip_from_doc,
     suite_from_doc,
 )
+from evolve_action.publish.results_record import JobRecord, record_doc, record_from_doc
 from evolve_action.publish.results_skill_creator import (
     CONFIGURATION,
     benchmark_doc,
@@ -50,6 +51,7 @@ from evolve_action.publish.results_skill_creator import (
 )
 from evolve_action.publish.schema_check import Check, compile_schema
 from evolve_action.util.files import _why, atomic_write
+from evolve_action.util.text import json_kind
 from evolve_action.verdict.stats import Aggregate
 
 if TYPE_CHECKING:
@@ -75,7 +77,7 @@ class ResultsData:
     aggregate: Aggregate
     suites: Sequence[Suite] = ()
     judge_model: str | None = None
-    settings: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
+    record: JobRecord = field(default_factory=JobRecord)  # results.json's `settings`
     generated_at: str = ""
     repo_root: Path | None = None
     invalid: Sequence[LoadResult] = ()  # eval files that failed to load
@@ -100,7 +102,7 @@ def results_doc(data: ResultsData) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "evolve-action", "version": __version__},
         "generated_at": data.generated_at,
-        "settings": dict(data.settings),
+        "settings": record_doc(data.record),
         "judge_model": data.judge_model,
         "catalog": catalog_doc(data.suites, data.repo_root),
         "runs": [run_doc(r) for r in data.runs],
@@ -228,11 +230,29 @@ class LoadedResults:
     invalid: list[LoadResult] = field(default_factory=list)
     skipped: list[Skip] = field(default_factory=list)
 
-    @property
-    def settings(self) -> Mapping[str, Any]:
-        """The job's settings summary (schema: an object, free-form: check each value)."""
-        recorded: Mapping[str, Any] = self.document.get("settings") or EMPTY
-        return recorded
+    @cached_property
+    def record(self) -> JobRecord:
+        """What the file records about its job (`results_record`)."""
+        return record_from_doc(self.document.get("settings"))
+
+
+def _check_version(path: Path, doc: Any) -> None:
+    """Refuse a file of a schema version this `report` does not read, naming both versions.
+
+    Version 1 is the only one so far: its later fields were all additions, which the record
+    reads with defaults (`record_from_doc`). A version bump adds its reader here."""
+    version = doc.get("schema_version") if isinstance(doc, dict) else None
+    if version == SCHEMA_VERSION:
+        return
+    tool = doc.get("tool") if isinstance(doc, dict) else None
+    by = tool.get("version") if isinstance(tool, dict) else None
+    written = f" (written by evolve-action {by})" if isinstance(by, str) else ""
+    said = version if isinstance(version, int | str) else json_kind(version)
+    raise ResultsLoadError(
+        f"{path}: /schema_version is {said}{written}, not a results schema this evolve-action"
+        f" {__version__} reads (version {SCHEMA_VERSION}); run `report` with the version of the"
+        " action that wrote the results, or run the jobs again"
+    )
 
 
 def load_results(path: Path) -> LoadedResults:
@@ -248,6 +268,7 @@ def load_results(path: Path) -> LoadedResults:
         raise ResultsLoadError(f"cannot read {path}: {_why(exc)}") from exc
     except (ValueError, RecursionError) as exc:
         raise ResultsLoadError(f"{path} is not valid JSON: {exc}") from exc
+    _check_version(path, doc)
     try:
         validate(doc)
     except ResultsLoadError as exc:

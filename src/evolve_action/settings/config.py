@@ -1,8 +1,11 @@
 """The optional repository config, `.evolve.{yaml,yml,json,jsonc}`, read into a `RepoConfig`.
 
 One file serves evolve itself and this action. evolve's keys that change what we run (`layout`,
-`models`, `judge_model`, `max_turns`, pass-rate thresholds, model prices) are read; its other
-keys (`harnesses`, `sandbox`, `checks`, ...) are accepted quietly, since evolve needs them.
+`models`, `judge_model`, `max_turns`) are read; its pass-rate thresholds (`report`) and model
+prices (`providers`) are checked, since a mistake there is one for evolve too, and not applied:
+the action's floor is `min_pass_rate`, and its costs are the catalog's (a price override is
+for the cost work to wire through to the providers, where costs are counted). Its other keys
+(`harnesses`, `sandbox`, `checks`, ...) are accepted quietly, since evolve needs them.
 The action's own keys carry the names of its inputs in snake_case. Every field is optional:
 None means "not set here", so settings can layer input over config over default.
 
@@ -14,17 +17,19 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from evolve_action.formats.base import Problems
 from evolve_action.formats.discovery import LAYOUTS
-from evolve_action.formats.documents import Document, DocumentError, read
+from evolve_action.formats.documents import Document, DocumentError, JsonPath, read
 from evolve_action.model.evals import Origin, Problem, Severity
+from evolve_action.settings.inputs import default_of
+from evolve_action.settings.parsers import alpha_problem
 from evolve_action.util.globs import glob_problem
+from evolve_action.util.text import json_kind
 
 NAMES = (".evolve.yaml", ".evolve.yml", ".evolve.json", ".evolve.jsonc")  # evolve's probe order
 
@@ -46,18 +51,6 @@ EVOLVE_ONLY_KEYS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ModelPrice:
-    """USD per million tokens, from evolve's `providers.<name>.models[]`."""
-
-    input_per_mtok: float
-    output_per_mtok: float
-
-
-def _no_prices() -> Mapping[str, ModelPrice]:
-    return MappingProxyType({})
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RepoConfig:
     # Shared with evolve.
@@ -65,9 +58,6 @@ class RepoConfig:
     models: tuple[str, ...] | None = None
     judge_model: str | None = None
     max_turns: int | None = None
-    evals_min_pass_rate: float | None = None  # report.thresholds.evals_min_pass_rate
-    triggers_min_pass_rate: float | None = None  # report.thresholds.triggers_min_pass_rate
-    prices: Mapping[str, ModelPrice] = field(default_factory=_no_prices)  # "provider/model"
     # The action's own keys (its input names, snake_case).
     runs: int | str | None = None  # a count, or "auto"
     max_runs: int | None = None
@@ -133,7 +123,7 @@ def parse_config(doc: Document) -> ConfigResult:
     if doc.data is None:
         return ConfigResult(RepoConfig(), doc.rel)
     if not isinstance(doc.data, dict):
-        problems.error((), f"the config must be a mapping of keys, not {_kind(doc.data)}")
+        problems.error((), f"the config must be a mapping of keys, not {json_kind(doc.data)}")
         return ConfigResult(RepoConfig(), doc.rel, tuple(problems.items))
     values: dict[str, Any] = {}
     for key, raw in doc.data.items():
@@ -142,9 +132,9 @@ def parse_config(doc: Document) -> ConfigResult:
             if value is not None:
                 values[key] = value
         elif key == "report":
-            values.update(_report(raw, problems))
+            _report(raw, problems)
         elif key == "providers":
-            values["prices"] = MappingProxyType(_providers(raw, problems))
+            _providers(raw, problems)
         elif key not in EVOLVE_ONLY_KEYS:
             problems.warn((key,), _unknown(key))
     return ConfigResult(RepoConfig(**values), doc.rel, tuple(problems.items))
@@ -152,20 +142,13 @@ def parse_config(doc: Document) -> ConfigResult:
 
 # --- one small reader per kind of value ----------------------------------------------------
 
-At = tuple[str | int, ...]
+At = JsonPath  # where in the file: keys and list indexes
 Reader = Callable[[Any, At, Problems], Any]
-
-
-def _kind(value: Any) -> str:
-    names = {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean"}
-    if value is None:
-        return "null"
-    return names.get(type(value), "a number")
 
 
 def _number(raw: Any, at: At, problems: Problems, *, low: float, high: float, what: str) -> Any:
     if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
-        problems.error(at, f"must be a number ({what}), not {_kind(raw)}")
+        problems.error(at, f"must be a number ({what}), not {json_kind(raw)}")
         return None
     if not low <= raw <= high:
         problems.error(at, f"must be {what}, got {raw}")
@@ -180,8 +163,8 @@ def _fraction(raw: Any, at: At, problems: Problems) -> float | None:
 
 def _alpha(raw: Any, at: At, problems: Problems) -> float | None:
     value = _fraction(raw, at, problems)
-    if value is not None and not 0 < value < 0.5:
-        problems.error(at, f"must be above 0 and below 0.5 (typically 0.05), got {raw}")
+    if value is not None and (problem := alpha_problem(value)):
+        problems.error(at, f"{problem} (typically {default_of('alpha')}), got {raw}")
         return None
     return value
 
@@ -196,7 +179,7 @@ def _positive(raw: Any, at: At, problems: Problems) -> float | None:
 
 def _count(raw: Any, at: At, problems: Problems) -> int | None:
     if isinstance(raw, bool) or not isinstance(raw, int):
-        problems.error(at, f"must be a whole number of at least 1, not {_kind(raw)}")
+        problems.error(at, f"must be a whole number of at least 1, not {json_kind(raw)}")
         return None
     if raw < 1:
         problems.error(at, f"must be at least 1, got {raw}")
@@ -215,14 +198,14 @@ def _runs(raw: Any, at: At, problems: Problems) -> int | str | None:
 
 def _flag(raw: Any, at: At, problems: Problems) -> bool | None:
     if not isinstance(raw, bool):
-        problems.error(at, f"must be true or false, not {_kind(raw)}")
+        problems.error(at, f"must be true or false, not {json_kind(raw)}")
         return None
     return raw
 
 
 def _text(raw: Any, at: At, problems: Problems) -> str | None:
     if not isinstance(raw, str):
-        problems.error(at, f"must be a string, not {_kind(raw)}")
+        problems.error(at, f"must be a string, not {json_kind(raw)}")
         return None
     if not raw.strip():
         problems.error(at, "must not be empty; remove the key to use the default")
@@ -254,7 +237,7 @@ def _strings(raw: Any, at: At, problems: Problems) -> tuple[str, ...] | None:
     if isinstance(raw, str):
         return tuple(p.strip() for p in raw.replace("\n", ",").split(",") if p.strip())
     if not isinstance(raw, list):
-        problems.error(at, f"must be a list of strings, not {_kind(raw)}")
+        problems.error(at, f"must be a list of strings, not {json_kind(raw)}")
         return None
     out: list[str] = []
     for i, item in enumerate(raw):
@@ -302,33 +285,28 @@ def _unknown(key: str) -> str:
     return f"unknown config key {key!r} is ignored{hint}"
 
 
-def _report(raw: Any, problems: Problems) -> dict[str, float]:
-    """evolve's `report.thresholds.{evals,triggers}_min_pass_rate`; other report keys are
-    evolve's own (junit, cobertura, strict, maturity)."""
+def _report(raw: Any, problems: Problems) -> None:
+    """Checks evolve's `report.thresholds.{evals,triggers}_min_pass_rate`; the other report
+    keys are evolve's own (junit, cobertura, strict, maturity)."""
     if not isinstance(raw, dict):
-        problems.error(("report",), f"must be a mapping, not {_kind(raw)}")
-        return {}
+        problems.error(("report",), f"must be a mapping, not {json_kind(raw)}")
+        return
     thresholds = raw.get("thresholds")
     if thresholds is None:
-        return {}
+        return
     if not isinstance(thresholds, dict):
-        problems.error(("report", "thresholds"), f"must be a mapping, not {_kind(thresholds)}")
-        return {}
-    out: dict[str, float] = {}
+        problems.error(("report", "thresholds"), f"must be a mapping, not {json_kind(thresholds)}")
+        return
     for key in ("evals_min_pass_rate", "triggers_min_pass_rate"):
         if key in thresholds:
-            value = _fraction(thresholds[key], ("report", "thresholds", key), problems)
-            if value is not None:
-                out[key] = value
-    return out
+            _fraction(thresholds[key], ("report", "thresholds", key), problems)
 
 
-def _providers(raw: Any, problems: Problems) -> dict[str, ModelPrice]:
-    """Prices from `providers.<name>.models[] {id, input_per_mtok, output_per_mtok}`."""
+def _providers(raw: Any, problems: Problems) -> None:
+    """Checks evolve's `providers.<name>.models[] {id, input_per_mtok, output_per_mtok}`."""
     if not isinstance(raw, dict):
-        problems.error(("providers",), f"must be a mapping, not {_kind(raw)}")
-        return {}
-    prices: dict[str, ModelPrice] = {}
+        problems.error(("providers",), f"must be a mapping, not {json_kind(raw)}")
+        return
     for provider, spec in raw.items():
         at: At = ("providers", provider)
         models = spec.get("models") if isinstance(spec, dict) else None
@@ -336,24 +314,13 @@ def _providers(raw: Any, problems: Problems) -> dict[str, ModelPrice]:
             problems.error(at, "must be a mapping with a `models` list")
             continue
         for i, model in enumerate(models or ()):
-            price = _price(model, (*at, "models", i), problems)
-            if price is not None:
-                model_id = model["id"].strip()
-                key = model_id if "/" in model_id else f"{provider}/{model_id}"
-                prices[key] = price
-    return prices
+            _price(model, (*at, "models", i), problems)
 
 
-def _price(model: Any, at: At, problems: Problems) -> ModelPrice | None:
+def _price(model: Any, at: At, problems: Problems) -> None:
     if not isinstance(model, dict) or not isinstance(model.get("id"), str):
         problems.error(at, "must be a mapping with a string `id`")
-        return None
-    if "input_per_mtok" not in model and "output_per_mtok" not in model:
-        return None  # a model listed without prices: nothing for us to learn
-    cost = [
-        _number(model.get(k, 0), (*at, k), problems, low=0, high=math.inf, what="0 or more")
-        for k in ("input_per_mtok", "output_per_mtok")
-    ]
-    if cost[0] is None or cost[1] is None:
-        return None
-    return ModelPrice(float(cost[0]), float(cost[1]))
+        return
+    for key in ("input_per_mtok", "output_per_mtok"):
+        if key in model:
+            _number(model[key], (*at, key), problems, low=0, high=math.inf, what="0 or more")

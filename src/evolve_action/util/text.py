@@ -1,4 +1,5 @@
-"""Cutting text to a byte budget without splitting a character; escaping what cannot be shown.
+"""Text for people: cutting to a byte budget without splitting a character, escaping what
+cannot be shown, and the name of a JSON value's kind for messages.
 
 Model output, tool arguments and evidence are quoted in prompts, results files and comments
 whose limits are in bytes (GitHub's comment limit, our record sizes); cutting by characters
@@ -8,6 +9,7 @@ would overshoot on non-ASCII text and cutting raw bytes would leave invalid UTF-
 from __future__ import annotations
 
 import re
+from typing import Any
 
 
 def cut_bytes(text: str, limit: int) -> str:
@@ -38,3 +40,21 @@ def printable(text: str) -> str:
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def json_kind(value: Any) -> str:
+    """What kind of JSON (or YAML) value this is, as a message names it: "a string", "null".
+
+    The one wording for every reader of a file we did not write (config, results); the
+    loaders under `formats/` still carry their own copies, to be folded in here."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "a list"
+    return "a mapping"

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from evolve_action.plan.planning import START_RUNS
+from evolve_action.settings.inputs import default_of
 from evolve_action.verdict.sequential import (
     CellKey,
     Kind,
@@ -32,7 +33,8 @@ from evolve_action.verdict.sequential import (
 )
 
 DEFAULT_START = START_RUNS
-DEFAULT_MAX_RUNS = 20
+DEFAULT_MAX_RUNS: int = default_of("max-runs")  # the `max-runs` input's
+DEFAULT_ALPHA: float = default_of("alpha")  # the `alpha` input's
 SLACK = 5.0  # nats of optimism in the projection: a drop ~150× short of the bar still runs
 MIN_GAIN = 1.0  # nats: below this, the remaining runs cannot change the picture
 _SMOOTH = 1.0  # Laplace: projected rates lean to 1/2, so two lucky runs do not promise much
@@ -56,7 +58,7 @@ class Stop(StrEnum):
 class Design:
     start: int = DEFAULT_START
     max_runs: int = DEFAULT_MAX_RUNS
-    alpha: float = 0.05
+    alpha: float = DEFAULT_ALPHA
     slack: float = SLACK
     suite_lead: float = 1.0  # log e a suite must already show before its small drops get runs
 

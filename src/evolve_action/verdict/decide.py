@@ -37,6 +37,7 @@ from enum import StrEnum
 from functools import lru_cache
 
 from evolve_action.verdict.budget import SUITE_SHARE, TIE, CaseKey, Detector, at_level, share_for
+from evolve_action.verdict.sequential import CellKey  # (suite, case id, model)
 from evolve_action.verdict.tails import (
     Margins,
     Tail,
@@ -45,8 +46,6 @@ from evolve_action.verdict.tails import (
     surely_above,
     tail,
 )
-
-CellKey = tuple[str, str, str]  # (suite, case id, model)
 
 
 class Finding(StrEnum):

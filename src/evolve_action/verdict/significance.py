@@ -20,9 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from evolve_action.settings.inputs import default_of
 from evolve_action.verdict.tails import convolve, hypergeometric
 
-DEFAULT_ALPHA = 0.05  # the chance of a false "regressed" the check allows per pull request
+# The chance of a false "regressed" the check allows per pull request: the `alpha` input's.
+DEFAULT_ALPHA: float = default_of("alpha")
 # Outcomes whose probability equals the observed one up to rounding count as "as extreme".
 _RELATIVE_TIE = 1e-7
 

@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 
 from evolve_action.model.evals import Case, CaseKind, Suite
 from evolve_action.model.outcomes import RunResult, Side, Status
+from evolve_action.model.records import run_cost
 from evolve_action.verdict.decide import Cell, Finding, Verdict, decide
+from evolve_action.verdict.sequential import CellKey  # (suite, case id, model)
 from evolve_action.verdict.significance import (
     DEFAULT_ALPHA,
     Counts,
@@ -146,7 +148,7 @@ def side_stats(runs: Sequence[RunResult], case: Case | None, suite: Suite | None
     if task and isinstance(min_stability, int | float) and rate is not None:
         stability = rate
         verdict = stability >= float(min_stability)
-    costs = [c for r in runs if (c := _cost(r)) is not None]
+    costs = [c for r in runs if (c := run_cost(r)) is not None]
     return SideStats(
         runs=len(runs),
         passed=passed,
@@ -163,12 +165,6 @@ def side_stats(runs: Sequence[RunResult], case: Case | None, suite: Suite | None
         tokens=summarize([float(r.transcript.usage.total_tokens) for r in runs]),
         cost_usd=math.fsum(costs) if costs else None,
     )
-
-
-def _cost(run: RunResult) -> float | None:
-    parts = [run.transcript.usage.cost_usd, run.judge.usage.cost_usd]
-    known = [p for p in parts if p is not None]
-    return math.fsum(known) if known else None
 
 
 def _case_label(
@@ -294,18 +290,20 @@ def aggregate(
         by_rel.setdefault(s.rel, s)
         for index, c in enumerate(s.cases):
             known.setdefault((s.rel, c.id), (index, c))
-    grouped: dict[tuple[str, str, str], dict[Side, list[RunResult]]] = {}
+    grouped: dict[CellKey, dict[Side, list[RunResult]]] = {}
     for run in runs:
-        key = (run.suite, run.model, run.case_id)
+        key = (run.suite, run.case_id, run.model)
         grouped.setdefault(key, {}).setdefault(run.side, []).append(run)
 
-    def order(key: tuple[str, str, str]) -> tuple[str, str, float, str]:
-        index = known[(key[0], key[2])][0] if (key[0], key[2]) in known else math.inf
-        return (key[0], key[1], index, key[2])
+    def order(key: CellKey) -> tuple[str, str, float, str]:
+        """By suite, then model, then the case's place in its file."""
+        rel, case_id, model = key
+        index = known[(rel, case_id)][0] if (rel, case_id) in known else math.inf
+        return (rel, model, index, case_id)
 
     rows = []
     for key in sorted(grouped, key=order):
-        rel, model, case_id = key
+        rel, case_id, model = key
         suite = by_rel.get(rel)
         case = known[(rel, case_id)][1] if (rel, case_id) in known else None
         sides = {
@@ -313,13 +311,13 @@ def aggregate(
             for side, r in grouped[key].items()
         }
         rows.append((key, case, sides.get(Side.BASE), sides.get(Side.HEAD)))
-    cells = {(k[0], k[2], k[1]): _cell(b, h) for k, _, b, h in rows}
-    sides_planned: dict[tuple[str, str, str], set[Side]] = {}
+    cells = {k: _cell(b, h) for k, _, b, h in rows}
+    sides_planned: dict[CellKey, set[Side]] = {}
     for rel, case_id, model, side in planned:
         sides_planned.setdefault((rel, case_id, model), set()).add(side)
     verdict = (decide_with or decide)(cells, alpha)
     cases: list[CaseStats] = []
-    for (rel, model, case_id), case, base, head in rows:
+    for (rel, case_id, model), case, base, head in rows:
         delta = _diff(head.pass_rate if head else None, base.pass_rate if base else None)
         counts = _counts(base, head)
         test = fisher_exact(counts) if counts is not None else None

@@ -89,6 +89,9 @@ class Provider(Protocol):
     """One vendor's chat API. Implementations must be safe to call concurrently."""
 
     id: str
+    # True: a one-call answer is constrained by a JSON schema on its text (`ChatRequest`'s
+    # `response_schema`); False: by forcing a tool call. The judge asks, never the name.
+    answers_with_schema: bool
 
     async def complete(self, request: ChatRequest) -> ChatResponse: ...
 

@@ -241,6 +241,7 @@ class RetryingProvider:
         self, inner: Provider, *, policy: RetryPolicy, limiter: AdaptiveLimiter | None = None
     ) -> None:
         self.id = inner.id
+        self.answers_with_schema = inner.answers_with_schema
         self.inner = inner
         self.policy = policy
         self.limiter = limiter

@@ -28,6 +28,9 @@ class ProviderKind:
     factory: Callable[..., Provider]
     # OpenAI-compatible self-hosted servers (Ollama, vLLM) usually want no key at all.
     key_optional_with_base_url: bool = False
+    # A one-call answer is best constrained by a JSON schema on the answer text (Chat
+    # Completions' structured output) rather than by forcing a tool call (`Provider`).
+    answers_with_schema: bool = False
 
 
 # The adapters (and their SDKs, about 1 s of imports each) load only for a provider in use.
@@ -50,7 +53,7 @@ PROVIDERS: dict[str, ProviderKind] = {
     ),
     "openai": ProviderKind(
         "openai", "OPENAI_API_KEY", "OPENAI_BASE_URL", "openai-api-key", _openai,
-        key_optional_with_base_url=True,
+        key_optional_with_base_url=True, answers_with_schema=True,
     ),
 }  # fmt: skip
 
@@ -153,6 +156,7 @@ def build_provider(
         base_url=creds.base_url,
         timeout_s=timeout_s,
         sdk_max_retries=sdk_max_retries,
+        answers_with_schema=kind.answers_with_schema,
     )
     retry = policy if policy is not None else RetryPolicy(max_retries=max_retries)
     return RetryingProvider(inner, policy=retry, limiter=limiter)

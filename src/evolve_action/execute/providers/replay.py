@@ -161,6 +161,7 @@ class RecordingProvider:
 
     def __init__(self, inner: Provider, cassette: Cassette) -> None:
         self.id = inner.id
+        self.answers_with_schema = inner.answers_with_schema
         self.inner = inner
         self.cassette = cassette
 
@@ -175,7 +176,12 @@ class ReplayProvider:
     `REPLAY_MISS` error (`run_agent` adds the case id to its message)."""
 
     def __init__(self, provider_id: str, cassette: Cassette) -> None:
+        from evolve_action.execute.providers.registry import PROVIDERS
+
         self.id = provider_id
+        # As the provider recorded would answer: the requests must be the ones recorded.
+        known = PROVIDERS.get(provider_id)
+        self.answers_with_schema = known.answers_with_schema if known else False
         self.cassette = cassette
         self._served: dict[str, int] = {}
 

@@ -34,7 +34,9 @@ class SdkAdapter(Generic[C]):
         timeout_s: float = 600.0,
         sdk_max_retries: int = 0,
         ssl_context: ssl.SSLContext | None = None,
+        answers_with_schema: bool = False,  # the provider kind's (`registry.ProviderKind`)
     ) -> None:
+        self.answers_with_schema = answers_with_schema
         self._api_key, self._base_url = api_key, base_url
         self._timeout_s, self._sdk_max_retries = timeout_s, sdk_max_retries
         self._ssl_context = ssl_context

@@ -27,7 +27,7 @@ IN_PROGRESS_NOTICE = "⏳ The evals are running; this comment is updated when th
 
 
 def build_view(report: ReportInput) -> CommentView:
-    gate = report.decided_gate()
+    gate = report.gate
     agg = report.aggregate
     index = cases.CaseIndex.of(report)
     notices = [IN_PROGRESS_NOTICE] if report.in_progress else []

@@ -1,9 +1,9 @@
 """What one report is made of (`ReportInput`), whatever it becomes: comment, check, summary.
 
 The job builds one `ReportInput` from its runs and hands it to every writer; `report` rebuilds
-the same from a results file. It decides the gate once (`decided_gate`) so every output reads
-the same verdict. The comment's parts (`build`, `build_cases`, `build_verdict`, `effort`) all
-import it from here, so none of them needs another.
+the same from results files; both through `pipeline.report_input.build`, which decides the
+gate once, so every output reads the same verdict. The comment's parts (`build`,
+`build_cases`, `build_verdict`, `effort`) all import it from here, so none needs another.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from evolve_action.plan.planning import RunSpec, Skip
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings
 from evolve_action.verdict.adaptive import Effort
-from evolve_action.verdict.gate import Gate, evaluate
+from evolve_action.verdict.gate import Gate
 from evolve_action.verdict.stats import Aggregate
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ReportInput:
     """Everything one report is made of; the same for the comment, check, summary and outputs."""
 
@@ -41,21 +41,13 @@ class ReportInput:
     duration_s: float = 0.0
     cached_runs: int | None = None  # None: count the runs marked `cached`
     version: str = ""
-    gate: Gate | None = None  # None: `gate.evaluate` with the settings
+    gate: Gate  # decided once, by `pipeline.report_input.build`; every output reads it
     effort: Effort | None = None  # `runs: auto`: runs per case and why each stopped
     confinement: str = ""  # how commands were confined, in words (`sandbox.Level.words`)
 
     @property
     def has_base(self) -> bool:
         return self.base_sha is not None
-
-    def decided_gate(self) -> Gate:
-        if self.gate is not None:
-            return self.gate
-        invalid = sum(1 for r in self.invalid if not r.ok)
-        return evaluate(
-            self.aggregate, self.settings, invalid_files=invalid, has_base=self.has_base
-        )
 
 
 def tokens(n: int) -> str:

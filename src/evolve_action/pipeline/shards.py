@@ -9,7 +9,6 @@ artifact: only numbers and known names are taken from them, never their text.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from evolve_action.publish.results import LoadedResults
 from evolve_action.settings.inputs import SettingsError, from_values
@@ -18,8 +17,8 @@ from evolve_action.verdict.gate import Shortfall, plural
 SIGNAL_NAMES = ("SIGTERM", "SIGINT")  # what a results file may say stopped its job
 
 
-def _shard(value: Any) -> tuple[int, int] | None:
-    if not isinstance(value, str):
+def _shard(value: str | None) -> tuple[int, int] | None:
+    if value is None:
         return None
     try:
         shard = from_values({"shard": value}).shard
@@ -31,13 +30,13 @@ def _shard(value: Any) -> tuple[int, int] | None:
 def shard_notices(docs: Sequence[LoadedResults]) -> tuple[str, ...]:
     """What the merged results lack: a shard that never reported, runs a shard did not finish."""
     notices = []
-    shards = [_shard(d.settings.get("shard")) for d in docs]
+    shards = [_shard(d.record.shard) for d in docs]
     if missing := _missing_shards(docs):
         notices.append(f"Incomplete: no results from shard {', '.join(missing)}.")
     if len({s[1] for s in shards if s is not None}) > 1:
         notices.append("Incomplete: the results come from jobs split in different ways.")
     for doc, shard in zip(docs, shards, strict=True):
-        if doc.settings.get("incomplete") is True:
+        if doc.record.incomplete:
             which = f"shard {shard[0]}/{shard[1]}" if shard else f"the job of {doc.path}"
             notices.append(
                 f"Incomplete: {which} did not finish every run (stopped, or its cost budget"
@@ -47,7 +46,7 @@ def shard_notices(docs: Sequence[LoadedResults]) -> tuple[str, ...]:
 
 
 def _missing_shards(docs: Sequence[LoadedResults]) -> list[str]:
-    shards = [s for d in docs if (s := _shard(d.settings.get("shard"))) is not None]
+    shards = [s for d in docs if (s := _shard(d.record.shard)) is not None]
     counts = {count for _, count in shards}
     if len(counts) != 1:
         return []
@@ -62,15 +61,15 @@ def shortfall(docs: Sequence[LoadedResults]) -> Shortfall:
     stopped: dict[str, None] = {}
     for doc in docs:
         runs = len(doc.runs)
-        recorded = doc.settings.get("planned_runs")
-        incomplete = doc.settings.get("incomplete") is True
-        if isinstance(recorded, int) and not isinstance(recorded, bool) and recorded >= runs:
+        recorded = doc.record.planned_runs
+        incomplete = doc.record.incomplete
+        if recorded is not None and recorded >= runs:
             planned += recorded
         else:
             planned += runs
             unknown += incomplete
         done += runs
-        if incomplete and (name := doc.settings.get("stopped_by")) in SIGNAL_NAMES:
+        if incomplete and (name := doc.record.stopped_by) in SIGNAL_NAMES:
             stopped[str(name)] = None
     cut = []
     if missing := _missing_shards(docs):

@@ -1,0 +1,152 @@
+"""The one way a report is made: (settings, runs, facts) → aggregate, verdict, gate, report, record.
+
+`run` (one job, `job`) and `report` (shards merged, or a `workflow_run` artifact, `merged`)
+each gather their `Facts` — from the execution they just did, or from the results files they
+read — and call `build`. Everything after that is shared: the aggregate, the sequential
+decider under `runs: auto`, the gate, the `ReportInput` every output reads, and the
+`JobRecord` results.json keeps. A new column, arm or field of the report is added here once,
+so a sharded job keeps reaching the report an unsharded one would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from evolve_action import __version__
+from evolve_action.model.evals import LoadResult, Suite
+from evolve_action.model.outcomes import RunResult, Side
+from evolve_action.plan.planning import RunSpec, Skip
+from evolve_action.publish.render.report import ReportInput
+from evolve_action.publish.results import ResultsData
+from evolve_action.publish.results_record import Adaptive, JobRecord
+from evolve_action.settings.events import Event
+from evolve_action.settings.inputs import Settings
+from evolve_action.verdict import adaptive_verdict, stats
+from evolve_action.verdict.gate import COMPLETE, Gate, Shortfall, evaluate
+
+PlannedSide = tuple[str, str, str, Side]  # (suite, case id, model, side) of a planned run
+IN_PROGRESS = Gate("neutral", "evals running", 0)  # nothing is decided while runs go on
+
+
+@dataclass(frozen=True, kw_only=True)
+class Facts:
+    """What a report needs besides the settings and the runs: where they ran, on what, and how
+    the job (or each merged job) ended."""
+
+    event: Event
+    head_sha: str  # the PR head (never the merge commit); "" for an uncommitted tree
+    base_sha: str | None  # None: no base side
+    head_suites: Sequence[Suite] = ()
+    base_suites: Sequence[Suite] = ()
+    invalid: Sequence[LoadResult] = ()
+    skipped: Sequence[Skip] = ()
+    adaptive: Adaptive | None = None  # `runs: auto`: its design, and its effort when known
+    planned: Sequence[PlannedSide] = ()  # sides planned and never run are "not run"
+    shortfall: Shortfall = COMPLETE
+    notices: tuple[str, ...] = ()
+    not_started: Sequence[RunSpec] = ()  # left out by the budget
+    duration_s: float = 0.0
+    cached_runs: int | None = None
+    confinement: str = ""
+    harness: str = ""
+    # For the record only.
+    models: tuple[str, ...] = ()
+    runs_setting: int | str | None = None
+    event_name: str = ""
+    shard: str | None = None
+    merged_from: int | None = None
+    judge_model: str | None = None
+    repo_root: Path | None = None
+
+
+@dataclass(frozen=True)
+class Report:
+    input: ReportInput  # carries the one gate: `input.gate`
+    data: ResultsData  # what the results files hold; `data.record` is results.json's settings
+
+
+def build(
+    settings: Settings, runs: Sequence[RunResult], facts: Facts, *, in_progress: bool = False
+) -> Report:
+    """The report of `runs` under `settings`. The gate is decided here and nowhere else: the
+    comment, check run, outputs, job summary and exit code all read `input.gate`."""
+    adaptive = facts.adaptive
+    decide_with = None  # runs added because of what was seen are judged sequentially
+    if adaptive is not None:
+        decide_with = adaptive_verdict.decider(runs, adaptive.bounds)
+    aggregate = stats.aggregate(
+        runs,
+        [*facts.head_suites, *facts.base_suites],
+        alpha=settings.alpha,
+        decide_with=decide_with,
+        planned=facts.planned,
+    )
+    has_base = facts.base_sha is not None
+    gate, notices = IN_PROGRESS, tuple[str, ...]()
+    if not in_progress:
+        notices = facts.notices
+        failed = sum(1 for r in facts.invalid if not r.ok)
+        gate = evaluate(
+            aggregate, settings, invalid_files=failed, has_base=has_base, shortfall=facts.shortfall
+        )
+    report = ReportInput(
+        aggregate=aggregate,
+        runs=runs,
+        event=facts.event,
+        settings=settings,
+        head_sha=facts.head_sha,
+        base_sha=facts.base_sha,
+        head_suites=facts.head_suites,
+        base_suites=facts.base_suites,
+        invalid=facts.invalid,
+        skipped=facts.skipped,
+        not_started=facts.not_started,
+        notices=notices,
+        in_progress=in_progress,
+        duration_s=facts.duration_s,
+        cached_runs=facts.cached_runs,
+        version=__version__,
+        gate=gate,
+        effort=adaptive.effort() if adaptive is not None else None,
+        confinement=facts.confinement,
+    )
+    data = ResultsData(
+        runs=runs,
+        aggregate=aggregate,  # computed once, for the report and the files alike
+        suites=[*facts.head_suites, *facts.base_suites],
+        judge_model=facts.judge_model,
+        record=_record(settings, facts),
+        generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        repo_root=facts.repo_root,
+        invalid=facts.invalid,
+        skipped=facts.skipped,
+    )
+    return Report(report, data)
+
+
+def _record(settings: Settings, facts: Facts) -> JobRecord:
+    """What results.json keeps about the job: built here only, for one job and a merge alike."""
+    shortfall = facts.shortfall
+    return JobRecord(
+        models=facts.models,
+        runs=facts.runs_setting,
+        adaptive=facts.adaptive,
+        head_sha=facts.head_sha,
+        base_sha=facts.base_sha,
+        pr_number=facts.event.pr_number,
+        event=facts.event_name or facts.event.name,
+        incomplete=shortfall.incomplete or bool(facts.notices),
+        planned_runs=shortfall.planned,
+        stopped_by=shortfall.stopped_by or None,
+        incomplete_because=shortfall.cut,
+        alpha=settings.alpha,
+        fail_on_regression=settings.fail_on_regression,
+        min_pass_rate=settings.min_pass_rate,
+        confinement=facts.confinement,
+        harness=facts.harness,
+        shard=facts.shard,
+        merged_from=facts.merged_from,
+    )
