@@ -22,7 +22,7 @@ from evolve_action.formats import promptfoo_asserts, shapes
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
 from evolve_action.formats.placement import inside, manifest_name
-from evolve_action.formats.vally_common import At, kind_of
+from evolve_action.formats.vally_common import At
 from evolve_action.model.evals import (
     Case,
     Fixture,
@@ -33,6 +33,7 @@ from evolve_action.model.evals import (
     Skill,
     Suite,
 )
+from evolve_action.util.text import json_kind
 
 AGENT_PROVIDERS = shapes.AGENT_PROVIDERS
 SKILL_DIRS = (".claude/skills", ".agents/skills", ".codex/skills", "skills")
@@ -62,7 +63,7 @@ def is_agent_provider(entry: Any) -> bool:
 def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
     data = doc.data
     if not isinstance(data, dict):
-        problems.error((), f"a promptfoo config is a mapping, not {kind_of(data)}")
+        problems.error((), f"a promptfoo config is a mapping, not {json_kind(data)}")
         return None
     for key in data:
         if key not in TOP_KEYS and not str(key).startswith("x-"):  # `x-` keys hold anchors
@@ -258,7 +259,7 @@ def _cases(
     files: list[Fixture], shared: list[Item],
 ) -> list[Case]:  # fmt: skip
     if not isinstance(test, dict):
-        problems.error(at, f"a test is a mapping with vars and assert, not {kind_of(test)}")
+        problems.error(at, f"a test is a mapping with vars and assert, not {json_kind(test)}")
         return []
     variables = {**(default.get("vars") or {}), **(test.get("vars") or {})}
     options = {**(default.get("options") or {}), **(test.get("options") or {})}

@@ -18,8 +18,9 @@ from typing import Any
 
 from evolve_action.formats import trajectory
 from evolve_action.formats.base import Problems
-from evolve_action.formats.vally_common import At, js_regex, kind_of
+from evolve_action.formats.vally_common import At, js_regex
 from evolve_action.model.evals import Check, Item, JudgeItem, Scale
+from evolve_action.util.text import json_kind
 
 TEXT = frozenset(
     {"contains", "icontains", "contains-any", "contains-all", "icontains-any", "icontains-all"}
@@ -57,7 +58,7 @@ def items(problems: Problems, at: At, value: Any, prefix: str = "") -> list[Item
     if value is None:
         return []
     if not isinstance(value, list):
-        problems.error(at, f"must be a list of assertions, not {kind_of(value)}")
+        problems.error(at, f"must be a list of assertions, not {json_kind(value)}")
         return []
     out: list[Item] = []
     for j, raw in enumerate(value):
@@ -173,7 +174,7 @@ def _text(
         params = {"type": base, "negate": negate, "values": said}
     else:
         if not isinstance(value, str | int | float) or isinstance(value, bool):
-            problems.error((*at, "value"), f"must be text, not {kind_of(value)}")
+            problems.error((*at, "value"), f"must be text, not {json_kind(value)}")
             return None
         text = str(value)
         if base == "regex":

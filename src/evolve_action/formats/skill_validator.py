@@ -23,7 +23,7 @@ from typing import Any
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
 from evolve_action.formats.placement import inside
-from evolve_action.formats.vally_common import At, js_regex, kind_of, strings, text
+from evolve_action.formats.vally_common import At, js_regex, strings, text
 from evolve_action.formats.vally_graders import LIKERT_ANCHORS, activation_check, constraint_items
 from evolve_action.model.evals import (
     Case,
@@ -39,6 +39,7 @@ from evolve_action.model.evals import (
     Skill,
     Suite,
 )
+from evolve_action.util.text import json_kind
 
 SCENARIO_KEYS = frozenset(
     {"name", "prompt", "setup", "assertions", "rubric", "timeout", "expect_activation"}
@@ -123,7 +124,7 @@ def _case(
     doc: Document, ctx: LoadContext, problems: Problems, skill: Skill, at: At, raw: Any
 ) -> Case | None:
     if not isinstance(raw, dict):
-        problems.error(at, f"a scenario is a mapping with name and prompt, not {kind_of(raw)}")
+        problems.error(at, f"a scenario is a mapping with name and prompt, not {json_kind(raw)}")
         return None
     for key in raw:
         if key not in SCENARIO_KEYS:
@@ -169,7 +170,7 @@ def _setup(
     if value is None:
         return []
     if not isinstance(value, dict):
-        problems.error(at, f"must be a mapping, not {kind_of(value)}")
+        problems.error(at, f"must be a mapping, not {json_kind(value)}")
         return []
     root = ctx.root.resolve()
     origin = problems.origin(*at)
@@ -195,7 +196,7 @@ def _setup(
         ]
     entries = value.get("files") or []
     if not isinstance(entries, list):
-        problems.error((*at, "files"), f"must be a list, not {kind_of(entries)}")
+        problems.error((*at, "files"), f"must be a list, not {json_kind(entries)}")
         return []
     base = skill.dir or doc.path.parent  # `source` is relative to the skill folder
     for j, entry in enumerate(entries):
@@ -229,7 +230,7 @@ def _assertions(problems: Problems, at: At, value: Any) -> list[Item]:
     if value is None:
         return []
     if not isinstance(value, list):
-        problems.error(at, f"must be a list of assertions, not {kind_of(value)}")
+        problems.error(at, f"must be a list of assertions, not {json_kind(value)}")
         return []
     items: list[Item] = []
     for j, raw in enumerate(value):

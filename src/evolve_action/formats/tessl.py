@@ -21,7 +21,7 @@ from typing import Any
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
 from evolve_action.formats.placement import inside
-from evolve_action.formats.vally_common import kind_of, text
+from evolve_action.formats.vally_common import text
 from evolve_action.model.evals import (
     Case,
     Format,
@@ -32,6 +32,7 @@ from evolve_action.model.evals import (
     Skill,
     Suite,
 )
+from evolve_action.util.text import json_kind
 
 PASS_SHARE = 0.5  # of the checklist's points: tessl itself sets no pass mark
 MAX_TASK_BYTES = 512 * 1024
@@ -48,7 +49,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
 def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
     data = doc.data
     if not isinstance(data, dict):
-        problems.error((), f"criteria.json is a mapping with a checklist, not {kind_of(data)}")
+        problems.error((), f"criteria.json is a mapping with a checklist, not {json_kind(data)}")
         return None
     kind = data.get("type")
     if kind not in TYPES:
@@ -109,7 +110,7 @@ def _checklist(problems: Problems, value: Any) -> list[JudgeItem]:
     for j, raw in enumerate(value):
         at = ("checklist", j)
         if not isinstance(raw, dict):
-            problems.error(at, f"a checklist item is a mapping, not {kind_of(raw)}")
+            problems.error(at, f"a checklist item is a mapping, not {json_kind(raw)}")
             continue
         name = text(problems, (*at, "name"), raw.get("name"))
         description = text(problems, (*at, "description"), raw.get("description"))

@@ -23,9 +23,10 @@ from typing import Any
 from evolve_action.formats import vally_skills
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
-from evolve_action.formats.vally_common import At, kind_of, seconds
+from evolve_action.formats.vally_common import At, seconds
 from evolve_action.formats.vally_stimulus import Shared, build_case
 from evolve_action.model.evals import Case, Format, LoadResult, Origin, Severity, Suite
+from evolve_action.util.text import json_kind
 
 TOP_READ = frozenset(
     {"name", "description", "version", "type", "environment", "config", "defaults"}
@@ -54,7 +55,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
 def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
     data = doc.data
     if not isinstance(data, dict):
-        problems.error((), f"a Vally eval spec is a mapping with `stimuli:`, not {kind_of(data)}")
+        problems.error((), f"a Vally eval spec is a mapping with `stimuli:`, not {json_kind(data)}")
         return None
     for key in data:
         if key not in TOP_READ and key not in TOP_NO_EFFECT:
@@ -117,7 +118,7 @@ def _config(data: dict[str, Any], problems: Problems) -> tuple[int | None, float
         if value is None:
             continue
         if not isinstance(value, dict):
-            problems.error((block,), f"must be a mapping, not {kind_of(value)}")
+            problems.error((block,), f"must be a mapping, not {json_kind(value)}")
             continue
         for key, item in value.items():
             merged[key] = ((block, key), item)
@@ -159,7 +160,7 @@ def _scoring(value: Any, problems: Problems) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        problems.error(("scoring",), f"must be a mapping, not {kind_of(value)}")
+        problems.error(("scoring",), f"must be a mapping, not {json_kind(value)}")
         return {}
     out: dict[str, Any] = {}
     threshold = value.get("threshold")
@@ -173,7 +174,7 @@ def _scoring(value: Any, problems: Problems) -> dict[str, Any]:
     weights = value.get("weights")
     if weights is not None:
         if not isinstance(weights, dict):
-            problems.error(("scoring", "weights"), f"must be a mapping, not {kind_of(weights)}")
+            problems.error(("scoring", "weights"), f"must be a mapping, not {json_kind(weights)}")
         else:
             good: dict[str, float] = {}
             for key, weight in weights.items():

@@ -8,28 +8,13 @@ from typing import Any
 
 from evolve_action.formats.base import Problems
 from evolve_action.util.regex import regex_problem
+from evolve_action.util.text import json_kind
 
 At = tuple[str | int, ...]
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
 _JS_UNICODE = re.compile(r"\\u\{([0-9A-Fa-f]{1,6})\}|\\u([0-9A-Fa-f]{4})")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
-
-
-def kind_of(value: Any) -> str:
-    if value is None:
-        return "empty"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__
 
 
 def seconds(problems: Problems, at: At, value: Any) -> float | None:
@@ -45,7 +30,7 @@ def seconds(problems: Problems, at: At, value: Any) -> float | None:
 
 def text(problems: Problems, at: At, value: Any) -> str | None:
     if not isinstance(value, str) or not value.strip():
-        problems.error(at, f"must be a non-empty string, not {kind_of(value)}")
+        problems.error(at, f"must be a non-empty string, not {json_kind(value)}")
         return None
     return value
 
@@ -54,7 +39,7 @@ def strings(problems: Problems, at: At, value: Any) -> list[str] | None:
     if isinstance(value, str):
         return [value]
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        problems.error(at, f"must be a list of strings, not {kind_of(value)}")
+        problems.error(at, f"must be a list of strings, not {json_kind(value)}")
         return None
     return list(value)
 
@@ -63,7 +48,7 @@ def mapping(problems: Problems, at: At, value: Any) -> dict[str, Any] | None:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        problems.error(at, f"must be a mapping, not {kind_of(value)}")
+        problems.error(at, f"must be a mapping, not {json_kind(value)}")
         return None
     return value
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from evolve_action.formats.base import Problems
-from evolve_action.formats.vally_common import At, js_regex, kind_of, seconds, strings, text
+from evolve_action.formats.vally_common import At, js_regex, seconds, strings, text
 from evolve_action.model.evals import Check, Item, JudgeItem, Scale, Skill
+from evolve_action.util.text import json_kind
 
 # type → (check family, negated, the config key holding its subject)
 STATIC = {
@@ -61,7 +62,7 @@ def grader_items(problems: Problems, at: At, value: Any, rubric: list[str]) -> l
     elif isinstance(value, list):
         graders = value
     else:
-        problems.error((*at, "graders"), f"must be a list of graders, not {kind_of(value)}")
+        problems.error((*at, "graders"), f"must be a list of graders, not {json_kind(value)}")
         return []
     items: list[Item] = []
     ids: set[str] = set()
@@ -98,7 +99,7 @@ def _grader(problems: Problems, at: At, raw: Any, rubric: list[str], j: int) -> 
     kind: str = raw["type"]
     config = raw.get("config") or {}
     if not isinstance(config, dict):
-        problems.error((*at, "config"), f"must be a mapping, not {kind_of(config)}")
+        problems.error((*at, "config"), f"must be a mapping, not {json_kind(config)}")
         return None
     for key in raw:
         if key not in ("type", "config", "name", "turn", "description"):
@@ -253,7 +254,7 @@ def constraint_items(
         return [], None
     cat = (*at, block) if block else at
     if not isinstance(value, dict):
-        problems.error(cat, f"must be a mapping, not {kind_of(value)}")
+        problems.error(cat, f"must be a mapping, not {json_kind(value)}")
         return [], None
     items: list[Item] = []
     origin = problems.origin(*cat)
@@ -311,7 +312,7 @@ def _tools(problems: Problems, at: At, value: Any) -> list[str]:
 
 def activation_check(problems: Problems, at: At, value: Any, skill: Skill) -> Check | None:
     if not isinstance(value, bool):
-        problems.error(at, f"must be true or false, not {kind_of(value)}")
+        problems.error(at, f"must be true or false, not {json_kind(value)}")
         return None
     said = "fires" if value else "does not fire"
     params = {"skill": skill.name, "expected": value}

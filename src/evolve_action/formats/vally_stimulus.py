@@ -15,9 +15,10 @@ from typing import Any
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
 from evolve_action.formats.placement import inside
-from evolve_action.formats.vally_common import At, kind_of, mapping, seconds, strings, text
+from evolve_action.formats.vally_common import At, mapping, seconds, strings, text
 from evolve_action.formats.vally_graders import activation_check, constraint_items, grader_items
 from evolve_action.model.evals import Case, Fixture, Item, Skill
+from evolve_action.util.text import json_kind
 
 STIMULUS_READ = frozenset(
     {"name", "prompt", "turns", "graders", "rubric", "constraints", "environment"}
@@ -45,7 +46,7 @@ class Shared:
 def build_case(shared: Shared, at: At, raw: Any) -> Case | None:
     problems = shared.problems
     if not isinstance(raw, dict):
-        problems.error(at, f"a stimulus is a mapping with name and prompt, not {kind_of(raw)}")
+        problems.error(at, f"a stimulus is a mapping with name and prompt, not {json_kind(raw)}")
         return None
     for key in raw:
         if key not in STIMULUS_READ and key not in STIMULUS_NO_EFFECT:
@@ -137,7 +138,7 @@ def _environment(shared: Shared, at: At, own: Any) -> tuple[list[Fixture], list[
         if entries is None:
             continue
         if not isinstance(entries, list):
-            shared.problems.error((*where, "files"), f"must be a list, not {kind_of(entries)}")
+            shared.problems.error((*where, "files"), f"must be a list, not {json_kind(entries)}")
             continue
         for j, entry in enumerate(entries):
             files += _fixtures(shared, (*where, "files", j), entry)
@@ -150,13 +151,13 @@ def _fixtures(shared: Shared, at: At, entry: Any) -> list[Fixture]:
     if isinstance(entry, str):
         entry = {"src": entry, "dest": entry}
     if not isinstance(entry, dict):
-        problems.error(at, f"a file entry is {{src, dest}}, not {kind_of(entry)}")
+        problems.error(at, f"a file entry is {{src, dest}}, not {json_kind(entry)}")
         return []
     src = text(problems, (*at, "src"), entry.get("src"))
     dest = entry.get("dest", src)
     if src is None or not isinstance(dest, str):
         if src is not None:
-            problems.error((*at, "dest"), f"must be a path, not {kind_of(dest)}")
+            problems.error((*at, "dest"), f"must be a path, not {json_kind(dest)}")
         return []
     root = shared.ctx.root.resolve()
     source = shared.doc.path.parent / src

@@ -21,7 +21,7 @@ from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
 from evolve_action.formats.placement import inside
 from evolve_action.formats.triggers import fired_text
-from evolve_action.formats.vally_common import At, kind_of, text
+from evolve_action.formats.vally_common import At, text
 from evolve_action.formats.waza_graders import expected_items, grader_items
 from evolve_action.model.evals import (
     Case,
@@ -36,6 +36,7 @@ from evolve_action.model.evals import (
     Skill,
     Suite,
 )
+from evolve_action.util.text import json_kind
 
 TOP_KEYS = frozenset(
     {"name", "description", "skill", "version", "config", "metrics", "graders", "tasks"}
@@ -101,7 +102,7 @@ def _skill(doc: Document, ctx: LoadContext, name: Any) -> Skill:
 def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
     data = doc.data
     if not isinstance(data, dict):
-        problems.error((), f"a waza eval is a mapping with `tasks:`, not {kind_of(data)}")
+        problems.error((), f"a waza eval is a mapping with `tasks:`, not {json_kind(data)}")
         return None
     for key in data:
         if key in SPECIAL:
@@ -151,7 +152,7 @@ def _config(problems: Problems, value: Any) -> tuple[int | None, float | None]:
     if value is None:
         return None, None
     if not isinstance(value, dict):
-        problems.error(("config",), f"must be a mapping, not {kind_of(value)}")
+        problems.error(("config",), f"must be a mapping, not {json_kind(value)}")
         return None, None
     runs = value.get("trials_per_task")
     if runs is not None and (isinstance(runs, bool) or not isinstance(runs, int) or runs < 1):
@@ -229,7 +230,7 @@ def _task(
         problems.error(at, f"task file {rel} does not read as YAML: {str(exc)[:200]}")
         return None
     if not isinstance(raw, dict):
-        problems.error(at, f"task file {rel} is {kind_of(raw)}, not a task mapping")
+        problems.error(at, f"task file {rel} is {json_kind(raw)}, not a task mapping")
         return None
     if raw.get("enabled") is False:
         problems.warn(at, f"task file {rel} is not run: it says enabled: false")
@@ -277,7 +278,7 @@ def _files(
     if value is None:
         return []
     if not isinstance(value, list):
-        problems.error(at, f"inputs.files must be a list, not {kind_of(value)}")
+        problems.error(at, f"inputs.files must be a list, not {json_kind(value)}")
         return []
     context = raw.get("context_dir")
     bases = [task.parent / context] if isinstance(context, str) else []
@@ -314,7 +315,9 @@ def _triggers(doc: Document, ctx: LoadContext, problems: Problems, data: dict[st
     for key, should in (("should_trigger_prompts", True), ("should_not_trigger_prompts", False)):
         entries = data.get(key) or []
         if not isinstance(entries, list):
-            problems.error((key,), f"must be a list of {{prompt}} entries, not {kind_of(entries)}")
+            problems.error(
+                (key,), f"must be a list of {{prompt}} entries, not {json_kind(entries)}"
+            )
             continue
         for j, entry in enumerate(entries):
             prompt = entry.get("prompt") if isinstance(entry, dict) else entry

@@ -13,9 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from evolve_action.formats.base import Problems
-from evolve_action.formats.vally_common import At, js_regex, kind_of, strings, text
+from evolve_action.formats.vally_common import At, js_regex, strings, text
 from evolve_action.formats.vally_graders import TOOLS
 from evolve_action.model.evals import Check, Item, JudgeItem, Scale
+from evolve_action.util.text import json_kind
 
 TEXT_KEYS = ("contains", "not_contains", "contains_cs", "not_contains_cs")
 REGEX_KEYS = ("regex_match", "regex_not_match")
@@ -36,7 +37,7 @@ def grader_items(problems: Problems, at: At, value: Any, prefix: str = "") -> li
     if value is None:
         return []
     if not isinstance(value, list):
-        problems.error(at, f"must be a list of graders, not {kind_of(value)}")
+        problems.error(at, f"must be a list of graders, not {json_kind(value)}")
         return []
     items: list[Item] = []
     for j, raw in enumerate(value):
@@ -53,7 +54,7 @@ def _grader(problems: Problems, at: At, raw: Any, number: str) -> Item | None:
     kind: str = raw["type"]
     config = raw.get("config") or {}
     if not isinstance(config, dict):
-        problems.error((*at, "config"), f"must be a mapping, not {kind_of(config)}")
+        problems.error((*at, "config"), f"must be a mapping, not {json_kind(config)}")
         return None
     name = raw.get("name") if isinstance(raw.get("name"), str) and raw.get("name") else ""
     item_id = name or f"{kind}-{number}"
@@ -239,7 +240,7 @@ def expected_items(problems: Problems, at: At, value: Any, skill: str) -> list[I
     if value is None:
         return []
     if not isinstance(value, dict):
-        problems.error(at, f"must be a mapping, not {kind_of(value)}")
+        problems.error(at, f"must be a mapping, not {json_kind(value)}")
         return []
     items: list[Item] = []
     origin = problems.origin(*at)
