@@ -117,3 +117,19 @@ def test_what_cannot_be_closed_is_named(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(shared, "in_own_container", lambda: True)
     assert close_shared_dirs([directory]) == []  # in our own container: "other" bits cleared
     assert stat.S_IMODE(directory.stat().st_mode) == 0o1770
+
+
+def test_a_link_to_a_closed_directory_is_closed_too() -> None:
+    """The kernel checks the directory a link leads to, with its ACL: so must we."""
+    from evolve_action.execute.sandbox_user import unreachable_parent
+    from tests.conftest import reachable_place
+
+    with reachable_place("evolve-acl-link-", 0o755) as place:
+        closed = _shared(place / "closed")
+        _acl_or_skip(closed)
+        (closed / "ws").mkdir()
+        (place / "link").symlink_to(closed)
+        if unreachable_parent(place, POOL_UID) is not None:
+            pytest.skip("the temporary directory's parents are closed to other users here")
+        assert unreachable_parent(place / "link" / "ws", POOL_UID) == place / "link"
+        assert unreachable_parent(closed / "ws", POOL_UID) == closed

@@ -37,11 +37,11 @@ class Entry:
     perm: int  # rwx as 4|2|1
 
 
-def read(path: Path) -> tuple[Entry, ...]:
-    """The access ACL of `path` (not following a last symlink), or () when it has none beyond
-    its mode bits, or the filesystem keeps none."""
+def read(path: Path, *, follow_symlinks: bool = False) -> tuple[Entry, ...]:
+    """The access ACL of `path` (of a last symlink itself, unless `follow_symlinks`), or ()
+    when it has none beyond its mode bits, or the filesystem keeps none."""
     try:
-        raw = os.getxattr(path, _XATTR, follow_symlinks=False)
+        raw = os.getxattr(path, _XATTR, follow_symlinks=follow_symlinks)
     except OSError:
         return ()
     return _decode(raw)

@@ -121,11 +121,13 @@ def allows(uid: int, path: Path, want: int) -> bool:
 
 
 def _grants(path: Path, uid: int, want: int) -> bool:
+    # Through a link the kernel checks the directory it leads to: its mode and its ACL.
     try:
         info = path.stat()
     except OSError:
         return False
-    return sandbox_acl.grants(info, sandbox_acl.read(path), uid, (uid, SANDBOX_GID), want)
+    acl = sandbox_acl.read(path, follow_symlinks=True)
+    return sandbox_acl.grants(info, acl, uid, (uid, SANDBOX_GID), want)
 
 
 def exposures(uid: int, environ: Mapping[str, str]) -> list[str]:
