@@ -26,7 +26,7 @@ from evolve_action.settings.inputs import INPUTS
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# DESIGN §9: what the job writes to $GITHUB_OUTPUT.
+# docs/design.md §Outputs: what the job writes to $GITHUB_OUTPUT.
 OUTPUTS = {
     "pass-rate",
     "base-pass-rate",
