@@ -31,7 +31,7 @@ CODE_DIRS = ("src", "tests", "bench", "scripts")
 _FENCE = re.compile(r"^(```|~~~)")
 _LINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+)\)|!\[[^\]\n]*\]\(([^)\s]+)\)")
 # Citations of documents that are not in the repository (the design notes it was built from).
-_FOREIGN = re.compile(r"DESIGN §|ecosystem §|evolve §|reference [A-C]\.\d|shared/reference/")
+_FOREIGN = re.compile(r"DESIGN\s§|ecosystem\s§|evolve\s§|reference\s[A-C]\.\d|shared/reference/")
 _DESIGN_CITE = re.compile(r"docs/design\.md\s+§")
 
 
@@ -104,6 +104,16 @@ def test_the_link_check_finds_a_broken_link_and_a_broken_anchor(tmp_path: Path) 
     )
     assert _links(page) == [(5, "#pass-rate"), (5, "#nope"), (5, "missing.md")]
     assert _anchors(page) == {"title", "pass-rate"}
+
+
+def test_the_citation_check_knows_the_old_forms() -> None:
+    """The control: each form the code used to cite is caught; a citation into docs/ is not."""
+    old_forms = [
+        " §".join(pair) for pair in (("DESIGN", "5"), ("ecosystem", "2.1"), ("evolve", "6.4"))
+    ]
+    for old in [*old_forms, "reference B.4"]:
+        assert _FOREIGN.search(f"the rule ({old})"), old
+    assert not _FOREIGN.search("the rule (docs/design.md §Trust)")
 
 
 def test_readme_is_short_and_opens_with_the_demo_and_the_tests() -> None:
