@@ -195,3 +195,43 @@ def test_docs_environment_documents_every_evolve_variable() -> None:
 
 def _rel_src(path: Path) -> str:
     return path.relative_to(SRC).as_posix()
+
+
+def _defines(path: Path, name: str) -> bool:
+    """Whether a module defines `name`: a function, class, constant or dataclass field."""
+    text = path.read_text(encoding="utf-8")
+    return bool(
+        re.search(rf"^\s*(?:async\s+def|def|class)\s+{name}\b|^\s*{name}\s*[:=]", text, re.M)
+    )
+
+
+def _modules(stem: str) -> list[Path]:
+    """The modules a short name may mean: `job` → pipeline/job.py, `formats` → its __init__."""
+    found = [p for p in SRC.rglob(f"{stem}.py") if p.name != "__init__.py"]
+    found += [p / "__init__.py" for p in SRC.rglob(stem) if (p / "__init__.py").is_file()]
+    return found
+
+
+def test_development_names_functions_that_exist_where_it_says() -> None:
+    """docs/development.md walks a job through the code by name; a rename must update it."""
+    page = ROOT / "docs" / "development.md"
+    stale, checked = [], 0
+    for number, line in _prose_lines(page):
+        # "`pipeline/job.py` `run`": the name is defined in that file.
+        for path, name in re.findall(r"`([\w/]+\.py)` `(\w+)`", line):
+            module = SRC / path
+            checked += 1
+            if not module.is_file() or not _defines(module, name):
+                stale.append(f"docs/development.md:{number}: {path} {name}")
+        # "`orchestrate.run_job`", "`grade/checks` `run_check`": a module (or package) and a name.
+        pairs = re.findall(r"`(\w+)\.(\w+)`", line)
+        pairs += [(p.rsplit("/", 1)[-1], n) for p, n in re.findall(r"`([\w/]+)` `(\w+)`", line)]
+        for stem, name in pairs:
+            if name in ("py", "md", "yml", "yaml", "json"):
+                continue  # a file name, not a module's member
+            modules = _modules(stem)
+            checked += bool(modules)
+            if modules and not any(_defines(m, name) for m in modules):
+                stale.append(f"docs/development.md:{number}: {stem}.{name}")
+    assert stale == [], "these names moved or were renamed; update the page:\n" + "\n".join(stale)
+    assert checked >= 40, f"only {checked} names checked: the page's patterns changed"
