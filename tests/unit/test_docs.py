@@ -1,6 +1,6 @@
 """The documentation holds together (issue 30): links resolve, the README stays a README, the
-code cites only what is in the repository, and docs/environment.md names every reader of the
-environment.
+code cites only what is in the repository, docs/environment.md names every reader of the
+environment, and docs/development.md names functions that exist.
 
 A failure names the file, the line and what to change.
 """
