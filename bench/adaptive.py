@@ -1,6 +1,6 @@
 """`runs: auto` against fixed N = 3, 5, 10: runs spent, A/A false alarms, power (issue 15).
 
-Simulated on pass counts alone, as `../shared/reference/verdict.md` does: K cases in
+Simulated on pass counts alone, as `bench/verdict.py` does: K cases in
 max(1, K // 10) suites, M models; every run of a (case, model) passes with its side's
 probability, independently. The adaptive column drives the product's own planner
 (`adaptive.plan_wave`) and verdict (`sequential.decide`) wave by wave; the fixed columns

@@ -1,4 +1,4 @@
-"""The reference fixed-N rule of `../shared/reference/verdict.md`, small, for comparisons only.
+"""The reference fixed-N rule of the study before issue 11, small, for comparisons only.
 
 bench/adaptive.py compares `runs: auto` with fixed designs judged by this rule: per case a
 one-sided exact stratified test pooled over its models, plus one per (case, model) cell when

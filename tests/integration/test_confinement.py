@@ -1,5 +1,5 @@
 """Confinement end to end: a prepared workspace, the agent's tools and the command runner
-against planted secrets, escapes, runaway loops and floods (DESIGN §10).
+against planted secrets, escapes, runaway loops and floods (docs/design.md §Trust).
 
 Every test runs without confinement; the unprivileged-user and bubblewrap variants run too
 where they work here (root; bubblewrap able to create its namespaces).

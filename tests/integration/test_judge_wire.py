@@ -91,7 +91,7 @@ async def _judge(provider: Provider, name: str, **kw: Any) -> Any:
 
 @pytest.mark.parametrize("name", ["anthropic", "openai"])
 async def test_one_judge_request_for_five_items(fake_llm: FakeLLM, build: Build, name: str) -> None:
-    # DESIGN §7: a forced tool call on Anthropic, a JSON schema on OpenAI (the answer's text).
+    # docs/design.md §Judge: a forced tool on Anthropic, a JSON schema on OpenAI's answer text.
     if name == "anthropic":
         fake_llm.enqueue(Reply(calls=(Call("submit_grading", ANSWER),)))
     else:

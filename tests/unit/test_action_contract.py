@@ -1,6 +1,6 @@
 """The action's public contract stays in one piece (issue 6).
 
-`settings.INPUTS` is the single table of inputs; action.yml, the README's tables and the flags
+`settings.INPUTS` is the single table of inputs; action.yml, docs/inputs.md's tables and the flags
 of `evolve-action run` must say the same. The Dockerfile must install from the hashed lock
 and start the CLI directly. Every workflow we ship or recommend must pass actionlint and
 zizmor (run when installed; ci.yml always installs them).
@@ -26,7 +26,7 @@ from evolve_action.settings.inputs import INPUTS
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# DESIGN §9: what the job writes to $GITHUB_OUTPUT.
+# docs/design.md §Outputs: what the job writes to $GITHUB_OUTPUT.
 OUTPUTS = {
     "pass-rate",
     "base-pass-rate",
@@ -47,8 +47,8 @@ def _action() -> dict[str, Any]:
 
 
 def _readme_table(heading: str) -> dict[str, str]:
-    """Rows of the first table under `## heading`: first cell's name → second cell."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """Rows of the first table under `## heading` of docs/inputs.md: name → second cell."""
+    text = (ROOT / "docs" / "inputs.md").read_text(encoding="utf-8")
     section = text.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
     rows: dict[str, str] = {}
     for line in section.splitlines():
@@ -95,7 +95,7 @@ def test_action_runs_the_dockerfile_with_the_run_subcommand() -> None:
 
 
 def _rendered_tables() -> str:
-    """The README's two tables as action.yml implies them (paste this when the test fails)."""
+    """docs/inputs.md's two tables as action.yml implies them (paste them when the test fails)."""
     action = _action()
     lines = ["| input | default | description |", "|---|---|---|"]
     for name, spec in action["inputs"].items():
@@ -106,14 +106,14 @@ def _rendered_tables() -> str:
     return "\n".join(lines)
 
 
-def test_readme_tables_list_exactly_the_action_inputs_and_outputs() -> None:
+def test_inputs_doc_tables_list_exactly_the_action_inputs_and_outputs() -> None:
     inputs = _readme_table("Inputs")
     assert list(inputs) == [spec.name for spec in INPUTS]
     assert inputs == {spec.name: spec.default for spec in INPUTS}
     assert set(_readme_table("Outputs")) == OUTPUTS
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "inputs.md").read_text(encoding="utf-8")
     for table in _rendered_tables().split("\n\n"):
-        assert table in readme, f"README table out of date; expected:\n{_rendered_tables()}"
+        assert table in readme, f"docs/inputs.md out of date; expected:\n{_rendered_tables()}"
 
 
 def test_every_input_is_a_flag_of_run() -> None:

@@ -1,4 +1,4 @@
-"""evolve's deterministic checks and the trigger check on a real workspace (evolve.md §4, §14)."""
+"""evolve's deterministic checks and the trigger check on a real workspace."""
 
 from __future__ import annotations
 
@@ -139,7 +139,7 @@ async def test_paths_outside_the_workspace_fail_even_for_file_absent(ws: Path) -
         assert "outside the workspace" in result.evidence
 
 
-# --- regex / not_regex (§14.10) --------------------------------------------------------------
+# --- regex / not_regex -----------------------------------------------------------------------
 
 
 async def test_regex_without_path_matches_the_final_answer(ws: Path) -> None:
@@ -191,7 +191,7 @@ async def test_regex_with_a_path_outside_fails(ws: Path) -> None:
     assert result.passed is False and "outside the workspace" in result.evidence
 
 
-# --- command (§14.11) ------------------------------------------------------------------------
+# --- command ---------------------------------------------------------------------------------
 
 
 async def test_command_cwd_is_relative_to_the_workspace(ws: Path) -> None:
@@ -258,7 +258,7 @@ async def test_command_runner_errors_fail_with_command_error(ws: Path) -> None:
     assert (result.passed, result.evidence) == (False, "command error: sandbox helper missing")
 
 
-# --- tool_call (§14.12) ----------------------------------------------------------------------
+# --- tool_call -------------------------------------------------------------------------------
 
 CALLS = [
     ToolCall("Read", '{"file_path": "src/a.py"}'),

@@ -1,4 +1,4 @@
-"""The evolve evals loader: evolve.md §3, §4.9, §4.10 and the §14 edge cases 1–9."""
+"""The evolve evals loader: ids, items, templates, formats and evolve's documented edge cases."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def suite_of(result: LoadResult) -> Suite:
     return result.suite
 
 
-# --- ids (§3.3, §14.1, §14.2) ----------------------------------------------------------------
+# --- ids -------------------------------------------------------------------------------------
 
 
 def test_integer_ids_become_strings_and_collide_with_equal_strings(tmp_path: Path) -> None:
@@ -104,7 +104,7 @@ def test_missing_id_and_prompt_and_items_are_all_reported(tmp_path: Path) -> Non
     assert result.suite is None
 
 
-# --- items: ordering, types, templates (§3.5, §4.9, §4.10, §14.7) ----------------------------
+# --- items: ordering, types, templates -------------------------------------------------------
 
 
 def test_expectations_precede_bare_strings_and_objects(tmp_path: Path) -> None:
@@ -336,7 +336,7 @@ def test_non_conforming_shapes_get_a_precise_message(
     assert result.suite is None and any(message in p.message for p in result.errors)
 
 
-# --- multiple formats and YAML (§14.8, §14.9) -------------------------------------------------
+# --- multiple formats and YAML ----------------------------------------------------------------
 
 JSON_DOC = """{
   "skill_name": "demo",

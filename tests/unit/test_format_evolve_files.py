@@ -1,4 +1,4 @@
-"""evolve's `files` staging rule and fixture resolution (evolve.md §3.4, §14.3–6)."""
+"""evolve's `files` staging rule and fixture resolution (as evolve stages them)."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from evolve_action.formats import load_all, shapes
 from evolve_action.model.evals import Format, Origin, Problem, Severity
 from evolve_action.publish.annotations import problem_annotation
 
-# Synthetic documents in each tool's documented shape (reference/peers-2026-11.md §7).
+# Synthetic documents in each tool's documented shape.
 VALLY = """\
 name: dump-collect
 type: capability

@@ -1,4 +1,4 @@
-"""Trigger sets: evolve's triggers.* and skill-creator's trigger-eval.json (evolve.md §2)."""
+"""Trigger sets: evolve's triggers.* and skill-creator's trigger-eval.json."""
 
 from __future__ import annotations
 

@@ -471,7 +471,7 @@ def test_any_json_answer_never_raises(value: Any) -> None:
         assert all(r.score is not None and 0.0 <= r.score <= 1.0 for r in results)
 
 
-# --- OpenAI: the one-call grading is a JSON schema on the answer (DESIGN §7) ---------------
+# --- OpenAI: the one-call grading is a JSON schema on the answer (docs/design.md §Judge) -----
 
 
 async def test_openai_with_nothing_to_inspect_asks_for_json_without_tools() -> None:

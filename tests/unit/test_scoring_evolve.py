@@ -1,4 +1,4 @@
-"""Verdict policies of evolve evals and trigger sets (DESIGN §5, evolve.md §4.1, §8.1)."""
+"""Verdict policies of evolve evals and trigger sets (docs/design.md §Pass rate)."""
 
 from __future__ import annotations
 

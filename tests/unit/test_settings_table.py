@@ -1,6 +1,6 @@
 """One table of settings (`settings.inputs.INPUTS`): the defaults of `Settings`, the parsers
 and their messages, and the config file's keys are derived from it or checked against it
-(action.yml and the README's inputs table: `test_action_contract`)."""
+(action.yml and docs/inputs.md's inputs table: `test_action_contract`)."""
 
 from __future__ import annotations
 

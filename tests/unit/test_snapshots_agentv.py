@@ -37,7 +37,7 @@ from tests.unit.test_checks_agentv import context
 
 FEATURES = "examples/features"
 # Files AgentV 4.42.4 accepts that are rejected here, each for a feature that cannot be honoured
-# (README, Formats): the message must say so. Anything else AgentV accepts must load.
+# (docs/formats.md): the message must say so. Anything else AgentV accepts must load.
 NOT_HONOURED = {
     f"{FEATURES}/composite/evals/dataset.eval.yaml": "aggregators are not supported yet",
     f"{FEATURES}/preprocessors/evals/dataset.eval.yaml": "preprocessors run commands",

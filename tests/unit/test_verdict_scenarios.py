@@ -1,4 +1,4 @@
-"""Every scenario of the verdict table (../shared/reference/verdict.md, last table) through the
+"""Every scenario of the verdict table (docs/verdict.md, "What it measured") through the
 public path: runs → `stats.aggregate` → `gate.evaluate` → the comment, so the rows, the
 headline, the check's conclusion, the exit code and the `regressions` output agree."""
 

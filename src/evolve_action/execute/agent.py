@@ -28,8 +28,8 @@ from evolve_action.execute.providers.base import (
 from evolve_action.model.evals import Case, split_model
 from evolve_action.model.outcomes import ToolCall, Transcript
 
-DEFAULT_MAX_TURNS = 20  # evolve §6.4
-DEFAULT_TIMEOUT_S = 600.0  # evolve §6.5
+DEFAULT_MAX_TURNS = 20  # evolve's default
+DEFAULT_TIMEOUT_S = 600.0  # evolve's default
 
 
 class AgentError(ProviderError):

@@ -1,4 +1,4 @@
-"""Confinement for every command the agent (`Bash`) or a check runs (DESIGN §6, §10).
+"""Confinement for every command the agent (`Bash`) or a check runs (docs/design.md §Trust).
 
 Eval files, skills and fixtures come from the PR, so whatever they make us run is untrusted.
 The environment is always an allowlist (`scrubbed_env`): no API key, token, `GITHUB_*`,

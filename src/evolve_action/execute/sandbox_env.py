@@ -1,4 +1,4 @@
-"""The environment of a confined command: an allowlist, never a credential (DESIGN §10).
+"""The environment of a confined command: an allowlist, never a credential (docs/design.md §Trust).
 
 No API key, token, `GITHUB_*`, `INPUT_*` or `ACTIONS_*` value ever reaches a command; HOME and
 TMPDIR live inside the workspace, and git works there without any host config.

@@ -1,4 +1,4 @@
-"""The agent's tools, with Claude Code's names and argument shapes (DESIGN §6).
+"""The agent's tools, with Claude Code's names and argument shapes (docs/design.md §Running).
 
 `tool_call` assertions are written against real Claude Code transcripts (`^Bash$`, `Skill`,
 `"file_path"`), so the names and JSON fields here match Claude Code's. Every call is

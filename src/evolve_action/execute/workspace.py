@@ -1,4 +1,4 @@
-"""A fresh workspace per run: fixtures staged, skills installed, one git commit (DESIGN §6).
+"""A fresh workspace per run: fixtures staged, skills installed, a commit (docs/design.md §Running).
 
 Layout of a run directory (under the base directory we are given; by default, as root, a
 root-owned one the sandbox users can reach, `sandbox_shared.runs_dir`, else the system temp):

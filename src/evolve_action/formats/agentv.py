@@ -1,7 +1,7 @@
 """The AgentV / AgentEvals loader: `EVAL.yaml`, `*.eval.yaml`, `suite.yaml`, `dataset*.yaml`,
 JSONL datasets.
 
-The format renamed its keys almost weekly (reference/agentv_clauditor.md A.1), so every
+The format renamed its keys almost weekly, so every
 generation is read: the case list is `evalcases`, `eval_cases`, `cases` or `tests` (inline,
 or files and folders it names, `agentv_tests.py`); a JSONL dataset takes its shared settings
 from the YAML sidecar of the same name. Keys a generation defines are read or, when they

@@ -6,10 +6,10 @@ L2 sections as one extraction judge item, L3 criteria as unit-scale judge items.
 `trigger_tests` query becomes a trigger case of its own.
 
 Unknown top-level keys are warnings, not errors: clauditor itself ignores them, its spec grows
-a top-level field every few releases (`harness`, `grading_provider`, `sync_tasks`), and
-DESIGN §4 keeps formats open. Inside an assertion, unknown keys are errors, as in clauditor;
-inside `grade_thresholds`, `variance` and `trigger_tests` too, because a misspelt threshold
-would silently change every verdict.
+a top-level field every few releases (`harness`, `grading_provider`, `sync_tasks`), and our
+model keeps formats open (docs/design.md §Model). Inside an assertion, unknown keys are errors,
+as in clauditor; inside `grade_thresholds`, `variance` and `trigger_tests` too, because a
+misspelt threshold would silently change every verdict.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ TOP_LEVEL = (
     "allow_hang_heuristic",
     "sync_tasks",
 )
-# clauditor's defaults (reference B.6, B.7).
+# clauditor's defaults.
 MIN_PASS_RATE = CLAUDITOR_MIN_PASS_RATE
 MIN_MEAN_SCORE = CLAUDITOR_MIN_MEAN_SCORE
 N_RUNS = 5

@@ -1,6 +1,6 @@
 """clauditor's file rules: staged inputs, captured outputs, and the resolved system prompt.
 
-Inputs (reference B.2, seed "Input files"): paths are relative to the eval file's directory,
+Inputs (clauditor's "Input files"): paths are relative to the eval file's directory,
 never absolute, must exist as regular files, must stay inside that directory after symlinks,
 and are staged by basename into the run's working directory, so two inputs with one basename
 collide, and so does a literal `output_files` pattern with an input's basename.

@@ -1,6 +1,6 @@
 """clauditor's three layers of graded items: assertions (L1), sections (L2), criteria (L3).
 
-Each assertion type accepts exactly its own keys (reference B.3): an unknown key is an error
+Each assertion type accepts exactly its own keys, as in clauditor: an unknown key is an error
 with a "did you mean" hint (the pre-#67 spellings `value`, `min`, `max`, `minimum`,
 `threshold`, `min_count` map to the key that replaced them), a missing required key is an
 error, and integers must be native JSON integers. Ids share one namespace across the three

@@ -1,4 +1,4 @@
-"""clauditor Layer 2: `sections[].tiers[].fields[]` → one judge extraction item (reference B.5).
+"""clauditor Layer 2: `sections[].tiers[].fields[]` → one judge extraction item.
 
 The judge extracts every entry of every declared section, grouped by tier, as JSON; the
 verdict policy then checks tier counts, required fields and field formats deterministically.

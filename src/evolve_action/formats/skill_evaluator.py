@@ -36,7 +36,7 @@ from evolve_action.model.evals import (
     Suite,
 )
 
-RUBRIC_THRESHOLD = 0.6  # a run's normalized rubric score must reach this (DESIGN §5)
+RUBRIC_THRESHOLD = 0.6  # a run's normalized rubric must reach this (docs/design.md §Pass rate)
 _MARKERS = ("structural_expectations", "quality_rubric", "rubric")
 
 

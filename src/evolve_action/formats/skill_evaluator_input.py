@@ -1,8 +1,9 @@
 """The agent's input for a skill-evaluator eval: its prompt (or conversation script) and fixtures.
 
-`files` are relative to the skill root and staged like evolve's fixtures (DESIGN §6): one
-leading `evals/` is dropped, a path under `files/` keeps its path below `files/`, anything
-else lands by basename; a source must be an existing regular file inside the repository.
+`files` are relative to the skill root and staged like evolve's fixtures (docs/design.md
+§Running): one leading `evals/` is dropped, a path under `files/` keeps its path below
+`files/`, anything else lands by basename; a source must be an existing regular file inside the
+repository.
 
 A `mode: "guided-conversation"` eval has `rounds[]` of planner prompts and scripted user
 replies instead of a prompt. skill-evaluator's runner calls the agent once per planner round,

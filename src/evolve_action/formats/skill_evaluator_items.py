@@ -4,7 +4,7 @@ A structural expectation becomes a `Check(kind="skill_evaluator.<type>")` whose 
 check functions in `checks/skill_evaluator.py` read; a rubric dimension becomes a LIKERT5
 `JudgeItem` keyed by its machine `name`, which is the key of `rubric_scores` in the judge's
 answer and of the per-dimension statistics. Defaults follow the shipped structural checker
-(reference/skill_formats.md §3.1): `id` S<n>, `description` the type, `critical` false,
+`id` S<n>, `description` the type, `critical` false,
 `pattern` `*`, `count` 1, `operator` `>=`.
 """
 

@@ -1,4 +1,4 @@
-"""The batched LLM judge: exactly one session per run, covering every judge item (DESIGN §7).
+"""The batched LLM judge: one session per run, covering every judge item (docs/design.md §Judge).
 
 The session is a short tool-use loop. When there is something to inspect (files the agent
 changed, staged fixtures, output files) the judge may Read/Glob/Grep the workspace for a few
@@ -6,7 +6,7 @@ turns; the answer tool `submit_grading` is forced on the last allowed turn, whic
 structured output on both providers through `ChatRequest.force_tool`. When there is nothing
 to inspect no workspace tool is offered and the answer is asked for on the first call, so a
 single-turn case costs exactly two provider calls: the agent's and the judge's. That one call
-asks for structured output the way DESIGN §7 says: a forced `submit_grading` call on
+asks for structured output the way docs/design.md §Judge says: a forced `submit_grading` call on
 Anthropic, the same shape as a JSON schema for the answer text on OpenAI (and compatible
 servers), with no tool at all.
 
@@ -14,7 +14,7 @@ Failures are loud, as in evolve: a missing verdict fails its own item; a session
 as a whole (provider error after retries, timeout, no parseable answer) fails every judge
 item with `judge error: <why>`. Nothing here marks a run as errored; when the judge's
 provider failed (`JudgeReport.error_kind` is set) the runner makes the run an `error`, since a
-provider outage must never read as a failed eval (DESIGN §5).
+provider outage must never read as a failed eval (docs/design.md §Pass rate).
 """
 
 from __future__ import annotations

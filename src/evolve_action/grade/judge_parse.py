@@ -1,6 +1,6 @@
 """Reading the judge's answer, tolerantly, and turning it into item verdicts.
 
-Like evolve (reference §5.4), a JSON object is tried at every `{` of the text, so prose,
+Like evolve, a JSON object is tried at every `{` of the text, so prose,
 code fences and trailing chatter do not matter; the first object that carries verdicts wins.
 Besides our `grading.json` shape we accept evolve's `{"verdicts": [...]}`, skill-evaluator's
 list-shaped `rubric_scores`, and — only when exactly one item was asked — the bare

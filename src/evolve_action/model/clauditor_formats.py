@@ -1,4 +1,4 @@
-"""clauditor's format registry: 20 named value shapes, one regex each (reference B.4).
+"""clauditor's format registry: 20 named value shapes, one regex each.
 
 The same regex serves two readings, as in clauditor: a Layer 2 field value must *fullmatch* it,
 and a Layer 1 `has_format` assertion counts its non-overlapping hits anywhere in the output,

@@ -1,4 +1,4 @@
-"""The normalized eval model: every supported format loads into these types (DESIGN §4).
+"""The normalized eval model: every supported format loads into these types (docs/design.md §Model).
 
 A `Suite` is one eval file; it holds `Case`s. A case's graded items keep their authored
 order in `Case.items` (evolve writes results in that order), while grading runs the
@@ -29,7 +29,7 @@ def _empty_str() -> Mapping[str, str]:
 
 
 class Format(StrEnum):
-    """The eval file formats we read (DESIGN §4 table)."""
+    """The eval file formats we read (docs/formats.md)."""
 
     EVOLVE = "evolve"  # evolve evals.*; skill-creator evals.json loads through it (a subset)
     SKILL_EVALUATOR = "skill-evaluator"
@@ -219,7 +219,7 @@ class Suite:
     # with AgentV's plain LLM targets): no skill is installed and the model gets no tools, so
     # a single-turn case is one chat call.
     agent: bool = True
-    # Verdict policy parameters of this format (DESIGN §5).
+    # Verdict policy parameters of this format (docs/design.md §Pass rate).
     policy: Mapping[str, Any] = field(default_factory=_empty)
     warnings: tuple[Problem, ...] = field(default=())
 
@@ -237,8 +237,8 @@ def split_model(model: str) -> tuple[str, str]:
 # Formats' documented defaults for `Suite.policy`. The loaders write them into each suite's
 # policy; the scorers fall back on them only for a suite made without a loader.
 AGENTV_THRESHOLD = 0.8  # AgentV: a score at or above it passes
-CLAUDITOR_MIN_PASS_RATE = 0.7  # clauditor (reference B.6)
-CLAUDITOR_MIN_MEAN_SCORE = 0.5  # clauditor (reference B.7)
+CLAUDITOR_MIN_PASS_RATE = 0.7  # clauditor's default
+CLAUDITOR_MIN_MEAN_SCORE = 0.5  # clauditor's default
 
 
 @dataclass(frozen=True, slots=True)

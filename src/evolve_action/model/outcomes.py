@@ -1,4 +1,4 @@
-"""What running and grading produce: transcripts, item verdicts and run results (DESIGN §5, §9).
+"""What running and grading make: transcripts, item verdicts, run results (docs/design.md §Model).
 
 A *run* is one case, on one model, on one side (base or head), one repetition. It ends as
 `pass`, `fail` or `error`; an error (no gradable output: provider outage after retries,

@@ -1,11 +1,11 @@
 """One job from start to finish: trees, loading, the in-progress report, runs, results, report.
 
-`run_local` and `run_in_actions` share everything but where the report goes: a terminal, or
-GitHub (comment, check run, outputs, summary). A SIGTERM or SIGINT (a cancelled workflow)
-stops the job whatever it is doing (`stopping`): no run starts after it, the runs in flight
-end or are cut, what finished is written (and was cached as it finished), and the report
-says "stopped before the end: N of M runs done" with a `cancelled` check, so paid-for work
-is never lost and a verdict is never drawn from runs that were not made.
+`commands.actions_flow.run_locally` and `run_in_actions` share everything but where the report
+goes: a terminal, or GitHub (comment, check run, outputs, summary). A SIGTERM or SIGINT (a
+cancelled workflow) stops the job whatever it is doing (`stopping`): no run starts after it,
+the runs in flight end or are cut, what finished is written (and was cached as it finished),
+and the report says "stopped before the end: N of M runs done" with a `cancelled` check, so
+paid-for work is never lost and a verdict is never drawn from runs that were not made.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Execute one planned run: workspace, agent, grading → a `RunResult` (DESIGN §6).
+"""Execute one planned run: workspace, agent, grading → a `RunResult` (docs/design.md §Running).
 
 Every failure that leaves nothing gradable becomes a run of status `error` with its kind
 (a missing key, a provider outage after retries, a workspace that could not be built); it is

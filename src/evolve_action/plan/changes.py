@@ -1,4 +1,4 @@
-"""Base and head of a change, their trees, and which suites the change touches (DESIGN §8).
+"""Base and head of a change, their trees, and the suites it touches (docs/design.md §Sides).
 
 Base is the merge-base of the PR's base and head commits: what the branch started from, so
 the comparison shows exactly the PR's own change. Both trees are materialized with

@@ -2,8 +2,8 @@
 
 A fingerprint covers the normalized case (its prompt, items and limits, not where it sits in
 the file), the bytes of its fixtures, every file of the skill directory, the model, the judge
-model, the format's grading policy, the repetition and the tool's version (DESIGN §8). Paths
-enter relative to the tree they come from, so the same skill in the base and the head
+model, the format's grading policy, the repetition and the tool's version (docs/design.md
+§Sides). Paths enter relative to the tree they come from, so the same skill in the base and the head
 worktree hashes the same, and so does a second checkout on another runner.
 """
 

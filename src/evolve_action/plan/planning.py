@@ -1,6 +1,6 @@
 """Suites × models × runs × sides → the runs to execute, and what was skipped and why.
 
-Model selection follows evolve's token rules (reference/evolve.md §12.2): a token names a
+Model selection follows evolve's token rules: a token names a
 model when it equals `all`, the provider id, the qualified id or the bare id. A suite's
 `models` list narrows the configured models (a skill can never run a model the repository
 did not configure); a case's `skip_providers` removes a provider for that case. Everything

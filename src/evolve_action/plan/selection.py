@@ -20,7 +20,7 @@ from evolve_action.settings.inputs import Mode, Shard
 
 
 def inherit_trigger_models(suites: Sequence[Suite]) -> list[Suite]:
-    """A trigger set runs on the models its sibling evals file allows (evolve §2)."""
+    """A trigger set runs on the models its sibling evals file allows, as in evolve."""
     evals_models = {
         PurePosixPath(s.rel).parent: s.models for s in suites if s.format is Format.EVOLVE
     }

@@ -1,4 +1,4 @@
-"""The two trees a job compares, and the paths the change touched (DESIGN §8).
+"""The two trees a job compares, and the paths the change touched (docs/design.md §Sides).
 
 In a pull request, head is the PR head commit (never the synthetic merge commit) and base is
 the merge-base of the PR's base and head. A push compares with the commit before it; a manual

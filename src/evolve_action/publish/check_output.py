@@ -3,7 +3,7 @@
 Pure functions from a report to plain data, so `publish` only moves it to GitHub. Check-run
 annotations are plain text (GitHub does not render Markdown in them), so they quote eval
 and model text unescaped but cut short. Their number is capped: each batch of 50 is one more
-write, and GitHub's secondary limits count writes (ecosystem §2.1).
+write, and GitHub's secondary rate limits count writes.
 """
 
 from __future__ import annotations

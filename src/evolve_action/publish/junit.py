@@ -1,4 +1,4 @@
-"""JUnit XML for CI test reporters, mapped the way evolve maps its results (reference §10.4).
+"""JUnit XML for CI test reporters, mapped the way evolve maps its results.
 
 One `<testsuite>` per suite and model, one `<testcase>` per case and head run (the base is the
 comparison, not the thing under test). A run that passed is a plain testcase; a failed run

@@ -1,4 +1,4 @@
-"""Our own `results.json`: every run, the aggregates, and back again (DESIGN §9).
+"""Our own `results.json`: every run, the aggregates, and back again (docs/design.md §Outputs).
 
 The document is described by `schemas/results.schema.json`. It carries everything `report`
 needs to render and post without the repository: the runs (item verdicts and evidence,

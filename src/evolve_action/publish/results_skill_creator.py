@@ -1,10 +1,10 @@
 """skill-creator-compatible files: `grading.json` per run, `benchmark.json` per suite and
 model, and skill-evaluator's `eval_feedback_aggregate.json` per suite.
 
-The arithmetic follows skill-creator's `aggregate_benchmark.py` (reference skill_formats
-§2.8): statistics over runs are the mean, the *sample* standard deviation (0 when n ≤ 1),
-min and max, each rounded to 4 decimals; `run_summary.delta` holds signed strings
-(`"+0.50"`, `"+13.0"`, `"+1700"`), with-skill minus without-skill.
+The arithmetic follows skill-creator's `aggregate_benchmark.py`: statistics over runs are the
+mean, the *sample* standard deviation (0 when n ≤ 1), min and max, each rounded to 4 decimals;
+`run_summary.delta` holds signed strings (`"+0.50"`, `"+13.0"`, `"+1700"`), with-skill minus
+without-skill.
 
 Mapping: the PR's **head** is `with_skill` and its **base** is `without_skill`. The viewer
 only knows those two names; the delta then reads as "what the PR changed", which is what

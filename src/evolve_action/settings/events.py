@@ -127,7 +127,7 @@ def _workflow_run(event: Event, run: dict[str, Any]) -> Event:
 def decide(
     event: Event, *, has_secrets: bool, allow_untrusted_code: bool, pending_check: bool = False
 ) -> Action:
-    """What to do for this event. PR content is untrusted (DESIGN §10)."""
+    """What to do for this event. PR content is untrusted (docs/design.md §Trust)."""
     if event.name == "workflow_run":
         return Action.REPORT
     if event.name == "issue_comment":

@@ -1,12 +1,14 @@
-"""Action inputs and `run` flags → one frozen `Settings`, parsed once at the edge (DESIGN §2).
+"""Action inputs and `run` flags → one frozen `Settings`, parsed once at the edge.
 
 Inside Actions every input arrives as `INPUT_<NAME>` (upper-cased, hyphens kept). Locally the
 same names are flags of `evolve-action run` (`--models`, `--results-dir`, …). `INPUTS` is the
 single table of names, defaults, descriptions and parsers (with their messages); `Settings`'
-defaults are its defaults parsed (`DEFAULTS`), and `action.yml`, the README's inputs table,
+defaults are its defaults parsed (`DEFAULTS`), and `action.yml`, docs/inputs.md's table,
 the CLI flags and the config file's keys are all checked against it, so they cannot drift.
-Nothing else in the program reads `os.environ`: it is handed to `from_environ` once, in
-`cli.py`.
+The inputs are read here only (`raw_inputs`), from the environment each command copies
+once and hands down. The few modules that read `os.environ` themselves (child processes'
+environments, the sandbox's masks, the stop timings) are named with their reasons in
+docs/environment.md, and a test keeps that list whole.
 """
 
 from __future__ import annotations

@@ -7,11 +7,11 @@ most `alpha` for the whole pull request; the gate fails exactly when it names so
 verdict. A drop the verdict does not call significant is reported as such, never as a
 regression, and an improvement never offsets one.
 
-When not one compared eval could have been flagged even had it broken completely (too few
-runs for the pull request's size), the check is neutral: it tested nothing, and says so.
-Errors are not failures (DESIGN §5): when no run produced anything gradable (a provider
-outage, missing keys) the check is neutral, never red, so a branch rule does not block a PR
-on someone else's outage. Invalid eval files fail: the PR wrote them.
+When not one compared eval could have been flagged even had it broken completely (too few runs
+for the pull request's size), the check is neutral: it tested nothing, and says so. Errors are
+not failures (docs/design.md §Pass rate): when no run produced anything gradable (a provider
+outage, missing keys) the check is neutral, never red, so a branch rule does not block a PR on
+someone else's outage. Invalid eval files fail: the PR wrote them.
 
 A verdict is never drawn from runs that were never made (`Shortfall`). A job told to stop
 (SIGTERM, SIGINT: a cancelled workflow) concludes `cancelled`, whatever it had found, and

@@ -1,11 +1,12 @@
 """From runs to numbers: per case and side, per suite, per model, overall; deltas; verdicts.
 
-One meaning of "pass rate" everywhere (DESIGN §5): passed / (passed + failed) runs, errors
-counted and shown but never folded in. A suite's (model's, the whole PR's) pass rate is the
-mean of its cases' pass rates, so a case with many runs weighs no more than one with few.
-Deltas are head minus base. Every "regressed" and "improved" comes from one decision over
-the whole pull request (`verdict.decide`, on the counts gathered here); the per-case Fisher
-test and the per-group stratified test (`significance`) are kept as descriptive figures only.
+One meaning of "pass rate" everywhere (docs/design.md §Pass rate): passed / (passed + failed)
+runs, errors counted and shown but never folded in. A suite's (model's, the whole PR's) pass
+rate is the mean of its cases' pass rates, so a case with many runs weighs no more than one
+with few. Deltas are head minus base. Every "regressed" and "improved" comes from one decision
+over the whole pull request (`verdict.decide`, on the counts gathered here); the per-case
+Fisher test and the per-group stratified test (`significance`) are kept as descriptive figures
+only.
 
 Trigger runs pass when the skill behaved as it should (fired, or stayed quiet), so a trigger
 case's pass rate is evolve's correctness rate; its verdict is evolve's hit-rate rule.

@@ -1,13 +1,13 @@
 """Claude Code, headless: its command line and how to read its `stream-json` events.
 
-Invocation (reference/harness-clis.md, evolve §6.4): `claude -p --output-format stream-json
+Invocation (as evolve runs it): `claude -p --output-format stream-json
 --verbose --model ID --max-turns N --allowedTools "..."`, the prompt on stdin. The tools are
 granted by `--allowedTools` rather than `--dangerously-skip-permissions`, which Claude Code
 refuses as root (GitHub runs container actions as root). Its retries are off
 (`CLAUDE_CODE_MAX_RETRIES=0`): the proxy retries, once, for every call. Skills are read from
 `.claude/skills/NAME/SKILL.md` in the working directory and loaded with its `Skill` tool.
 
-Reading the stream follows evolve's rules (§6.4, §6.6): every `tool_use` block of every
+Reading the stream follows evolve's rules: every `tool_use` block of every
 `assistant` event is a tool call, its result the matching `tool_result`; the final answer is
 the last `result` event's `result`. Empty output, no result event from a failed process, a
 usage-limit rejection, or an error result with no text are errors; a run stopped at the turn
@@ -34,7 +34,7 @@ NAME = "claude"
 PROVIDER = "anthropic"
 SKILLS_DIR = ".claude/skills"
 AGENT_TOOLS = "Bash Read Write Edit Glob Grep Skill"
-TRIGGER_TOOLS = "Skill Read"  # evolve §8.1
+TRIGGER_TOOLS = "Skill Read"  # as evolve's trigger runs
 
 # Variables that are not credentials, so they pass the confinement's environment filter.
 ENV = {
@@ -64,7 +64,7 @@ def command(
     argv += ["--max-turns", str(max_turns)]
     argv += ["--allowedTools", TRIGGER_TOOLS if trigger else AGENT_TOOLS]
     if sandboxed:
-        # Ours confines it already; a sandbox inside bubblewrap would only fail (evolve §6.3).
+        # Ours confines it already; a sandbox inside bubblewrap would only fail (as in evolve).
         argv += ["--settings", json.dumps({"sandbox": {"enabled": False}})]
     if system:
         argv += ["--append-system-prompt", system]

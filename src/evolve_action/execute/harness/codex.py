@@ -1,13 +1,13 @@
 """Codex, headless: its command line and how to read its `exec --json` events.
 
-Invocation (reference/harness-clis.md): `codex exec --json --skip-git-repo-check -m ID -`,
+Invocation: `codex exec --json --skip-git-repo-check -m ID -`,
 the prompt on stdin. Codex ignores `OPENAI_BASE_URL`, so the proxy is declared as a model
 provider with `-c` (Responses API, its retries off: the proxy retries). Its own sandbox is
 bypassed when ours is on (nesting bubblewrap fails) and is `workspace-write` when ours is
-off, as evolve does (§6.3). Skills are read from `.agents/skills/NAME/SKILL.md`. Codex has no
+off, as evolve does. Skills are read from `.agents/skills/NAME/SKILL.md`. Codex has no
 turn cap of its own; the proxy refuses the call past the cap, which ends the run there.
 
-Reading the stream (evolve §4.7, §6.4): each completed `command_execution` is a tool call
+Reading the stream, as evolve does: each completed `command_execution` is a tool call
 named so, its arguments the JSON-encoded command; `file_change` carries its changes; MCP and
 function calls their whole item. The final answer is the `agent_message` texts joined with
 newlines. A failed turn that left nothing behind is an error.

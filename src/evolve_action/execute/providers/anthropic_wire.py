@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # the SDK loads only with the provider that uses it
     from anthropic.types import Message
 
 # One breakpoint after the stable prefix (tools, then system) and one moving with the
-# conversation's tail: each turn then reads the previous turn's cache (ecosystem §4.4).
+# conversation's tail: each turn then reads the previous turn's cache.
 EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
 
 _STOP_REASONS = {

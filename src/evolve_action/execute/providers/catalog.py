@@ -1,10 +1,10 @@
 """The built-in model table: which models exist, their display names, defaults and prices.
 
-Prices are USD per million tokens and are an *estimate*: neither API returns a price, so
-costs are usage × this table (evolve §7.5 does the same). Anthropic prices are evolve's
-registry (reference/evolve.md §12.1). OpenAI's registry lists its models without figures in
-our reference; the OpenAI figures below are our own estimate and the reason `PRICES_AS_OF`
-is shown next to any cost. A model missing here still runs; it is unpriced (cost None).
+Prices are USD per million tokens and are an *estimate*: neither API returns a price, so costs
+are usage × this table (evolve does the same). Anthropic prices are evolve's registry's.
+OpenAI's registry lists its models without figures; the OpenAI figures below are our own
+estimate and the reason `PRICES_AS_OF` is shown next to any cost. A model missing here still
+runs; it is unpriced (cost None).
 """
 
 from __future__ import annotations

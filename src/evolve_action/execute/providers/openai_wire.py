@@ -1,7 +1,7 @@
 """Neutral chat types ⇄ OpenAI Chat Completions (also vLLM, Ollama and other compatibles).
 
 Chat Completions rather than the Responses API because it is what OpenAI-compatible servers
-implement (ecosystem §4.2). Tool call `arguments` stay the exact string the model sent.
+implement. Tool call `arguments` stay the exact string the model sent.
 """
 
 from __future__ import annotations

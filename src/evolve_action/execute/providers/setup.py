@@ -5,7 +5,8 @@ Anthropic's default model when an Anthropic key is set, else OpenAI's. A provide
 be built (no key) is not an exception: its runs end as `error` with the reason, per model.
 Record and replay wrap every provider here, so the rest of the pipeline cannot tell.
 
-Two environment variables tune the transport for tests and slow self-hosted servers:
+Two environment variables tune the transport for tests and slow self-hosted servers
+(documented for users in docs/environment.md):
 `EVOLVE_REQUEST_TIMEOUT_S` bounds each HTTP request (default 600) and
 `EVOLVE_RETRY_BASE_DELAY_S` is the first retry backoff when the server gives no
 `Retry-After` (default 0.5). Invalid or non-positive values are ignored.

@@ -1,7 +1,7 @@
 """agentv `field_accuracy`: the answer parsed as JSON, compared field by field with the case's
 expected output object.
 
-Rules follow AgentV v2.7.0 (reference A.6): a field the expected object lacks counts as met;
+Rules follow AgentV v2.7.0: a field the expected object lacks counts as met;
 a field the answer lacks scores 0 when required, else drops out; dates compare on the day,
 reading `15-JAN-2025`, ISO dates and slashed dates (day or month first from `formats`, else
 inferred). `contains` and `regex` (the spec's other matches) compare the values as text.

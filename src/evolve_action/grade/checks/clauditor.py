@@ -1,4 +1,4 @@
-"""clauditor's ten Layer 1 assertions, with clauditor's semantics (reference B.3, B.4).
+"""clauditor's ten Layer 1 assertions, with clauditor's semantics.
 
 They read "the output": the agent's final answer, or, when the spec names `output_file` /
 `output_files`, the first file those patterns match in the workspace (clauditor makes the

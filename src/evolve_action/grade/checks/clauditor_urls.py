@@ -1,4 +1,4 @@
-"""HEAD requests for clauditor's `urls_reachable`, behind an SSRF guard (reference B.3).
+"""HEAD requests for clauditor's `urls_reachable`, behind an SSRF guard.
 
 The URLs come from model output, which the PR controls, so a request may only go to a host
 whose every address is global: loopback, private, link-local (cloud metadata), reserved and

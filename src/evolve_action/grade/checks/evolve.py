@@ -1,6 +1,6 @@
 """evolve's deterministic assertions and the trigger check, with evolve's evidence strings.
 
-Semantics follow evolve (reference/evolve.md §4.2–4.7) with one deliberate difference: a
+Semantics follow evolve's with one deliberate difference: a
 `path` or `cwd` is confined to the workspace. evolve joins it onto the workspace with no escape
 check; eval files come from pull requests, so a path that resolves (symlinks included) outside
 the workspace fails here instead of reading the runner's files.
@@ -170,7 +170,7 @@ async def tool_call(check: Check, ctx: CheckContext) -> ItemResult:
 
 @register("triggers.fired")
 async def fired(check: Check, ctx: CheckContext) -> ItemResult:
-    """A hit is a `Skill` call naming the skill, or a `Read` of its SKILL.md (evolve §8.1).
+    """A hit is a `Skill` call naming the skill, or a `Read` of its SKILL.md (as evolve counts it).
     Codex has neither tool: its skills are read through its shell, so a command that names
     the skill's SKILL.md is its hit."""
     if not ctx.reports_tool_calls:

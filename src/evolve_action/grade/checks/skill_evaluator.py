@@ -1,4 +1,4 @@
-"""skill-evaluator's structural checks (layer 1), as its shipped checker behaves (§3.1).
+"""skill-evaluator's structural checks (layer 1), as its shipped checker behaves.
 
 The checker's "outputs directory" is the run's workspace: globs are recursive (pathlib's
 `rglob`, so directories count too), `.git` and `.claude` (our git init and the installed

@@ -1,8 +1,8 @@
 """Verdict policies: how each format turns item results into a run's pass/fail and score.
 
-DESIGN §5 gives one meaning of "pass rate" across formats; each format decides when one run
-passes. A policy may also close the judge gate (skill-evaluator's structural gate) and add
-item results derived after the judge (clauditor's Layer 2 field checks).
+docs/design.md §Pass rate gives one meaning of "pass rate" across formats; each format decides
+when one run passes. A policy may also close the judge gate (skill-evaluator's structural gate)
+and add item results derived after the judge (clauditor's Layer 2 field checks).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""agentv's verdict: a weighted mean of the evaluators' scores against a threshold (DESIGN §5).
+"""agentv's verdict: weighted mean of evaluator scores vs a threshold (docs/design.md §Pass rate).
 
 The loader lists every evaluator as a group in `Case.extra["groups"]` (paths such as
 `release_gate/safety`, weights, `required` floors, composite aggregators). Leaves score the

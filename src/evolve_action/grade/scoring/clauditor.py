@@ -1,4 +1,4 @@
-"""clauditor's layered verdict (reference B.6, C.3; DESIGN §5).
+"""clauditor's layered verdict (docs/design.md §Pass rate).
 
 A run passes when every L1 assertion passes (skips never fail), every L2 check derived from
 the judge's extraction passes, and the L3 criteria meet the thresholds: pass rate (criteria

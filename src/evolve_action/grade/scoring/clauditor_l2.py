@@ -1,4 +1,4 @@
-"""clauditor Layer 2: deterministic checks over the judge's extraction (reference B.5).
+"""clauditor Layer 2: deterministic checks over the judge's extraction.
 
 The judge's contract, per extract item id (`judge.extractions["L2:extract"]`):
 

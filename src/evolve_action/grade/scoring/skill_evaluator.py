@@ -3,9 +3,9 @@
 A run passes when every structural check passed (critical or not), every graded
 skill-creator expectation passed, and the rubric's normalized weighted mean reaches the
 suite's `rubric_threshold` (0.6). Its score is skill-evaluator's overall_efficiency,
-0.4 × layer-1 pass rate + 0.6 × rubric normalized (reference/skill_formats.md §3.7).
+0.4 × layer-1 pass rate + 0.6 × rubric normalized.
 
-Decisions where skill-evaluator is silent or its tools disagree (§6.4):
+Decisions where skill-evaluator is silent or its tools disagree:
 
 - The judge reports a LIKERT5 dimension as `ItemResult(raw_score=1..5)` (`judge_parse.py`
   also sets score=(raw-1)/4 and passed=raw>=3 for display); only `raw_score` is read here.
