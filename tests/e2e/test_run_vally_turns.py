@@ -130,7 +130,8 @@ def test_run__a_grader_of_a_turn_never_reached_fails_and_says_why(
     run = done.runs[0]
     items = {i.item_id: (i.passed, i.evidence) for i in run.items}
     assert items["output-contains-3"] == (
-        False, "the conversation stopped before user turn 2 was answered"
+        False,
+        "the conversation stopped before user turn 2 was answered",
     )
     assert items["wall-time-5"][0] is False
     assert "the conversation stopped at user turn 1 of 2" in run.transcript.notes
