@@ -108,6 +108,10 @@ class Workspace:
         if not self.tracked:
             return
         control = self.run_dir / "control.git"
+        nested = _nested_repositories(self.root)
+        if nested:  # git refuses to add one without a commit, and must never run in one
+            with (control / "info" / "exclude").open("a", encoding="utf-8") as fh:
+                fh.writelines(f"/{_glob_quoted(rel)}/\n" for rel in nested)
         _git(control, self.root, "add", "-A")
         _git(control, self.root, "commit", "-q", "--allow-empty", "--no-verify", "-m", "setup")
         own = self.root / ".git"
@@ -291,6 +295,24 @@ def _git(git_dir: Path | None, work_tree: Path, *args: str) -> str:
         detail = done.stderr.decode("utf-8", "replace").strip()
         raise WorkspaceError(f"git {args[0]} failed in the workspace: {detail}")
     return done.stdout.decode("utf-8", "surrogateescape")
+
+
+def _nested_repositories(root: Path) -> list[str]:
+    """Folders of the workspace (not its root) holding a `.git`, workspace-relative."""
+    found = []
+    for current, dirs, files in os.walk(root):
+        here = Path(current)
+        if here != root and (".git" in dirs or ".git" in files):
+            found.append(here.relative_to(root).as_posix())
+            dirs.clear()
+        elif here == root:
+            dirs[:] = [d for d in dirs if d != ".git"]
+    return sorted(found)
+
+
+def _glob_quoted(rel: str) -> str:
+    """`rel` as a literal gitignore pattern."""
+    return "".join(f"\\{c}" if c in "*?[]\\!# " else c for c in rel)
 
 
 def _make_writable_and_retry(func: Callable[[str], object], path: str, _exc: object) -> None:
