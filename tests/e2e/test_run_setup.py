@@ -5,7 +5,9 @@ agent's starting point (not its changes); a failing Vally setup is a workspace e
 a failed eval; skill-validator's inline `content` is staged.
 
 The hostile cases: at each confinement level a setup command that writes everywhere leaves
-nothing outside its workspace, and one that dumps its environment finds no key in it.
+nothing outside its workspace, and one that dumps its environment finds no key in it; an
+inline file that would land outside the workspace, under `.git`, or is oversized makes the
+eval file invalid, and nothing runs or is written.
 """
 
 from __future__ import annotations
@@ -157,3 +159,31 @@ def test_run__a_hostile_setup_command_writes_nothing_outside_and_reads_no_secret
     canaries = [p for t in targets for p in t.glob(f"evolve-canary-{token}*")]
     assert not canaries
     assert not list(tmp_path.rglob(f"evolve-canary-{token}*"))
+
+
+@pytest.mark.parametrize(
+    ("entry", "wanted"),
+    [
+        ("{path: ../../escape.txt, content: pwned}", "must be a relative path inside"),
+        ("{path: .git/hooks/post-checkout, content: pwned}", "not under .git"),
+        ("{path: big.txt, content: BIG}", "limit for one file"),
+    ],
+)
+def test_run__a_hostile_inline_file_is_an_invalid_eval_file_and_writes_nothing(
+    tmp_path: Path, llm: FakeLLM, capsys: pytest.CaptureFixture[str], entry: str, wanted: str
+) -> None:
+    spec = (
+        "scenarios:\n  - name: hostile\n    prompt: p\n"
+        f"    setup: {{files: [{entry.replace('BIG', 'x' * (1024 * 1024 + 1))}]}}\n"
+    )
+    repo = write_tree(tmp_path / "repo", {
+        "plugins/party/skills/greeter/SKILL.md": SKILL,
+        "tests/party/greeter/eval.yaml": spec,
+    })  # fmt: skip
+    done = run_locally(repo, capsys, extra=["--runs", "1"])
+    assert done.code != 0 and not done.runs
+    assert "1 invalid eval files" in done.out, done.out
+    (invalid,) = done.results.invalid
+    assert any(wanted in p.message for p in invalid.problems), invalid.problems
+    assert not agent_calls(llm)
+    assert not list(tmp_path.rglob("escape.txt"))
