@@ -1,5 +1,5 @@
 """The dotnet skill-validator loader: scenarios, setup, assertions, rubric, constraints,
-expect_activation; what cannot be prepared is warned and not run; the verdict; and the
+expect_activation; inline files and setup commands read, hostile ones refused; the verdict; and the
 dotnet/skills snapshot in ../shared loads with no error but left-out code fixtures."""
 
 from __future__ import annotations
@@ -64,13 +64,13 @@ def load(root: Path) -> LoadResult:
     return load_file(path, "tests/diag/trace/eval.yaml", Format.AGENTV, ctx)
 
 
-def test_a_scenario_loads_every_part_and_what_cannot_run_is_warned(tmp_path: Path) -> None:
+def test_a_scenario_loads_every_part_with_inline_files_and_commands(tmp_path: Path) -> None:
     result = load(repo(tmp_path))
     assert result.ok and result.suite is not None, result.problems
     suite = result.suite
     assert suite.format is Format.SKILL_VALIDATOR
     assert suite.skill.dir == (tmp_path / "plugins/diag/skills/trace").resolve()
-    (case,) = suite.cases
+    case, inline, commands = suite.cases
     assert (case.id, case.max_turns, case.timeout_seconds) == ("Collect a trace", 10, 120.0)
     assert sorted(f.dest for f in case.files) == ["fixtures/app.log", "logs/app.log"]
     assert [(i.id, i.kind) for i in case.items] == [
@@ -86,15 +86,51 @@ def test_a_scenario_loads_every_part_and_what_cannot_run_is_warned(tmp_path: Pat
     ]
     judged = case.items[4]
     assert isinstance(judged, JudgeItem) and judged.scale is Scale.LIKERT5
-    warned = [p.message for p in result.problems if p.severity is Severity.WARNING]
-    assert any("'Inline' is not run: inline file content" in w for w in warned)
-    assert any("'Commands' is not run: setup.commands" in w for w in warned)
+    (staged,) = inline.files
+    assert (staged.dest, staged.content) == ("a.txt", "hello")
+    assert staged.source == (tmp_path / "tests/diag/trace/eval.yaml").absolute()
+    said = [(c.run, c.check_exit) for c in commands.setup_commands]
+    assert said == [("dotnet build", False)]  # skill-validator never reads the exit code
+    assert not [p for p in result.problems if p.severity is Severity.WARNING]
+
+
+@pytest.mark.parametrize(
+    ("entry", "wanted"),
+    [
+        ("{path: ../../outside.txt, content: x}", "must be a relative path inside the workspace"),
+        ("{path: /etc/cron.d/x, content: x}", "must be a relative path inside the workspace"),
+        ("{path: .git/hooks/pre-commit, content: x}", "not under .git"),
+        ("{path: a.txt, content: [x]}", "content: must be the file's text, not a list"),
+        ("{path: a.txt, content: 'BIG'}", "over the 1,048,576-byte limit for one file"),
+    ],
+)
+def test_a_hostile_inline_file_is_refused_by_validate(
+    tmp_path: Path, entry: str, wanted: str
+) -> None:
+    big = "x" * (1024 * 1024 + 1)
+    spec = f"scenarios:\n  - name: s\n    prompt: p\n    setup: {{files: [{entry}]}}\n"
+    root = repo(tmp_path)
+    (root / "tests/diag/trace/eval.yaml").write_text(spec.replace("BIG", big))
+    result = load(root)
+    assert not result.ok
+    assert any(wanted in p.render() for p in result.errors), [p.render() for p in result.errors]
+
+
+def test_aliases_cannot_stage_more_inline_text_than_one_case_may(tmp_path: Path) -> None:
+    # One 1 MB text, aliased into 17 files: 17 MB to write from a 1 MB eval file.
+    lines = ["scenarios:", "  - name: s", "    prompt: p", "    setup:", "      files:"]
+    lines.append(f"        - {{path: f0.txt, content: &big '{'x' * (1024 * 1024 - 1)}'}}")
+    lines += [f"        - {{path: f{n}.txt, content: *big}}" for n in range(1, 17)]
+    root = repo(tmp_path)
+    (root / "tests/diag/trace/eval.yaml").write_text("\n".join(lines) + "\n")
+    result = load(root)
+    assert any("over the 16,777,216-byte limit for one case" in p.message for p in result.errors)
 
 
 def test_output_contains_ignores_case_as_the_tool_does(tmp_path: Path) -> None:
     suite = load(repo(tmp_path)).suite
     assert suite is not None
-    (case,) = suite.cases
+    case = suite.cases[0]
     t = Transcript(final_text="Run dotnet-trace collect.")
     ctx = CheckContext(suite, case, tmp_path, t, run_command, timeout_s=5)
     result = asyncio.run(run_check(case.checks[0], ctx))
@@ -110,7 +146,7 @@ def test_the_verdict_needs_every_assertion_and_rubric_item(
 ) -> None:
     suite = load(repo(tmp_path)).suite
     assert suite is not None
-    (case,) = suite.cases
+    case = suite.cases[0]
     raw = {"rubric-1": scores[0], "rubric-2": scores[1]}
     results = [
         ItemResult(i.id, i.text, True, score=1.0, raw_score=raw.get(i.id)) for i in case.items

@@ -115,15 +115,19 @@ def test_a_full_spec_loads_every_part(tmp_path: Path) -> None:
     assert any("web_fetch" in w for w in warned)
 
 
-def test_what_cannot_run_is_warned_and_left_out(tmp_path: Path) -> None:
+def test_turns_and_commands_are_read_and_what_cannot_run_is_warned(tmp_path: Path) -> None:
     write(tmp_path, {"evals/x/eval.yaml": """\
+        environment: {commands: [mkdir -p .eval-baseline]}
         stimuli:
           - name: two turns
             turns: [Launch the agent, Now review this]
-            graders: [{type: prompt}]
+            graders:
+              - {type: prompt, turn: 1}
+              - {type: output-contains, turn: 0, config: {substring: ready}}
+              - {type: file-exists, turn: 0, config: {path: x}}
           - name: one turn
             turns: [Review this]
-            graders: [{type: output-contains, config: {substring: ok}}]
+            graders: [{type: output-contains, turn: 0, config: {substring: ok}}]
           - name: prepared
             prompt: Run the tests.
             environment: {commands: [git init -q]}
@@ -135,11 +139,19 @@ def test_what_cannot_run_is_warned_and_left_out(tmp_path: Path) -> None:
     """})  # fmt: skip
     result = load(tmp_path, "evals/x/eval.yaml")
     assert result.ok and result.suite is not None
-    assert [c.id for c in result.suite.cases] == ["one turn", "lookahead"]
-    assert result.suite.cases[1].items[0].kind == "vally.skipped"
+    two, one, prepared, lookahead = result.suite.cases
+    assert (two.prompt, two.follow_ups) == ("Launch the agent", ("Now review this",))
+    judged, said, exists = two.items
+    assert isinstance(judged, JudgeItem) and judged.params["turn"] == 1
+    assert judged.text.startswith("About the agent's answer to user turn 2: ")
+    assert said.params["turn"] == 0 and "turn" not in exists.params
+    assert (one.prompt, one.follow_ups, "turn" in one.items[0].params) == ("Review this", (), False)
+    said = [(c.run, c.check_exit) for c in prepared.setup_commands]
+    assert said == [("mkdir -p .eval-baseline", True), ("git init -q", True)]
+    assert [c.run for c in one.setup_commands] == ["mkdir -p .eval-baseline"]  # the root's
+    assert lookahead.items[0].kind == "vally.skipped"
     warned = "\n".join(messages(result, Severity.WARNING))
-    assert "'two turns' is not run: its 2 turns" in warned
-    assert "'prepared' is not run: its environment.commands" in warned
+    assert "file-exists is graded on the run as it is after the last turn" in warned
     assert "this grader is not run and counts in no verdict" in warned
     assert "not graded: a rubric is read by a `prompt` grader" in warned
 
@@ -153,6 +165,15 @@ def test_what_cannot_run_is_warned_and_left_out(tmp_path: Path) -> None:
         ("stimuli: [{name: a, prompt: p, graders: [{type: pairwise}]}]", "grader 'pairwise'"),
         ("stimuli: [{name: a, prompt: p, graders: [{type: my-grader}]}]", "unknown grader type"),
         ("stimuli: [{name: a}]", "a stimulus needs a prompt"),
+        ("stimuli: [{name: a, turns: []}]", "must hold at least one user message"),
+        (
+            "stimuli: [{name: a, turns: [x, y], graders: [{type: completed, turn: 2}]}]",
+            "this stimulus has 2 turn(s), so `turn` must be a turn from 0 to 1, not 2",
+        ),
+        (
+            "stimuli: [{name: a, prompt: p, graders: [{type: completed, turn: 1}]}]",
+            "so `turn` can only be 0, not 1",
+        ),
         ("config: {timeout: soon}\nstimuli: [{name: a, prompt: p}]", "must be a duration"),
         (
             "stimuli: [{name: a, prompt: p, environment: {files: [{src: nope.cs, dest: x}]}}]",

@@ -5,6 +5,11 @@ was cut), after `max_turns` model turns (`max_turns`; the final text is the last
 or at the run deadline (`timeout`; the in-flight call is cancelled). All three are gradable
 outcomes. A provider failure that survived the retries raises `AgentError`, which carries the
 partial transcript so the caller records an `error` run without losing what was obtained.
+
+A case with `follow_ups` is a conversation: once the agent answers, the next user turn is
+sent in the same conversation, until the last is answered. The turn cap and the deadline are
+the whole conversation's, as they are a run's; each answer and its time are recorded, so a
+grader can read the turn it names.
 """
 
 from __future__ import annotations
@@ -78,8 +83,10 @@ async def run_agent(
     temperature: float | None = None,
     label: str = "",
     clock: Callable[[], float] = time.monotonic,
+    follow_ups: Sequence[str] = (),
 ) -> Transcript:
-    """Run the agent on `messages` until it answers, runs out of turns or of time.
+    """Run the agent on `messages` until it answers (each of `follow_ups` too, in turn), runs
+    out of turns or of time.
 
     `model` may be bare or qualified by `provider.id`. `label` (the case id) is added to an
     `AgentError`'s message, so a replay miss or an outage says which case it hit.
@@ -89,7 +96,7 @@ async def run_agent(
     start = clock()
     try:
         async with asyncio.timeout(timeout_s):
-            await loop.run(list(messages), max_turns)
+            await loop.converse(list(messages), follow_ups, max_turns)
     except TimeoutError:
         loop.interrupted()
         loop.transcript.stop_reason = "timeout"
@@ -123,6 +130,28 @@ class _Loop:
         self.clock = clock
         self.transcript = Transcript()
         self.running: tuple[ToolUsePart, float] | None = None
+
+    async def converse(
+        self, conversation: list[ChatMessage], follow_ups: Sequence[str], max_turns: int
+    ) -> None:
+        """Each user turn after the agent's answer to the one before; one turn is `run`."""
+        transcript = self.transcript
+        pending = list(follow_ups)
+        while True:
+            started = self.clock()
+            transcript.final_text = ""  # an answer is the text of its own user turn
+            await self.run(conversation, max_turns)
+            if follow_ups:
+                transcript.answers.append(transcript.final_text)
+                transcript.answer_durations_s.append(self.clock() - started)
+            if not pending or transcript.stop_reason != "end_turn":
+                break
+            conversation.append(ChatMessage("user", (TextPart(pending.pop(0)),)))
+        if pending:
+            said = len(follow_ups) + 1 - len(pending)
+            transcript.notes.append(
+                f"the conversation stopped at user turn {said} of {len(follow_ups) + 1}"
+            )
 
     async def run(self, conversation: list[ChatMessage], max_turns: int) -> None:
         transcript = self.transcript

@@ -39,7 +39,7 @@ from evolve_action.execute.skill_install import (
     plugin_skills,
 )
 from evolve_action.model.evals import Case, CaseKind, Fixture, Suite
-from evolve_action.model.fixtures import Refusal, fixture_dest, fixture_source
+from evolve_action.model.fixtures import Refusal, fixture_dest, fixture_source, inline_refusal
 
 __all__ = ["SkillInfo", "Workspace", "WorkspaceError", "prepare"]
 
@@ -91,9 +91,36 @@ class Workspace:
             "-z",
             "--untracked-files=all",
             "--no-renames",
+            # A repository a setup command made inside the workspace is a gitlink of the
+            # baseline: git must not run in it, with whatever config it holds.
+            "--ignore-submodules=all",
         )
         paths = {entry[3:] for entry in out.split("\0") if len(entry) > 3}
         return sorted(p for p in paths if not p.startswith(_SCAFFOLDING))
+
+    def rebaseline(self) -> None:
+        """Make the workspace as it is now the initial state (after its setup commands ran).
+
+        Git runs through `control.git`, as in `changed_files`: the commands could have planted
+        config in the workspace's `.git`. That `.git` is then replaced by a copy of the
+        control one, so the agent's repository starts at the new baseline, with nothing the
+        commands left in it."""
+        if not self.tracked:
+            return
+        control = self.run_dir / "control.git"
+        nested = _nested_repositories(self.root)
+        if nested:  # git refuses to add one without a commit, and must never run in one
+            with (control / "info" / "exclude").open("a", encoding="utf-8") as fh:
+                fh.writelines(f"/{_glob_quoted(rel)}/\n" for rel in nested)
+        _git(control, self.root, "add", "-A")
+        _git(control, self.root, "commit", "-q", "--allow-empty", "--no-verify", "-m", "setup")
+        own = self.root / ".git"
+        if own.is_symlink() or own.is_file():
+            own.unlink()
+        elif own.exists():
+            shutil.rmtree(own, onerror=_make_writable_and_retry)
+        shutil.copytree(control, own, symlinks=True)
+        own.chmod(0o755)
 
     def cleanup(self) -> None:
         if self.keep:
@@ -144,8 +171,9 @@ def prepare(
         root.mkdir()
         skills = _install_skills(suite, case, root, skills_dir) if with_skill else ()
         repo = repo_root(suite)
+        inline: list[str] = []
         for fixture in case.files:
-            stage_fixture(fixture, repo, root)
+            stage_fixture(fixture, repo, root, inline)
         if tracked:
             _commit(root)
             shutil.copytree(root / ".git", run_dir / "control.git", symlinks=True)
@@ -176,22 +204,39 @@ def repo_root(suite: Suite) -> Path:
     return root
 
 
-def stage_fixture(fixture: Fixture, repo: Path, workspace: Path) -> None:
+def stage_fixture(
+    fixture: Fixture, repo: Path, workspace: Path, inline: list[str] | None = None
+) -> None:
     """Copy one fixture's bytes to its destination (mode 0644), by the rule `validate` applied
-    (`model.fixtures`), checked again here: the checkout may have changed since."""
+    (`model.fixtures`), checked again here: the checkout may have changed since. An inline
+    fixture's text is written instead; `inline` holds the case's inline texts so far."""
     where = f"{fixture.origin}: fixture {fixture.dest!r}"
     bad_dest = fixture_dest(fixture.dest)
     if bad_dest is not None:
         raise WorkspaceError(f"{where}: {bad_dest}; fix the eval's `files` entry")
-    real = fixture_source(fixture.source, repo)
-    if isinstance(real, Refusal):
-        raise WorkspaceError(f"{where}: the source {fixture.source.name} {real}")
+    real: Path | Refusal | None = None
+    if fixture.content is not None:
+        too_big = inline_refusal(fixture.content, inline or ())
+        if too_big is not None:
+            raise WorkspaceError(f"{where}: {too_big}")
+        if inline is not None:
+            inline.append(fixture.content)
+    else:
+        real = fixture_source(fixture.source, repo)
+        if isinstance(real, Refusal):
+            raise WorkspaceError(f"{where}: the source {fixture.source.name} {real}")
     target = workspace / fixture.dest
     target.parent.mkdir(parents=True, exist_ok=True)
     if not target.parent.resolve().is_relative_to(workspace.resolve()):
         raise WorkspaceError(f"{where}: the destination's directory leads outside the workspace")
     target.unlink(missing_ok=True)  # a later entry wins, and never writes through a link
-    shutil.copyfile(real, target)
+    if real is None:
+        # O_EXCL: a file, never through a link someone placed here since the unlink.
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as out:
+            out.write((fixture.content or "").encode("utf-8", "surrogatepass"))
+    else:
+        shutil.copyfile(real, target)
     target.chmod(0o644)
 
 
@@ -250,6 +295,24 @@ def _git(git_dir: Path | None, work_tree: Path, *args: str) -> str:
         detail = done.stderr.decode("utf-8", "replace").strip()
         raise WorkspaceError(f"git {args[0]} failed in the workspace: {detail}")
     return done.stdout.decode("utf-8", "surrogateescape")
+
+
+def _nested_repositories(root: Path) -> list[str]:
+    """Folders of the workspace (not its root) holding a `.git`, workspace-relative."""
+    found = []
+    for current, dirs, files in os.walk(root):
+        here = Path(current)
+        if here != root and (".git" in dirs or ".git" in files):
+            found.append(here.relative_to(root).as_posix())
+            dirs.clear()
+        elif here == root:
+            dirs[:] = [d for d in dirs if d != ".git"]
+    return sorted(found)
+
+
+def _glob_quoted(rel: str) -> str:
+    """`rel` as a literal gitignore pattern."""
+    return "".join(f"\\{c}" if c in "*?[]\\!# " else c for c in rel)
 
 
 def _make_writable_and_retry(func: Callable[[str], object], path: str, _exc: object) -> None:

@@ -11,8 +11,9 @@ independent mode does, and passes at 3.
 
 skill-validator's own verdict is the improvement of a run with the skill over one without;
 here the PR's base is the comparison, and a run passes when its assertions and constraints
-hold and every rubric item scores 3 or more. A scenario that cannot be prepared here
-(`setup.commands`, inline file `content`) is not run, with a warning naming it.
+hold and every rubric item scores 3 or more. A setup file may be written inline (`content`,
+staged as its text, size-bounded); `setup.commands` run in the confinement before the agent
+starts, and, as skill-validator does, their exit codes are not checked.
 """
 
 from __future__ import annotations
@@ -35,10 +36,12 @@ from evolve_action.model.evals import (
     LoadResult,
     Origin,
     Scale,
+    SetupCommand,
     Severity,
     Skill,
     Suite,
 )
+from evolve_action.model.fixtures import fixture_dest, inline_refusal
 from evolve_action.util.text import json_kind
 
 SCENARIO_KEYS = frozenset(
@@ -133,9 +136,7 @@ def _case(
     prompt = text(problems, (*at, "prompt"), raw.get("prompt"))
     if name is None or prompt is None:
         return None
-    files = _setup(doc, ctx, problems, skill, (*at, "setup"), raw.get("setup"), name)
-    if files is None:
-        return None
+    files, commands = _setup(doc, ctx, problems, skill, (*at, "setup"), raw.get("setup"))
     items: list[Item] = _assertions(problems, (*at, "assertions"), raw.get("assertions"))
     items += _rubric(problems, (*at, "rubric"), raw.get("rubric"))
     limits = {k: raw[k] for k in CONSTRAINT_KEYS if k in raw}
@@ -157,6 +158,7 @@ def _case(
         prompt=prompt,
         origin=problems.origin(*at),
         files=tuple(files),
+        setup_commands=tuple(commands),
         items=tuple(items),
         max_turns=max_turns,
         timeout_seconds=float(timeout) if timeout is not None else None,
@@ -164,24 +166,18 @@ def _case(
 
 
 def _setup(
-    doc: Document, ctx: LoadContext, problems: Problems, skill: Skill, at: At, value: Any, name: str
-) -> list[Fixture] | None:
-    """Files to stage, or None when the scenario cannot be prepared here (warned)."""
+    doc: Document, ctx: LoadContext, problems: Problems, skill: Skill, at: At, value: Any
+) -> tuple[list[Fixture], list[SetupCommand]]:
+    """Files to stage and commands to run before the agent starts."""
     if value is None:
-        return []
+        return [], []
     if not isinstance(value, dict):
         problems.error(at, f"must be a mapping, not {json_kind(value)}")
-        return []
+        return [], []
     root = ctx.root.resolve()
     origin = problems.origin(*at)
     files: list[Fixture] = []
-    if value.get("commands"):
-        problems.warn(
-            (*at, "commands"),
-            f"scenario {name!r} is not run: setup.commands prepare the workspace by running"
-            " commands, which evolve-action does not do before a run; commit the files they make",
-        )
-        return None
+    commands = _commands(problems, (*at, "commands"), value.get("commands"))
     if value.get("copy_test_files") is True:
         siblings = sorted(
             p for p in doc.path.parent.rglob("*")
@@ -189,7 +185,7 @@ def _setup(
         )  # fmt: skip
         if len(siblings) > MAX_COPIED:
             problems.error((*at, "copy_test_files"), f"copies over {MAX_COPIED} files; stage fewer")
-            return []
+            return [], commands
         files += [
             Fixture(p.absolute(), p.relative_to(doc.path.parent).as_posix(), origin)
             for p in siblings
@@ -197,20 +193,23 @@ def _setup(
     entries = value.get("files") or []
     if not isinstance(entries, list):
         problems.error((*at, "files"), f"must be a list, not {json_kind(entries)}")
-        return []
+        return files, commands
     base = skill.dir or doc.path.parent  # `source` is relative to the skill folder
+    inline: list[str] = []
     for j, entry in enumerate(entries):
         where = (*at, "files", j)
         if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
             problems.error(where, "a setup file is {path, source} or {path, content}")
             continue
+        dest = entry["path"].rstrip("/")  # absolute is refused: the tool would write there
+        bad_dest = fixture_dest(dest)
+        if bad_dest is not None:
+            problems.error((*where, "path"), f"{entry['path']!r}: {bad_dest}")
+            continue
         if "content" in entry:
-            problems.warn(
-                (*where, "content"),
-                f"scenario {name!r} is not run: inline file content cannot be staged by this"
-                " build of evolve-action; put the content in a file and name it as `source`",
-            )
-            return None
+            fixture = _inline(problems, where, entry["content"], dest, doc, inline)
+            files += [fixture] if fixture is not None else []
+            continue
         source = text(problems, (*where, "source"), entry.get("source"))
         if source is None:
             continue
@@ -222,8 +221,33 @@ def _setup(
                 " folder); add it or fix the path",
             )
             continue
-        files.append(Fixture(path.absolute(), entry["path"].strip("/"), problems.origin(*where)))
-    return files
+        files.append(Fixture(path.absolute(), dest, problems.origin(*where)))
+    return files, commands
+
+
+def _inline(
+    problems: Problems, at: At, content: Any, dest: str, doc: Document, inline: list[str]
+) -> Fixture | None:
+    """A file written inline (`{path, content}`), staged as its text, within the size limits."""
+    if not isinstance(content, str):
+        problems.error((*at, "content"), f"must be the file's text, not {json_kind(content)}")
+        return None
+    too_big = inline_refusal(content, inline)
+    if too_big is not None:
+        problems.error((*at, "content"), too_big)
+        return None
+    inline.append(content)
+    return Fixture(doc.path.absolute(), dest, problems.origin(*at), content=content)
+
+
+def _commands(problems: Problems, at: At, value: Any) -> list[SetupCommand]:
+    """`setup.commands`, run before the agent; skill-validator ignores their exit codes."""
+    if value is None:
+        return []
+    said = strings(problems, at, value) or []
+    return [
+        SetupCommand(run, problems.origin(*at, i), check_exit=False) for i, run in enumerate(said)
+    ]
 
 
 def _assertions(problems: Problems, at: At, value: Any) -> list[Item]:

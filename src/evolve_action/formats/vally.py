@@ -7,9 +7,10 @@ executor), `stimuli` and `scoring` (`weights` per grader type, `threshold`). Eac
 becomes one case (`vally_stimulus.py`); its static graders become checks and its `prompt`
 graders judge items of the one judge call (`vally_graders.py`).
 
-What Vally does that a run here cannot is said, never skipped quietly: a stimulus of several
-`turns` (the agent answers each turn in turn) or with `environment.commands` (commands that
-prepare the workspace) is not run, with a warning naming it; a custom executor is an error.
+A stimulus of several `turns` is a conversation the agent answers turn by turn
+(`vally_turns`); `environment.commands` run in the confinement before the agent starts.
+What Vally does that a run here cannot is said, never skipped quietly: a custom executor is
+an error.
 The skill under test is the one `environment.skills` names, else the skilled arm of a
 `*.experiment.yaml` at the repository root that lists this eval (`vally_skills.py`), else
 the one discovery found beside the file.

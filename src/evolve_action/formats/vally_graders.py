@@ -17,6 +17,7 @@ from typing import Any
 
 from evolve_action.formats.base import Problems
 from evolve_action.formats.vally_common import At, js_regex, seconds, strings, text
+from evolve_action.formats.vally_turns import grader_turn
 from evolve_action.model.evals import Check, Item, JudgeItem, Scale, Skill
 from evolve_action.util.text import json_kind
 
@@ -56,7 +57,9 @@ TOOLS = {
 CONSTRAINTS = ("expect_tools", "reject_tools", "reject_skills", "max_turns", "max_tokens")
 
 
-def grader_items(problems: Problems, at: At, value: Any, rubric: list[str]) -> list[Item]:
+def grader_items(
+    problems: Problems, at: At, value: Any, rubric: list[str], turns: int = 1
+) -> list[Item]:
     if value is None:
         graders: list[Any] = []
     elif isinstance(value, list):
@@ -67,7 +70,7 @@ def grader_items(problems: Problems, at: At, value: Any, rubric: list[str]) -> l
     items: list[Item] = []
     ids: set[str] = set()
     for j, raw in enumerate(graders):
-        item = _grader(problems, (*at, "graders", j), raw, rubric, j)
+        item = _grader(problems, (*at, "graders", j), raw, rubric, j, turns)
         if item is None:
             continue
         if item.id in ids:  # Vally names need not be unique; results here need them to be
@@ -92,7 +95,9 @@ def _renamed(item: Item, new_id: str) -> Item:
     )  # fmt: skip
 
 
-def _grader(problems: Problems, at: At, raw: Any, rubric: list[str], j: int) -> Item | None:
+def _grader(
+    problems: Problems, at: At, raw: Any, rubric: list[str], j: int, turns: int
+) -> Item | None:
     if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
         problems.error(at, "a grader is a mapping with a `type`")
         return None
@@ -104,14 +109,14 @@ def _grader(problems: Problems, at: At, raw: Any, rubric: list[str], j: int) -> 
     for key in raw:
         if key not in ("type", "config", "name", "turn", "description"):
             problems.warn((*at, key), f"unknown grader key {key!r} is ignored")
-    if raw.get("turn") not in (None, 0):
-        problems.error((*at, "turn"), "this stimulus has one turn, so `turn` can only be 0")
+    turn = grader_turn(problems, (*at, "turn"), raw.get("turn"), turns, kind)
+    if turn is False:
         return None
     name = raw.get("name") if isinstance(raw.get("name"), str) and raw.get("name") else ""
     item_id = name or f"{kind}-{j + 1}"
     origin = problems.origin(*at)
     if kind == "prompt":
-        return _prompt(problems, at, config, rubric, item_id)
+        return _prompt(problems, at, config, rubric, item_id, turn)
     if kind in UNSUPPORTED:
         problems.error((*at, "type"), f"grader {kind!r} {UNSUPPORTED[kind]}")
         return None
@@ -119,6 +124,8 @@ def _grader(problems: Problems, at: At, raw: Any, rubric: list[str], j: int) -> 
     if params is None:
         return None
     family = STATIC[kind][0] if kind in STATIC else kind
+    if turn is not None:
+        params["turn"] = turn
     if "skip" in params:  # graded as skipped, with the reason, so the comment says so
         family = "skipped"
     return Check(item_id, f"vally.{family}", _describe(kind, params), origin, params, group=kind)
@@ -206,7 +213,12 @@ def _describe(kind: str, p: dict[str, Any]) -> str:
 
 
 def _prompt(
-    problems: Problems, at: At, config: dict[str, Any], rubric: list[str], item_id: str
+    problems: Problems,
+    at: At,
+    config: dict[str, Any],
+    rubric: list[str],
+    item_id: str,
+    turn: int | None = None,
 ) -> JudgeItem | None:
     cat = (*at, "config")
     scoring = config.get("scoring", "scale_1_5")
@@ -232,14 +244,21 @@ def _prompt(
     if rubric:
         lines.append("Rubric:\n" + "\n".join(f"- {r.strip()}" for r in rubric))
     scale = SCALES[scoring]
+    body = "\n".join(lines) or DEFAULT_PROMPT
+    if turn is not None:  # the judge sees every user turn and answer, numbered from 1
+        body = f"About the agent's answer to user turn {turn + 1}: {body}"
     return JudgeItem(
         item_id,
-        "\n".join(lines) or DEFAULT_PROMPT,
+        body,
         problems.origin(*at),
         scale,
         kind="rubric",
         anchors=LIKERT_ANCHORS if scale is Scale.LIKERT5 else {},
-        params={"threshold": float(threshold), "scoring": scoring},
+        params={
+            "threshold": float(threshold),
+            "scoring": scoring,
+            **({"turn": turn} if turn is not None else {}),
+        },
         group="prompt",
         source="prompt",
     )

@@ -2,9 +2,9 @@
 `expect_activation`.
 
 The root `environment` is merged into each stimulus's own (files of both are staged, the
-stimulus's last so they win on a shared destination). A stimulus that cannot run here as
-Vally runs it is left out with a warning that says why: several `turns`, or
-`environment.commands` that prepare the workspace before the agent starts.
+stimulus's last so they win on a shared destination; the root's commands run first). Its
+`turns` are read by `vally_turns`; its `environment.commands` run in the workspace, in the
+confinement, before the agent starts.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from evolve_action.formats.documents import Document
 from evolve_action.formats.placement import inside
 from evolve_action.formats.vally_common import At, mapping, seconds, strings, text
 from evolve_action.formats.vally_graders import activation_check, constraint_items, grader_items
-from evolve_action.model.evals import Case, Fixture, Item, Skill
+from evolve_action.formats.vally_turns import user_turns
+from evolve_action.model.evals import Case, Fixture, Item, SetupCommand, Skill
 from evolve_action.util.text import json_kind
 
 STIMULUS_READ = frozenset(
@@ -54,23 +55,15 @@ def build_case(shared: Shared, at: At, raw: Any) -> Case | None:
                 (*at, key), f"unknown stimulus key {key!r} is ignored; check its spelling"
             )
     name = text(problems, (*at, "name"), raw.get("name"))
-    prompt = _prompt(problems, at, raw)
-    if name is None or prompt is None:
+    turns = user_turns(problems, at, raw)
+    if name is None or turns is None:
         return None
     files, commands = _environment(shared, at, raw.get("environment"))
-    if commands:
-        problems.warn(
-            (*at, "environment", "commands"),
-            f"stimulus {name!r} is not run: its environment.commands prepare the workspace by"
-            " running commands before the agent starts, which evolve-action does not do; stage"
-            " the prepared files with environment.files instead",
-        )
-        return None
     timeout = shared.timeout
     if raw.get("timeout") is not None:
         timeout = seconds(problems, (*at, "timeout"), raw["timeout"])
     rubric = _rubric(problems, at, raw.get("rubric"))
-    items: list[Item] = grader_items(problems, at, raw.get("graders"), rubric)
+    items: list[Item] = grader_items(problems, at, raw.get("graders"), rubric, len(turns))
     constraints, max_turns = constraint_items(problems, at, raw.get("constraints"))
     items += constraints
     activation = raw.get("expect_activation")
@@ -82,8 +75,10 @@ def build_case(shared: Shared, at: At, raw: Any) -> Case | None:
         problems.warn(at, f"stimulus {name!r} has no graders: every run of it passes")
     return Case(
         id=name,
-        prompt=prompt,
+        prompt=turns[0],
         origin=problems.origin(*at),
+        follow_ups=turns[1:],
+        setup_commands=tuple(commands),
         files=tuple(files),
         items=tuple(items),
         max_turns=max_turns,
@@ -92,39 +87,16 @@ def build_case(shared: Shared, at: At, raw: Any) -> Case | None:
     )
 
 
-def _prompt(problems: Problems, at: At, raw: dict[str, Any]) -> str | None:
-    if raw.get("prompt") is not None:
-        if raw.get("turns") is not None:
-            problems.error((*at, "turns"), "give either prompt or turns, not both")
-        return text(problems, (*at, "prompt"), raw["prompt"])
-    turns = raw.get("turns")
-    if turns is None:
-        problems.error(at, "a stimulus needs a prompt (or turns)")
-        return None
-    said = strings(problems, (*at, "turns"), turns)
-    if said is None or not said:
-        return None
-    if len(said) > 1:
-        problems.warn(
-            (*at, "turns"),
-            f"stimulus {raw.get('name')!r} is not run: its {len(said)} turns need the agent to"
-            " answer each turn before the next is sent, which evolve-action's runner does not"
-            " do yet; write the task as one prompt to run it here",
-        )
-        return None
-    return said[0]
-
-
 def _rubric(problems: Problems, at: At, value: Any) -> list[str]:
     if value is None:
         return []
     return strings(problems, (*at, "rubric"), value) or []
 
 
-def _environment(shared: Shared, at: At, own: Any) -> tuple[list[Fixture], list[str]]:
+def _environment(shared: Shared, at: At, own: Any) -> tuple[list[Fixture], list[SetupCommand]]:
     """Files to stage and commands to run, root environment first."""
     files: list[Fixture] = []
-    commands: list[str] = []
+    commands: list[SetupCommand] = []
     for where, env in ((("environment",), shared.environment), ((*at, "environment"), own)):
         block = mapping(shared.problems, where, env)
         if not block:
@@ -133,7 +105,11 @@ def _environment(shared: Shared, at: At, own: Any) -> tuple[list[Fixture], list[
             if key not in ENV_KEYS:
                 shared.problems.warn((*where, key), f"unknown environment key {key!r} is ignored")
         if block.get("commands") is not None:
-            commands += strings(shared.problems, (*where, "commands"), block["commands"]) or []
+            said = strings(shared.problems, (*where, "commands"), block["commands"]) or []
+            commands += [
+                SetupCommand(run, shared.problems.origin(*where, "commands", i))
+                for i, run in enumerate(said)
+            ]
         entries = block.get("files")
         if entries is None:
             continue

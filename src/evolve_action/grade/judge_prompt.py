@@ -152,6 +152,22 @@ def tool_call_summary(transcript: Transcript) -> str:
     return "\n".join(lines)
 
 
+def _conversation(case: Case, transcript: Transcript) -> list[str]:
+    """A conversation's user turns, each with the agent's answer (items name turns from 1)."""
+    said = (case.prompt, *case.follow_ups)
+    lines = ["", "The conversation, one user turn after another:"]
+    for n, user in enumerate(said):
+        answer = transcript.answers[n] if n < len(transcript.answers) else None
+        lines.extend(_fenced(f"User turn {n + 1}:", cut_bytes(user, EXPECTED_OUTPUT_BYTES)))
+        if answer is None:
+            lines.append(f"(the conversation stopped before the agent answered turn {n + 1})")
+            break
+        lines.extend(
+            _fenced(f"The agent's answer to turn {n + 1}:", cut_bytes(answer, FINAL_TEXT_BYTES))
+        )
+    return lines
+
+
 def build_prompt(
     case: Case,
     items: Sequence[JudgeItem],
@@ -176,9 +192,14 @@ def build_prompt(
                 cut_bytes(expected, EXPECTED_OUTPUT_BYTES),
             )
         )
-    lines.extend(
-        _fenced("The agent's final response:", cut_bytes(transcript.final_text, FINAL_TEXT_BYTES))
-    )
+    if case.follow_ups:
+        lines.extend(_conversation(case, transcript))
+    else:
+        lines.extend(
+            _fenced(
+                "The agent's final response:", cut_bytes(transcript.final_text, FINAL_TEXT_BYTES)
+            )
+        )
     if any("tool_calls" in (item.params.get("needs") or ()) for item in items):
         calls = tool_call_summary(transcript) or "(no tool calls)"
         lines.extend(_fenced("The agent's tool calls:", cut_bytes(calls, FINAL_TEXT_BYTES)))

@@ -104,9 +104,12 @@ class Scale(StrEnum):
 class Fixture:
     """A file staged into the run's workspace before the agent starts."""
 
-    source: Path  # absolute path on disk
+    source: Path  # absolute path on disk; for inline content, the eval file that holds it
     dest: str  # POSIX path relative to the workspace root
     origin: Origin
+    # The file's text written in the eval file itself (skill-validator's `content`), staged
+    # as UTF-8 instead of a copy of `source`; `model.fixtures.inline_refusal` bounds it.
+    content: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +155,17 @@ Item = Check | JudgeItem
 
 
 @dataclass(frozen=True, slots=True)
+class SetupCommand:
+    """A shell command that prepares the workspace before the agent starts."""
+
+    run: str
+    origin: Origin
+    # Vally fails a trial whose setup command exits non-zero; skill-validator never looks at
+    # the exit code. A command that cannot start or times out is an error either way.
+    check_exit: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
     """One message of an authored conversation (agentv `input` with several turns)."""
 
@@ -167,6 +181,13 @@ class Case:
     name: str = ""
     kind: CaseKind = CaseKind.TASK
     messages: tuple[Message, ...] = ()  # earlier turns before `prompt`, when authored
+    # User turns sent one at a time after `prompt`, each once the agent has answered the one
+    # before (Vally `turns`). Unlike `messages`, whose assistant turns are authored and sent
+    # as history, every answer here is the agent's own.
+    follow_ups: tuple[str, ...] = ()
+    # Shell commands run in the workspace, in the confinement, before the agent starts
+    # (Vally `environment.commands`, skill-validator `setup.commands`).
+    setup_commands: tuple[SetupCommand, ...] = ()
     system: str | None = None  # an inline system prompt replaces the skill listing
     expected_output: str = ""  # judge context only, never graded on its own
     files: tuple[Fixture, ...] = ()

@@ -12,12 +12,19 @@ to the skill, to parent folders); once found, every format's fixture passes thro
 
 At staging the source is resolved again (the checkout could have changed between the two),
 and the copy never writes through a link already in the workspace.
+
+A file written inline in the eval file (`Fixture.content`) has no source to resolve; it lands
+by the same destination rule, and is bounded in size (`inline_refusal`): the text is PR
+content that we write to disk.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
+
+from evolve_action.util.limits import MAX_INLINE_CASE_BYTES, MAX_INLINE_FILE_BYTES
 
 
 class Refusal(StrEnum):
@@ -54,5 +61,22 @@ def fixture_dest(dest: str) -> str | None:
         return (
             "the destination must be a relative path inside the workspace (no '..', not "
             "absolute, not under .git)"
+        )
+    return None
+
+
+def inline_refusal(content: str, earlier: Iterable[str] = ()) -> str | None:
+    """Why inline `content` cannot be staged after the case's `earlier` inline files, or None."""
+    size = len(content.encode("utf-8", "surrogatepass"))
+    if size > MAX_INLINE_FILE_BYTES:
+        return (
+            f"the inline content is {size:,} bytes, over the {MAX_INLINE_FILE_BYTES:,}-byte limit"
+            " for one file; commit the file and name it as its `source`"
+        )
+    total = size + sum(len(c.encode("utf-8", "surrogatepass")) for c in earlier)
+    if total > MAX_INLINE_CASE_BYTES:
+        return (
+            f"the case's inline files come to {total:,} bytes, over the"
+            f" {MAX_INLINE_CASE_BYTES:,}-byte limit for one case; commit them as files instead"
         )
     return None

@@ -88,6 +88,10 @@ class Transcript:
     stop_reason: str = ""  # end_turn | max_turns | timeout | error
     changed_files: list[str] = field(default_factory=list)  # `git status` after the run
     notes: list[str] = field(default_factory=list)  # e.g. "output capped", "sandbox off"
+    # A conversation of several user turns (`Case.follow_ups`): the agent's last text and the
+    # seconds taken for each user turn it answered, in order. Empty for a single turn.
+    answers: list[str] = field(default_factory=list)
+    answer_durations_s: list[float] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from evolve_action.execute.agent import AgentError, conversation, limits, run_agent
 from evolve_action.execute.providers.base import ChatRequest, ChatResponse, Provider, ProviderError
 from evolve_action.execute.sandbox import Confinement
+from evolve_action.execute.setup_commands import SetupError, prepare_workspace
 from evolve_action.execute.skill_install import SKILLS_DIR, WorkspaceError
 from evolve_action.execute.tools import WorkspaceTools, system_prompt
 from evolve_action.execute.workspace import Workspace, prepare
@@ -125,6 +126,16 @@ async def _run_in(
     case, suite = spec.case, spec.suite
     trigger = case.kind is CaseKind.TRIGGER
     limit = limits(case, env.max_turns, env.timeout_s)
+    try:  # before the agent's clock starts: the setup is not the agent's time
+        setup_notes = await prepare_workspace(
+            case.setup_commands,
+            confinement.run,
+            root,
+            workspace.rebaseline,
+            timeout_s=limit.timeout_s,
+        )
+    except (SetupError, WorkspaceError) as exc:
+        return error_result(spec, ErrorKind.WORKSPACE, f"workspace: {exc}", Transcript())
     max_turns = TRIGGER_TURNS if trigger else limit.max_turns
     timeout_s = min(limit.timeout_s, TRIGGER_TIMEOUT_S) if trigger else limit.timeout_s
     deadline = time.monotonic() + timeout_s
@@ -150,6 +161,7 @@ async def _run_in(
                 max_turns=max_turns,
                 timeout_s=timeout_s,
                 label=case.id,
+                follow_ups=case.follow_ups,
             )
     except AgentError as exc:
         return error_result(spec, exc.kind, str(exc), exc.transcript)
@@ -157,6 +169,7 @@ async def _run_in(
         transcript.changed_files = await asyncio.to_thread(workspace.changed_files)
     except WorkspaceError as exc:  # the agent removed or broke its workspace
         transcript.notes.append(f"changed files unknown: {exc}")
+    transcript.notes[:0] = setup_notes
     note = confinement.note()
     if note:
         transcript.notes.append(note)

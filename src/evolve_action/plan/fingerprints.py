@@ -25,12 +25,22 @@ from evolve_action.model.evals import Case, Origin, Suite
 GRADING_REVISION = 1
 
 
+# Fields added to the model after fingerprints were first kept: hashed only when set, so a
+# case that does not use them keeps the fingerprint (and the cached runs) it had.
+_ONLY_WHEN_SET = frozenset({"follow_ups", "setup_commands", "content"})
+
+
 def _plain(value: Any) -> Any:
     """The JSON-able content of a model value; `Origin`s and absolute paths are left out."""
     if isinstance(value, Origin):
         return None
     if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in fields(value) if f.name != "origin"}
+        return {
+            f.name: _plain(getattr(value, f.name))
+            for f in fields(value)
+            if f.name != "origin"
+            and not (f.name in _ONLY_WHEN_SET and getattr(value, f.name) in ((), None))
+        }
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, Mapping):

@@ -28,6 +28,11 @@ MAX_JSON5_BYTES = 256 * 1024  # JSONC beyond comments and trailing commas: json5
 # Readers of these formats (Go's and JavaScript's JSON, Python's float) hold numbers as
 # doubles; an integer past the largest double is no number any of them can read.
 MAX_INT_DIGITS = len(str(int(sys.float_info.max)))  # 309
+# A file's text written inline in an eval file (skill-validator's `content`), staged into the
+# workspace: per file, and per case, since YAML aliases can repeat one text in many entries
+# (the largest in our corpus is 4 KB).
+MAX_INLINE_FILE_BYTES = 1024 * 1024
+MAX_INLINE_CASE_BYTES = 16 * 1024 * 1024
 
 
 class InputError(Exception):

@@ -96,6 +96,8 @@ class CliHarness:
         Raises `AgentError` (as `agent.run_agent` does) when nothing gradable came out."""
         provider, bare = split_model(spec.model)
         name = CLI_FOR[provider]
+        if spec.case.follow_ups:  # said, never flattened into one prompt the CLI answers once
+            raise _error(ErrorKind.HARNESS, _ONE_TURN.format(cli=name), Transcript(), spec)
         binary = self.binaries.get(name)
         if binary is None:
             why = self.unavailable.get(name, f"{name} is not available")
@@ -167,6 +169,11 @@ class CliHarness:
     def _path(self, binary: CliBinary) -> str:
         return ":".join([*(str(d) for d in binary.path_dirs), self.path])
 
+
+_ONE_TURN = (
+    "{cli} is given one user message per run here, and this case is a conversation of several"
+    " user turns, each sent after the agent answers the one before; run it with `harness: sdk`"
+)
 
 _NO_RELAY_PYTHON = (
     "no Python interpreter is within the confinement's reach to start the relay that connects "

@@ -1,7 +1,9 @@
 """Vally's static graders and its constraint gates, as Vally's grader catalog defines them.
 
-"Output" is the agent's final answer. File paths are globs relative to the workspace and
-confined to it (a pattern that leads out matches nothing there). A `not-` grader is its
+"Output" is the agent's final answer; a grader with a `turn` (a conversation's, see
+`formats.vally_turns`) reads the agent's answer to that user turn, and its time. File paths
+are globs relative to the workspace and confined to it (a pattern that leads out matches
+nothing there). A `not-` grader is its
 positive form negated: `file-not-contains` passes when no matching file holds the value,
 including when no file matches. Every result is binary with evidence.
 """
@@ -38,9 +40,29 @@ def _short(text: str) -> str:
     return text if len(text) <= EVIDENCE_CHARS else text[: EVIDENCE_CHARS - 1] + "…"
 
 
+def _turn(check: Check) -> int | None:
+    turn = check.params.get("turn")
+    return turn if isinstance(turn, int) else None
+
+
+def _output(check: Check, ctx: CheckContext) -> str | None:
+    """The answer the check reads; None when its turn was never answered."""
+    turn, t = _turn(check), ctx.transcript
+    if turn is None:
+        return t.final_text
+    return t.answers[turn] if turn < len(t.answers) else None
+
+
+def _unanswered(check: Check) -> ItemResult:
+    turn = (_turn(check) or 0) + 1
+    return _result(check, False, f"the conversation stopped before user turn {turn} was answered")
+
+
 @register("vally.output-contains")
 async def output_contains(check: Check, ctx: CheckContext) -> ItemResult:
-    needle, output = check.params["substring"], ctx.transcript.final_text
+    needle, output = check.params["substring"], _output(check, ctx)
+    if output is None:
+        return _unanswered(check)
     if check.params.get("ignore_case"):  # skill-validator's output_contains
         needle, output = needle.casefold(), output.casefold()
     held = needle in output
@@ -49,8 +71,11 @@ async def output_contains(check: Check, ctx: CheckContext) -> ItemResult:
 
 @register("vally.output-matches")
 async def output_matches(check: Check, ctx: CheckContext) -> ItemResult:
+    output = _output(check, ctx)
+    if output is None:
+        return _unanswered(check)
     try:
-        found = compile_re2(check.params["pattern"]).search(ctx.transcript.final_text)
+        found = compile_re2(check.params["pattern"]).search(output)
     except RegexError as exc:
         return _result(check, False, f"the pattern does not compile: {exc}")
     said = f"matched {_short(found.group(0))!r}" if found else "no match in the output"
@@ -125,16 +150,22 @@ async def file_matches(check: Check, ctx: CheckContext) -> ItemResult:
 
 @register("vally.exit-success")
 async def exit_success(check: Check, ctx: CheckContext) -> ItemResult:
-    held = bool(ctx.transcript.final_text.strip())
+    output = _output(check, ctx)
+    if output is None:
+        return _unanswered(check)
+    held = bool(output.strip())
     return _result(check, held, "the agent answered" if held else "the agent's output is empty")
 
 
 @register("vally.completed")
 async def completed(check: Check, ctx: CheckContext) -> ItemResult:
-    t = ctx.transcript
-    if not t.final_text.strip():
+    t, turn, output = ctx.transcript, _turn(check), _output(check, ctx)
+    if output is None:
+        return _unanswered(check)
+    if not output.strip():
         return _result(check, False, "the agent's output is empty")
-    if t.stop_reason not in ("", "end_turn"):
+    later = turn is not None and turn < len(t.answers) - 1  # only a finished turn is followed
+    if not later and t.stop_reason not in ("", "end_turn"):
         return _result(check, False, f"the turn did not complete: it stopped on {t.stop_reason}")
     return _result(check, True, "the turn completed with an answer")
 
@@ -167,8 +198,14 @@ async def run_command(check: Check, ctx: CheckContext) -> ItemResult:
 
 @register("vally.wall-time")
 async def wall_time(check: Check, ctx: CheckContext) -> ItemResult:
-    took, limit = ctx.transcript.duration_s, check.params["max_s"]
-    return _result(check, took <= limit, f"the run took {took:.1f} s (limit {limit:g} s)")
+    t, turn, limit = ctx.transcript, _turn(check), check.params["max_s"]
+    if turn is None:
+        took, what = t.duration_s, "the run"
+    elif turn < len(t.answer_durations_s):
+        took, what = t.answer_durations_s[turn], f"user turn {turn + 1}"
+    else:
+        return _unanswered(check)
+    return _result(check, took <= limit, f"{what} took {took:.1f} s (limit {limit:g} s)")
 
 
 def _skill_of(call: ToolCall) -> str | None:
