@@ -243,7 +243,15 @@ def calibrate_locally(
 
     print_summary(out, done.finished.execution.results, invalid=len(done.finished.invalid))
     print("", file=out)
-    print(markdown(done.calibration, done.gate, notices=done.finished.report.notices), file=out)
+    print(
+        markdown(
+            done.calibration,
+            done.gate,
+            notices=done.finished.report.notices,
+            complete=done.complete,
+        ),
+        file=out,
+    )
     print(f"results: {done.finished.results_path}", file=out)
     print(f"calibration: {done.files[0]}", file=out)
     return done.gate.exit_code

@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from evolve_action.model.outcomes import RunResult
+from evolve_action.model.outcomes import RunResult, Status
 from evolve_action.pipeline import job
 from evolve_action.pipeline.orchestrate import Request
 from evolve_action.pipeline.stopping import Stop
@@ -51,6 +51,17 @@ class Calibrated:
     calibration: Calibration
     gate: Gate  # the calibration's own (`calibration_gate`), never the PR gate
     files: tuple[Path, ...]  # calibration.json first, then the benchmark.json files
+
+    @property
+    def complete(self) -> bool:
+        """Every planned run was made, and none errored: the measurement is whole."""
+        execution = self.finished.execution
+        made = execution.results
+        return (
+            not execution.not_run
+            and len(made) >= len(execution.plan.runs)
+            and all(r.status is not Status.ERROR for r in made)
+        )
 
 
 def calibration_settings(settings: Settings) -> Settings:
@@ -136,7 +147,7 @@ def publish_in_actions(
     def write() -> int:
         published = publish(
             done.calibration, done.gate, report, publisher=publisher, files=files,
-            notices=report.notices, stream=stream,
+            notices=report.notices, complete=done.complete, stream=stream,
         )  # fmt: skip
         return published.exit_code
 

@@ -111,11 +111,12 @@ def publish(
     publisher: Publisher | None,
     files: RunnerFiles,
     notices: Sequence[str] = (),
+    complete: bool = True,
     stream: TextIO = sys.stdout,
 ) -> Published:
     """The check run (when there is a token and a commit), then the outputs and the job
     summary, written last and always, with any GitHub problem met on the way."""
-    text = render.markdown(calibration, gate, notices=tuple(notices))
+    text = render.markdown(calibration, gate, notices=notices, complete=complete)
     result = Published(gate.conclusion, gate.exit_code, problems=[])
     sha = report.head_sha or report.event.sha
     if publisher is not None and sha:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 
 from evolve_action.verdict.budget import MAX_RUNS, at_level
 from evolve_action.verdict.decide import Cell, Finding, decide
-from evolve_action.verdict.gate import Gate, plural
+from evolve_action.verdict.gate import Gate, pct, plural
 from evolve_action.verdict.sequential import CellKey
 from evolve_action.verdict.significance import Label
 from evolve_action.verdict.stats import Aggregate, CaseStats
@@ -160,12 +160,12 @@ def calibration_gate(gate: Gate, calibration: Calibration) -> Gate:
     if gate.conclusion != "success":
         return gate
     flips = calibration.flip_rate
-    flip = f"flip rate {flips:.0%}" if flips is not None else "nothing compared"
+    flip = f"flip rate {pct(flips)}" if flips is not None else "nothing compared"
     if calibration.false_alarms:
         alarms = plural(calibration.false_alarms, "false alarm")
         reason = (
-            f"{alarms} on an unchanged tree (alpha {calibration.alpha:g} allows"
-            f" one in {calibration.alpha:.0%} of calibrations); {flip}"
+            f"{alarms} on an unchanged tree (alpha {calibration.alpha:g}: at most"
+            f" {pct(calibration.alpha)} of calibrations have one); {flip}"
         )
         return replace(gate, conclusion="neutral", reason=reason, exit_code=0)
     return replace(gate, reason=f"no false alarm; {flip}", regressions=0)

@@ -36,8 +36,13 @@ def flip_sentence(calibration: Calibration) -> str:
     )
 
 
-def alarm_sentence(calibration: Calibration) -> str:
+def alarm_sentence(calibration: Calibration, *, complete: bool = True) -> str:
     alpha = pct(calibration.alpha)
+    if not calibration.false_alarms and not complete:
+        return (
+            "**No false alarm in the runs made**; with runs missing, that says less than a"
+            " whole calibration would."
+        )
     if not calibration.false_alarms:
         return (
             f"**No false alarm**: the verdict flagged nothing. It promises a false alarm in at"
@@ -58,6 +63,10 @@ def _needed(row: Row) -> str:
     return str(row.runs_needed) if row.runs_needed else f"more than {MAX_RUNS}"
 
 
+def _side(passed: int, graded: int) -> str:
+    return f"{passed}/{graded}" if graded else "—"
+
+
 def _spread(row: Row) -> str:
     if row.spread is None:
         return "—"
@@ -74,17 +83,19 @@ def table(calibration: Calibration) -> list[str]:
         if r.flipped:
             moved = f"{moved}, flipped" if moved else "flipped"
         lines.append(
-            f"| {cell(r.name, 80)} | {code(r.model, 40)} | {r.a_passed}/{r.a_graded}"
-            f" | {r.b_passed}/{r.b_graded} | {moved} | {_spread(r)} | {_needed(r)} |"
+            f"| {cell(r.name, 80)} | {code(r.model, 40)} | {_side(r.a_passed, r.a_graded)}"
+            f" | {_side(r.b_passed, r.b_graded)} | {moved} | {_spread(r)} | {_needed(r)} |"
         )
     return lines
 
 
-def markdown(calibration: Calibration, gate: Gate, *, notices: Sequence[str] = ()) -> str:
-    """The whole calibration report."""
+def markdown(
+    calibration: Calibration, gate: Gate, *, notices: Sequence[str] = (), complete: bool = True
+) -> str:
+    """The whole calibration report; `complete`: every planned run was made and graded."""
     lines = [f"### {headline(gate)}", ""]
     lines += [f"> {n}" for n in notices] + ([""] if notices else [])
-    lines += [flip_sentence(calibration), "", alarm_sentence(calibration), ""]
+    lines += [flip_sentence(calibration), "", alarm_sentence(calibration, complete=complete), ""]
     lines += table(calibration)
     lines += [
         "",
