@@ -103,3 +103,21 @@ def test_calibration_gate__green_only_when_whole() -> None:
         Gate("failure", "1 invalid eval file", 1),
     ):
         assert calibration_gate(kept, measured) == kept
+
+
+def test_markdown__names_the_false_alarms_and_quotes_names_safely() -> None:
+    from evolve_action.publish.render.calibration import markdown
+
+    made = runs("steady", 6, 6, 6) + runs("wobbly", 4, 2, 6) + runs("broke", 6, 0, 6)
+    made += runs("a|b @team", 3, 3, 6)
+    measured = calibrate(aggregate(made, alpha=0.05))
+    gate = calibration_gate(Gate("success", "…", 0, 1), measured)
+    text = markdown(measured, gate)
+    # A fourth eval that held steady keeps the skill's pooled test quiet: one alarm, named.
+    assert text.startswith("### ⚠️ evolve calibration: 1 false alarm on an unchanged tree")
+    assert "**1 false alarm**: `broke` on `anthropic/m`. Nothing changed" in text
+    assert "**Flip rate 50%**: 2 of 4 evals changed their own pass/fail verdict" in text
+    assert "| broke | `anthropic/m` | 6/6 | 0/6 | flagged ❗, flipped |" in text
+    assert "| a\\|b @\u200bteam | `anthropic/m` | 3/6 | 3/6 |  |" in text
+    incomplete = markdown(measured, Gate("neutral", "incomplete", 0), complete=False)
+    assert "**1 false alarm**" in incomplete  # alarms are named whatever else is missing

@@ -105,7 +105,8 @@ class Calibration:
         return [r for r in self.compared if r.moved]
 
 
-def _row(case: CaseStats, cells: Mapping[CellKey, Cell], alpha: float) -> Row:
+def _row(case: CaseStats, cells: Mapping[CellKey, Cell], alpha: float, flagged: bool) -> Row:
+    """`flagged`: the verdict flagged this row's eval, and this row is where it fell."""
     a, b = case.base, case.head
     a_passed, a_graded = (a.passed, a.graded) if a else (0, 0)
     b_passed, b_graded = (b.passed, b.graded) if b else (0, 0)
@@ -129,10 +130,16 @@ def _row(case: CaseStats, cells: Mapping[CellKey, Cell], alpha: float) -> Row:
         spread=spread,
         moved=compared and a_passed * b_graded != b_passed * a_graded,
         flipped=compared and a is not None and b is not None and a.verdict != b.verdict,
-        flagged=case.label is Label.REGRESSED,
+        flagged=flagged,
         improved=case.label is Label.IMPROVED,
         runs_needed=needed,
     )
+
+
+def _fell(case: CaseStats) -> bool:
+    """A row of a flagged eval that carries the flag: regressed itself, or fell (an eval can
+    be flagged by the test pooled over its models with no one model's drop flagged alone)."""
+    return case.label is Label.REGRESSED or (case.delta is not None and case.delta < 0)
 
 
 def calibrate(aggregate: Aggregate) -> Calibration:
@@ -146,8 +153,12 @@ def calibrate(aggregate: Aggregate) -> Calibration:
         )
         for c in aggregate.cases
     }
-    rows = tuple(_row(c, cells, aggregate.alpha) for c in aggregate.cases)
     verdict = aggregate.verdict
+    evals = set(verdict.regressed_cases)
+    rows = tuple(
+        _row(c, cells, aggregate.alpha, _fell(c) and (c.suite, c.case_id) in evals)
+        for c in aggregate.cases
+    )
     skills = tuple(verdict.broad_suites)
     return Calibration(aggregate.alpha, rows, len(verdict.regressed_cases) + len(skills), skills)
 

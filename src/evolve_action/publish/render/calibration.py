@@ -47,14 +47,22 @@ def alarm_sentence(calibration: Calibration, *, complete: bool = True) -> str:
         return (
             f"**No false alarm**: the verdict flagged nothing. It promises a false alarm in at"
             f" most {alpha} of calibrations like this one."
-        )
+        ) + _improved(calibration)
     named = [f"{code(r.name, 60)} on {code(r.model, 40)}" for r in calibration.rows if r.flagged]
     named += [f"skill {code(s, 60)} (many small drops)" for s in calibration.flagged_skills]
     return (
         f"**{plural(calibration.false_alarms, 'false alarm')}**: {', '.join(named)}. Nothing"
         f" changed, so each is false; alpha allows this in {alpha} of calibrations. If it"
         f" recurs on later calibrations, these evals are less stable than their runs show."
-    )
+    ) + _improved(calibration)
+
+
+def _improved(calibration: Calibration) -> str:
+    """Improvements never change a check, but in an A/A they are as false: say so."""
+    up = [r for r in calibration.rows if r.improved]
+    if not up:
+        return ""
+    return f" Called improved, as falsely (an improvement never changes the check): {len(up)}."
 
 
 def _needed(row: Row) -> str:
@@ -80,6 +88,8 @@ def table(calibration: Calibration) -> list[str]:
     ]
     for r in calibration.rows:
         moved = "flagged ❗" if r.flagged else ("moved" if r.moved else "")
+        if r.improved:
+            moved = "called improved"
         if r.flipped:
             moved = f"{moved}, flipped" if moved else "flipped"
         lines.append(
