@@ -121,3 +121,20 @@ def test_markdown__names_the_false_alarms_and_quotes_names_safely() -> None:
     assert "| a\\|b @\u200bteam | `anthropic/m` | 3/6 | 3/6 |  |" in text
     incomplete = markdown(measured, Gate("neutral", "incomplete", 0), complete=False)
     assert "**1 false alarm**" in incomplete  # alarms are named whatever else is missing
+
+
+def test_false_alarms_stay_within_alpha_over_seeded_calibrations() -> None:
+    """Many A/As of evals with assorted pass rates (seeded, so the count is fixed): the share
+    of calibrations with a false alarm is within alpha, up to the simulation's own noise."""
+    import random
+
+    rng = random.Random(25)
+    trials, alarmed = 300, 0
+    for _ in range(trials):
+        made: list[RunResult] = []
+        for index in range(8):
+            rate = rng.choice([0.2, 0.5, 0.8, 0.9, 1.0])
+            for side in Side:
+                made += [run(f"c{index}", side, i + 1, rng.random() < rate) for i in range(4)]
+        alarmed += calibrate(aggregate(made, alpha=0.05)).false_alarms > 0
+    assert alarmed / trials <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / trials)
