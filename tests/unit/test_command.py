@@ -44,6 +44,7 @@ def test_parse(body: str, expected: Command | None) -> None:
         ("/evolve run fail-on-regression=false", "`fail-on-regression=` is not a flag"),
         ("/evolve run runs=0", "runs"),
         ("/evolve run mode=some", "mode"),
+        ("/evolve run mode=calibrate", "its own workflow"),
         ("/evolve run alpha=0.5", "`alpha=` is not a flag"),
         ("/evolve run runs=2 runs=3", "given twice"),
         ("/evolve run models=", "has no value"),

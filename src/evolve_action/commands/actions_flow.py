@@ -1,5 +1,8 @@
 """The two ways `run` ends: printed locally, or published to GitHub inside Actions.
 
+With `mode: calibrate` (also `evolve-action calibrate`) both ways run the current tree as two
+independent sides instead (`pipeline.calibrate`), and report what the verdict made of it.
+
 Inside Actions the event decides (`events.decide`): compare base and head; validate only (a
 fork PR without secrets: neutral check explaining how a maintainer can run the evals);
 refuse (`pull_request_target` without `allow-untrusted-code`); report from an artifact
@@ -13,7 +16,7 @@ import math
 import sys
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from evolve_action.execute.providers.setup import ModelChoiceError
 from evolve_action.execute.sandbox import unconfined_refusal
@@ -31,6 +34,9 @@ from evolve_action.settings.config import RepoConfig
 from evolve_action.settings.events import Action, Event, EventError, decide, from_environ
 from evolve_action.settings.inputs import Mode, Settings
 from evolve_action.util.files import ResultsWriteError
+
+if TYPE_CHECKING:
+    from evolve_action.publish.github_api import Publisher
 
 REFUSAL = (
     "pull_request_target runs with secrets and a write token; evolve-action will not run the"
@@ -65,6 +71,8 @@ def run_locally(
     quiet: bool = False,
     stop: Stop | None = None,
 ) -> int:
+    if settings.mode is Mode.CALIBRATE:
+        return calibrate_locally(request, settings, config, out, quiet=quiet, stop=stop)
     try:
         sides = local_sides(request.root, base)
     except GitError as exc:
@@ -173,6 +181,8 @@ def run_in_actions(
         # Fail closed: PR code must not run with this job's privileges unless asked to.
         print(annotate("error", refusal, title="evolve: commands cannot be confined"))
         return 2
+    if settings.mode is Mode.CALIBRATE:
+        return _calibrate_in_actions(request, settings, config, event, publisher, files, stop)
     if not event.is_pr:
         # push and workflow_dispatch check everything against the previous (or given) base.
         settings = replace(settings, mode=Mode.ALL)
@@ -193,11 +203,102 @@ def run_in_actions(
     return done if isinstance(done, int) else done[0]
 
 
-def print_run(out: TextIO, spec: RunSpec, result: RunResult) -> None:
+def _calibration_refusal(request: Request, settings: Settings) -> str | None:
+    if settings.shard.count > 1:
+        return "mode calibrate runs whole: drop the `shard` input (each side needs every eval)"
+    if request.replay_dir is not None:
+        return "mode calibrate cannot --replay: recorded answers would make the two sides equal"
+    return None
+
+
+def calibrate_locally(
+    request: Request,
+    settings: Settings,
+    config: RepoConfig,
+    out: TextIO,
+    *,
+    quiet: bool = False,
+    stop: Stop | None = None,
+) -> int:
+    """The working tree as two sides; each run's line, then the calibration's report."""
+    from evolve_action.pipeline import calibrate
+
+    refusal = _calibration_refusal(request, settings)
+    if refusal is not None:
+        print(f"evolve-action: {refusal}", file=sys.stderr)
+        return 2
+
+    def each(spec: RunSpec, result: RunResult) -> None:
+        print_run(out, spec, result, ("A", "B"))
+
+    try:
+        done = calibrate.run(
+            request, settings, config, Event(name="local"), calibrate.local_tree(request.root),
+            stream=out, stop=stop, on_done=None if quiet else each,
+        )  # fmt: skip
+    except (ModelChoiceError, ResultsWriteError) as exc:
+        print(f"evolve-action: {exc}", file=sys.stderr)
+        return 2
+    from evolve_action.publish.render.calibration import markdown
+
+    print_summary(out, done.finished.execution.results, invalid=len(done.finished.invalid))
+    print("", file=out)
+    print(
+        markdown(
+            done.calibration,
+            done.gate,
+            notices=done.finished.report.notices,
+            complete=done.complete,
+        ),
+        file=out,
+    )
+    print(f"results: {done.finished.results_path}", file=out)
+    print(f"calibration: {done.files[0]}", file=out)
+    return done.gate.exit_code
+
+
+def _calibrate_in_actions(
+    request: Request,
+    settings: Settings,
+    config: RepoConfig,
+    event: Event,
+    publisher: Publisher | None,
+    files: RunnerFiles,
+    stop: Stop | None,
+) -> int:
+    from evolve_action.pipeline import calibrate
+    from evolve_action.publish.annotations import annotate
+
+    refusal = _calibration_refusal(request, settings)
+    if refusal is not None:
+        print(annotate("error", refusal, title="evolve: cannot calibrate"))
+        return 2
+    try:
+        sides = calibrate.commit_tree(request.root, event)
+    except GitError as exc:
+        print(annotate("error", str(exc), title="evolve: cannot find the commit to calibrate"))
+        return 2
+    out, stop = sys.stdout, stop or Stop()
+    try:
+        done = calibrate.run(
+            request, settings, config, event, sides, stream=out, stop=stop,
+            on_done=lambda spec, result: print_run(out, spec, result, ("A", "B")),
+        )  # fmt: skip
+    except (ModelChoiceError, ResultsWriteError) as exc:
+        print(annotate("error", str(exc), title="evolve: calibration failed"))
+        return 2
+    return calibrate.publish_in_actions(done, publisher=publisher, files=files, stop=stop)
+
+
+def print_run(
+    out: TextIO, spec: RunSpec, result: RunResult, sides: tuple[str, str] = ("base", "")
+) -> None:
+    """One line per run; `sides` names the base and head sides ("" leaves one unmarked)."""
     mark = {Status.PASS: "PASS ", Status.FAIL: "FAIL ", Status.ERROR: "ERROR"}[result.status]
     where = f"{spec.suite.rel} {spec.case.id} {spec.model} #{spec.repetition}"
-    if spec.side.value == "base":
-        where = f"[base] {where}"
+    side = sides[0] if spec.side.value == "base" else sides[1]
+    if side:
+        where = f"[{side}] {where}"
     detail = f"score {result.score:.2f}" if result.status is not Status.ERROR else result.error
     cached = " (cached)" if result.cached else ""
     print(f"{mark} {where}  {detail}{cached}", file=out)

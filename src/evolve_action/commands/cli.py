@@ -1,4 +1,5 @@
-"""Command line: `evolve-action {validate,run,report}`; builds real collaborators, then hands over.
+"""Command line: `evolve-action {validate,run,calibrate,report,demo}`; builds real collaborators,
+then hands over.
 
 Each subcommand lives in `commands/<name>.py` and exposes `add_arguments(parser)` and
 `execute(args) -> int`. Exit codes: 0 success or neutral, 1 a failed gate or invalid eval
@@ -19,6 +20,7 @@ from evolve_action.util import startup
 COMMANDS = {
     "validate": "lint eval files of every supported format",
     "run": "run the evals (locally: --base none runs the working tree alone)",
+    "calibrate": "run the current tree's evals twice, as two sides, to measure false alarms",
     "report": "merge results (shards, or an artifact from another job) and report them",
     "demo": "run the whole pipeline offline on the bundled example pull request",
 }

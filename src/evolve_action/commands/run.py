@@ -27,9 +27,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, *, calibrate: bool = False) -> None:
+    """`run`'s flags; `calibrate` leaves out what it sets itself (`mode`, the base, and the
+    recordings, which would make its two sides equal)."""
     inputs = parser.add_argument_group("action inputs (the same names as in action.yml)")
     for spec in INPUTS:
+        if calibrate and spec.name == "mode":
+            continue
         if spec.secret and spec.name != "github-token":
             help_text = spec.description + " Prefer the environment variable."
         else:
@@ -42,19 +46,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             help=help_text,
         )
     local = parser.add_argument_group("local runs")
+    local.add_argument("--root", type=Path, default=None, help="repository root (default: .)")
+    local.add_argument("--keep-workspaces", action="store_true", help="keep run workspaces")
+    local.add_argument(
+        "--quiet", action="store_true", help="no line per run; only the summary and the report"
+    )
+    if calibrate:
+        return
     local.add_argument(
         "--base",
         default="none",
         help="compare the working tree with the merge-base of REF and HEAD; `none` (the"
         " default) runs the working tree alone",
     )
-    local.add_argument("--root", type=Path, default=None, help="repository root (default: .)")
     local.add_argument("--record", type=Path, metavar="DIR", help="record provider exchanges")
     local.add_argument("--replay", type=Path, metavar="DIR", help="answer from recordings")
-    local.add_argument("--keep-workspaces", action="store_true", help="keep run workspaces")
-    local.add_argument(
-        "--quiet", action="store_true", help="no line per run; only the summary and the comment"
-    )
 
 
 def execute(args: argparse.Namespace) -> int:

@@ -45,13 +45,11 @@ def select(head: Sequence[Suite], base: Sequence[Suite], sides: Sides, mode: Mod
     if sides.base_root is None:
         return Selection(list(head), [], [])
     head_rels = {s.rel for s in head}
-    everything = mode is Mode.ALL
+    everything = mode is not Mode.CHANGED  # `calibrate` runs every eval too
     chosen = list(head) if everything else affected(head, sides.head_root, sides.changed)
     rels = {s.rel for s in chosen}
     removed = [
-        s.rel
-        for s in base
-        if s.rel not in head_rels and (mode is Mode.ALL or s.rel in sides.changed)
+        s.rel for s in base if s.rel not in head_rels and (everything or s.rel in sides.changed)
     ]
     return Selection(chosen, [s for s in base if s.rel in rels], removed)
 

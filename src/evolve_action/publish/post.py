@@ -163,7 +163,7 @@ def publish_github(
         notes = check_output.notes(report)
         state, description = check_output.status(gate, view.headline)
         result.check_run = started.check_run if started else None
-        result.check = _conclude(
+        result.check = conclude(
             publisher,
             settings,
             event,
@@ -223,7 +223,7 @@ def comment_body(view: CommentView, settings: Settings, problems: list[str]) -> 
     return fit_comment(view)
 
 
-def _conclude(
+def conclude(
     publisher: Publisher,
     settings: Settings,
     event: Event,
@@ -329,7 +329,7 @@ def publish_validation_only(
     notes = check_output.invalid_notes(bad)
     sha = head_sha(event, "")
     if publisher is not None and sha:
-        result.check = _conclude(
+        result.check = conclude(
             publisher,
             settings,
             event,

@@ -92,6 +92,11 @@ def parse(body: str) -> Command | None:
             raise CommandError(f"{exc}; write {USAGE}") from exc
         if not value.strip():
             raise CommandError(f"`{name}=` has no value; write {USAGE}")
+        if name == "mode" and value.strip() == "calibrate":
+            raise CommandError(
+                "`mode=calibrate` measures the default branch, not a pull request: run it from"
+                f" its own workflow (examples/workflows/evolve-calibrate.yml); write {USAGE}"
+            )
         flags[name] = value
     return Command(sha=sha, flags=tuple(sorted(flags.items())))
 

@@ -93,7 +93,8 @@ INPUTS: tuple[InputSpec, ...] = (
     InputSpec(
         "mode",
         "changed",
-        "`changed`: the evals a PR touches; `all`: every eval.",
+        "`changed`: the evals a PR touches; `all`: every eval; `calibrate`: every eval run as two"
+        " identical sides, to measure false alarms and noise (an A/A).",
         parse=_enum(Mode),
     ),
     InputSpec(

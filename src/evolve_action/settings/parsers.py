@@ -25,6 +25,7 @@ class SettingsError(ValueError):
 class Mode(StrEnum):
     CHANGED = "changed"  # only the evals a PR touches
     ALL = "all"
+    CALIBRATE = "calibrate"  # every eval, as two sides of the same tree (pipeline.calibrate)
 
 
 class CommentMode(StrEnum):
