@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from evolve_action.model.outcomes import RunResult, Side, Status, Transcript, Usage
+from evolve_action.model.outcomes import COMPARED, RunResult, Side, Status, Transcript, Usage
 from evolve_action.pipeline.adaptive_run import Limits, run_waves
 from evolve_action.pipeline.execution import Budget, Outcome
 from evolve_action.plan.planning import Plan, plan_runs
@@ -69,7 +69,7 @@ def test_run_waves__only_the_broken_case_gets_waves_until_it_is_decided() -> Non
     for wave in fake.waves[1:]:
         assert {s.case.id for s in wave.runs} == {"greet"}
         assert {(s.side, s.model) for s in wave.runs} == {
-            (side, m) for side in Side for m in MODELS
+            (side, m) for side in COMPARED for m in MODELS
         }
     greet = [c for c in effort.cells if c.key[1] == "greet"]
     assert {c.stop for c in greet} == {Stop.DECIDED}
