@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from evolve_action.model.outcomes import Side
 from evolve_action.publish.render.build_cases import CaseIndex
 from evolve_action.publish.render.build_verdict import p_is, points
-from evolve_action.publish.render.escape import code, inline
+from evolve_action.publish.render.escape import cell, code
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.publish.render.view import CannotTell
 from evolve_action.verdict.discrimination import ItemRecord, shares
@@ -74,7 +74,7 @@ def rows(report: ReportInput, index: CaseIndex) -> tuple[CannotTell, ...]:
         why = r.finding.why
         if r.unstable_on:
             why += f" ({', '.join(ARM_NAMES[s] for s in r.unstable_on)})"
-        out.append(CannotTell(code(name, 40), inline(r.text, 120), inline(why), counts(r)))
+        out.append(CannotTell(index.named(r.suite, name), cell(r.text, 120), cell(why), counts(r)))
     return tuple(out[:MAX_ITEMS])
 
 
@@ -84,7 +84,7 @@ def skill_lines(report: ReportInput, index: CaseIndex) -> tuple[str, ...]:
     for share in shares(report.discrimination):
         if share.mostly:
             out.append(
-                f"⚠️ {code(index.skill_label(share.suite), 60)}: {share.cannot_tell} of"
+                f"⚠️ {code(index.suite_label(share.suite), 60)}: {share.cannot_tell} of"
                 f" {plural(share.items, 'check')} cannot tell a good skill from a bad one"
                 " (see “Evals that cannot tell”)."
             )

@@ -80,9 +80,9 @@ class Suggestion:
 class CannotTell:
     """A check item that cannot tell a good skill from a bad one (`verdict.discrimination`)."""
 
-    case: str  # escaped code span
-    item: str  # escaped
-    finding: str  # escaped
+    case: str  # escaped: "skill / `case`"
+    item: str  # escaped table cell
+    finding: str  # escaped table cell
     counts: str  # "head 4/4 · no skill 4/4"
 
 
