@@ -168,6 +168,7 @@ def _record(settings: Settings, facts: Facts) -> JobRecord:
         alpha=settings.alpha,
         fail_on_regression=settings.fail_on_regression,
         min_pass_rate=settings.min_pass_rate,
+        fail_without_lift=settings.fail_without_lift,
         confinement=facts.confinement,
         harness=facts.harness,
         shard=facts.shard,
