@@ -118,6 +118,8 @@ def test_auto_arms_a_new_skill_and_a_file_that_asks_never_a_trigger_case() -> No
     assert len(arm_suites(chosen, Baseline.NO_SKILL, all_base=base)) == 3
     # No base tree: nothing is new in a change; only the file that asks runs the arm.
     assert [s.rel for s in arm_suites(chosen, Baseline.AUTO, all_base=None)] == [asks.rel]
+    vally = _suite("vally", no_skill_arm=True)  # a Vally experiment's skill-free arm
+    assert arm_suites([vally], Baseline.AUTO, all_base=[vally]) == [vally]
     model_only = replace(_suite("plain"), agent=False)
     assert arm_suites([model_only], Baseline.NO_SKILL, all_base=[]) == []
 

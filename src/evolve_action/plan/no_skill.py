@@ -11,7 +11,8 @@ the cache to every later push and pull request.
 - a skill new in the pull request (no eval file of the base tree names it), since head's
   pass rates are otherwise compared with nothing;
 - an eval file that asks for a without-skill run: skill-evaluator's
-  `baseline_comparison: true`.
+  `baseline_comparison: true`, or a Vally eval listed by a root `*.experiment.yaml` with an
+  arm that loads no skill (`skills: []`).
 
 Only task cases of suites that install a skill take part: a trigger case asks whether the
 skill fires, which it cannot do when absent, and a suite that evaluates a model has no
@@ -27,7 +28,7 @@ from evolve_action.model.evals import CaseKind, Suite
 from evolve_action.settings.inputs import Baseline
 
 # Keys of `Suite.policy` with which a format's file asks for a run without its skill.
-ASKING_KEYS = ("baseline_comparison",)
+ASKING_KEYS = ("baseline_comparison", "no_skill_arm")
 
 
 def asks_for_it(suite: Suite) -> bool:
