@@ -196,8 +196,8 @@ def run_in_actions(
 def print_run(out: TextIO, spec: RunSpec, result: RunResult) -> None:
     mark = {Status.PASS: "PASS ", Status.FAIL: "FAIL ", Status.ERROR: "ERROR"}[result.status]
     where = f"{spec.suite.rel} {spec.case.id} {spec.model} #{spec.repetition}"
-    if spec.side.value == "base":
-        where = f"[base] {where}"
+    if spec.side.value != "head":
+        where = f"[{spec.side.value}] {where}"  # [base], [no-skill]
     detail = f"score {result.score:.2f}" if result.status is not Status.ERROR else result.error
     cached = " (cached)" if result.cached else ""
     print(f"{mark} {where}  {detail}{cached}", file=out)

@@ -4,8 +4,10 @@
     junit.xml                                        head runs, for CI test reporters
     suites/<suite>/eval_feedback_aggregate.json      the judge's critique of the eval
     suites/<suite>/<model>/benchmark.json            skill-creator's viewer opens this dir
+    suites/<suite>/<model>/benchmark-base.json       head against base, when the above is
+                                                     head against no skill (the no-skill arm)
     suites/<suite>/<model>/eval-<case>/eval_metadata.json
-    suites/<suite>/<model>/eval-<case>/<with_skill|without_skill>/run-<n>/grading.json
+    suites/<suite>/<model>/eval-<case>/<with_skill|without_skill|base>/run-<n>/grading.json
 
 Every file is written atomically (a temporary sibling, then a rename), so a reader never
 sees half a file. A directory we cannot write raises `ResultsWriteError` naming the path;
