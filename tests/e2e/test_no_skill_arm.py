@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from evolve_action.model.outcomes import Side
+from evolve_action.model.records import run_cost
 from evolve_action.publish.results import load_results, slug
 from tests.e2e.test_pull_request import (
     REPO,
@@ -135,7 +137,8 @@ def test_no_skill_arm__new_skill_shows_lift_names_checks_that_cannot_tell_and_ca
     assert "cannot tell a good skill from a bad one" in body  # 2 of the skill's 3 checks
     summary = (tmp_path / "summary").read_text()
     assert "| no skill | lift |" in summary and "Evals that cannot tell" in summary
-    assert outputs(tmp_path / "output")["conclusion"] == "success"
+    out = outputs(tmp_path / "output")
+    assert out["conclusion"] == "success"
 
     results = load_results(tmp_path / "results")  # validated against its schema
     doc = results.document
@@ -150,6 +153,11 @@ def test_no_skill_arm__new_skill_shows_lift_names_checks_that_cannot_tell_and_ca
     assert findings[("poem", "assertions[0]")] == "tells"
     assert sum(r.side.value == "no-skill" for r in results.runs) == 8
     assert doc["aggregate"]["verdict"]["regressed"] is False  # no arm enters the regression
+    # The arm's runs are in the spend: the output, and the comment's footer.
+    spent = {side: sum(run_cost(r) or 0.0 for r in results.runs if r.side is side) for side in Side}
+    assert spent[Side.NO_SKILL] > 0
+    assert float(out["cost-usd"]) == pytest.approx(sum(spent.values()), abs=1e-4)
+    assert f"💸 ${sum(spent.values()):.2f}" in body
 
     model = "anthropic/claude-sonnet-4-6"
     bench_dir = tmp_path / "results/suites" / slug("evals/poet/evals.json") / slug(model)
@@ -191,6 +199,22 @@ def test_no_skill_arm__baseline_none_runs_nothing_without_the_skill(
     doc = load_results(tmp_path / "results").document
     assert doc["lift"] is None
     assert all(r["side"] != "no-skill" for r in doc["runs"])
+
+
+def test_no_skill_arm__its_runs_count_in_max_cost_usd(
+    fakes: tuple[FakeLLM, GitHubFake, Poet], tmp_path: Path
+) -> None:
+    llm, gh, poet = fakes
+    root, base, head = make_repo(tmp_path)
+    env = _env(root, tmp_path, llm, gh, base, head)
+    env |= {"INPUT_MAX-CONCURRENCY": "1", "INPUT_MAX-COST-USD": "0.01"}
+    done = run_container(env, root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    doc = load_results(tmp_path / "results").document
+    made = len(doc["runs"])
+    assert made < 16 and doc["settings"]["planned_runs"] == 16  # both arms were planned
+    assert poet.started["skill"] + poet.started["no skill"] == made  # none after the limit
+    assert outputs(tmp_path / "output")["conclusion"] == "neutral"  # runs missing: not green
 
 
 def _valid_benchmark(doc: object) -> None:
