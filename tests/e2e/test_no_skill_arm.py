@@ -221,3 +221,23 @@ def _valid_benchmark(doc: object) -> None:
     import jsonschema
 
     jsonschema.validate(doc, json.loads(BENCHMARK_SCHEMA.read_text()))
+
+
+def test_no_skill_arm__runs_auto_adds_no_skill_runs_only_where_the_lift_is_open(
+    fakes: tuple[FakeLLM, GitHubFake, Poet], tmp_path: Path
+) -> None:
+    llm, gh, _ = fakes
+    root, base, head = make_repo(tmp_path)
+    env = {**_env(root, tmp_path, llm, gh, base, head), "INPUT_RUNS": "auto"}
+    done = run_container(env, root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    doc = load_results(tmp_path / "results").document
+    armed = {}
+    for run in doc["runs"]:
+        if run["side"] == "no-skill":
+            armed[run["case_id"]] = armed.get(run["case_id"], 0) + 1
+    assert armed["sonnet"] == 2  # fails with and without the skill: nothing to learn
+    assert armed["poem"] > 2  # open after the start: more runs until it is decided
+    (skill,) = doc["lift"]["skills"]
+    assert skill["helps"] and skill["adjusted_p"] <= 0.05  # decided sequentially
+    assert "▲ p = " in gh.comments[(REPO, 7)][0]["body"]
