@@ -110,12 +110,43 @@ def _trigger(request: Request, prompt: str) -> Answer:
     return text("Here is my answer without a skill.")
 
 
+def _unskilled(request: Request, prompt: str, results: Sequence[str]) -> Answer:
+    """The no-skill arm: no skill is listed, so it does the plain thing a model would."""
+    lowered = prompt.lower()
+    if "changelog" in lowered:
+        if "no changelog" in lowered:
+            if request.turn == 0:
+                content = "# Changelog\n\n## [Unreleased]\n"
+                return call("Write", file_path="CHANGELOG.md", content=content)
+            return text("Started CHANGELOG.md.")
+        if request.turn == 0:
+            return call("Read", file_path="CHANGELOG.md")
+        if request.turn == 1:
+            new = "## [Unreleased]\n\n- Added a --dry-run flag to the sync command.\n"
+            return call("Edit", file_path="CHANGELOG.md", old_string="## [Unreleased]\n",
+                        new_string=new)  # fmt: skip
+        return text("Noted the --dry-run flag in CHANGELOG.md.")
+    from_list = "guests.txt" in prompt
+    if from_list and request.turn == 0:
+        return call("Read", file_path="guests.txt")
+    if request.turn == (1 if from_list else 0):
+        names = _names(prompt, results[0] if from_list and results else "")
+        writes = [
+            Call("Write", {"file_path": f"greetings/{n.lower()}.txt", "content": f"Hi {n}.\n"})
+            for n in names
+        ]
+        return calls(*writes)
+    return text("Done.")
+
+
 def agent(request: Request) -> Answer:
     prompt = user_text(request)
     names = tool_names(request)
     if names == ["Skill", "Read"] or set(names) == {"Skill", "Read"}:
         return _trigger(request, prompt)
     installed = _installed(request)
+    if not installed:
+        return _unskilled(request, prompt, request.tool_results)
     if request.turn == 0:
         return call("Skill", skill=installed[0] if installed else "none")
     results = request.tool_results

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 
-from evolve_action.model.outcomes import RunResult, Side, Status, Transcript, Usage
+from evolve_action.model.outcomes import COMPARED, RunResult, Side, Status, Transcript, Usage
 from evolve_action.pipeline.adaptive_run import Limits, run_waves
 from evolve_action.pipeline.execution import Budget, Outcome
 from evolve_action.plan.planning import Plan, plan_runs
 from evolve_action.verdict import stats
 from evolve_action.verdict.adaptive import Design, Stop
 from evolve_action.verdict.adaptive_verdict import bounds_of, cells_of, decider, settings_entry
+from evolve_action.verdict.lift import measure
 from evolve_action.verdict.significance import Label
 from tests.unit.test_planning import make_case, make_suite
 
@@ -69,7 +70,7 @@ def test_run_waves__only_the_broken_case_gets_waves_until_it_is_decided() -> Non
     for wave in fake.waves[1:]:
         assert {s.case.id for s in wave.runs} == {"greet"}
         assert {(s.side, s.model) for s in wave.runs} == {
-            (side, m) for side in Side for m in MODELS
+            (side, m) for side in COMPARED for m in MODELS
         }
     greet = [c for c in effort.cells if c.key[1] == "greet"]
     assert {c.stop for c in greet} == {Stop.DECIDED}
@@ -128,3 +129,46 @@ def test_cells_of__places_runs_by_repetition_and_leaves_errors_out() -> None:
         (1, 1, 0, 1),
         (0, 0, 0, 1),
     ]
+
+
+def _lift_passes(case: str, side: Side) -> bool:
+    """solves: only with the skill; always: with or without; never: neither."""
+    return {"solves": side is Side.HEAD, "always": True}.get(case, False)
+
+
+def test_run_waves__no_skill_runs_are_added_only_where_the_lift_is_still_open() -> None:
+    suite = make_suite(*(make_case(c) for c in ("solves", "always", "never")))
+    plan = plan_runs({Side.HEAD: [suite], Side.NO_SKILL: [suite]}, MODELS, runs="auto")
+    waves: list[Plan] = []
+
+    async def execute(wave: Plan) -> Outcome:
+        waves.append(wave)
+        return Outcome(
+            results=[
+                RunResult(
+                    suite=s.suite.rel,
+                    case_id=s.case.id,
+                    model=s.model,
+                    side=s.side,
+                    repetition=s.repetition,
+                    status=Status.PASS if _lift_passes(s.case.id, s.side) else Status.FAIL,
+                )
+                for s in wave.runs
+            ]
+        )
+
+    outcome, effort = asyncio.run(run_waves(plan, execute, DESIGN, _limits()))
+    assert len(waves) >= 2
+    for wave in waves[1:]:
+        assert {s.case.id for s in wave.runs} == {"solves"}
+        assert {s.side for s in wave.runs} == {Side.HEAD, Side.NO_SKILL}
+    extra = [r for r in outcome.results if r.case_id == "solves" and r.side is Side.NO_SKILL]
+    assert len(extra) > 2 * len(MODELS)
+    # Head's extra runs serve the lift, and the effort counts them; the arm's are not its.
+    solves = [c for c in effort.cells if c.key[1] == "solves"]
+    assert {c.head_runs for c in solves} == {len(extra) // len(MODELS)}
+    assert {c.base_runs for c in solves} == {0}
+    # Decided as the report decides it under `auto`: sequentially, in the lift's frame.
+    lift = measure(outcome.results, alpha=0.05, decider_for=lambda f: decider(f, DESIGN.bounds))
+    assert lift is not None and lift.helps(suite.rel)
+    assert {c.case_id for c in lift.cases if c.helps} == {"solves"}

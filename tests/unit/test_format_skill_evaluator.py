@@ -101,7 +101,8 @@ def test_load__testing_template_details(corpus_dir: Path) -> None:
     assert set(dim.anchors) == {"1", "3", "5"}
     assert result.suite.judge_model == "claude-sonnet-4-5-20250929"
     assert result.suite.policy["baseline_comparison"] is True
-    assert any("baseline_comparison" in w for w in warnings(result))
+    # It asks for the no-skill arm (`plan.no_skill`), which runs: nothing to warn about.
+    assert not any("baseline_comparison" in w for w in warnings(result))
 
 
 def test_matches__by_content() -> None:

@@ -232,6 +232,8 @@ def test_the_skill_comes_from_the_root_experiment(tmp_path: Path) -> None:
     assert named is not None and named.skill.dir == (tmp_path / "plugins/p/skills/s").resolve()
     excluded = load(tmp_path, "tests/p/agent.x/eval.yaml").suite
     assert excluded is not None and excluded.skill.name == "near"  # discovery's guess stays
+    # Its skill-free arm asks for the no-skill arm (`plan.no_skill`); the excluded eval not.
+    assert named.policy["no_skill_arm"] is True and "no_skill_arm" not in excluded.policy
 
 
 @pytest.mark.parametrize("repo", ["dotnet-skills-98f8485", "microsoft-hve-core-b1cae50"])

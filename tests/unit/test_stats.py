@@ -8,7 +8,15 @@ from typing import Any
 import pytest
 
 from evolve_action.model.evals import Case, CaseKind, Format, Origin, Skill, Suite
-from evolve_action.model.outcomes import ItemResult, RunResult, Side, Status, Transcript, Usage
+from evolve_action.model.outcomes import (
+    COMPARED,
+    ItemResult,
+    RunResult,
+    Side,
+    Status,
+    Transcript,
+    Usage,
+)
 from evolve_action.verdict.significance import Label
 from evolve_action.verdict.stats import aggregate, consistency, side_stats, summarize
 
@@ -247,7 +255,7 @@ def test_a_side_planned_and_never_run_is_not_run_not_new_or_removed() -> None:
     its runs there were never made."""
     rel = "evals/s/evals.json"
     made = runs("a", Side.HEAD, 2, 0) + runs("b", Side.BASE, 1, 1) + runs("c", Side.HEAD, 1, 0)
-    planned = [(rel, case, M1, side) for case in ("a", "b") for side in Side]
+    planned = [(rel, case, M1, side) for case in ("a", "b") for side in COMPARED]
     planned.append((rel, "c", M1, Side.HEAD))  # `c` exists on head only: new indeed
     labels = {c.case_id: c.label for c in aggregate(made, planned=planned).cases}
     assert labels == {"a": Label.NOT_RUN, "b": Label.NOT_RUN, "c": Label.NEW}

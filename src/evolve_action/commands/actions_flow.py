@@ -296,7 +296,8 @@ def print_run(
     """One line per run; `sides` names the base and head sides ("" leaves one unmarked)."""
     mark = {Status.PASS: "PASS ", Status.FAIL: "FAIL ", Status.ERROR: "ERROR"}[result.status]
     where = f"{spec.suite.rel} {spec.case.id} {spec.model} #{spec.repetition}"
-    side = sides[0] if spec.side.value == "base" else sides[1]
+    # base and head as `sides` names them; the no-skill arm always says so
+    side = {"base": sides[0], "head": sides[1]}.get(spec.side.value, spec.side.value)
     if side:
         where = f"[{side}] {where}"
     detail = f"score {result.score:.2f}" if result.status is not Status.ERROR else result.error

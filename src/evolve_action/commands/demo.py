@@ -6,6 +6,9 @@ It builds a scratch git repository whose `main` is `examples/demo-plugin/` and w
 network, no key). The cassettes were recorded by `scripts/record_demo.py` against a scripted
 stand-in model on a loopback server, not against a real LLM: the verdicts, token counts and
 costs are what that stand-in produced.
+
+The demo runs each case without its skill too (`--baseline no-skill`), so its comment shows
+each skill's lift and the checks that cannot tell a good skill from a bad one.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 DEMO_MODELS = "anthropic/claude-sonnet-4-6,openai/gpt-5.4"
 DEMO_JUDGE = "anthropic/claude-sonnet-4-6"
 DEMO_RUNS = "3"
+DEMO_BASELINE = "no-skill"  # the demo's skills are not new: ask for the no-skill arm
 _GIT_ENV = {
     "GIT_CONFIG_GLOBAL": "/dev/null",
     "GIT_CONFIG_NOSYSTEM": "1",
@@ -73,6 +77,7 @@ def run_arguments(repo: Path, results: Path, cassettes: Path, *, record: bool) -
     return [
         "run", "--root", str(repo), "--base", "main",
         "--models", DEMO_MODELS, "--judge-model", DEMO_JUDGE, "--runs", DEMO_RUNS,
+        "--baseline", DEMO_BASELINE,
         "--results-dir", str(results), mode, str(cassettes), "--quiet",
     ]  # fmt: skip
 

@@ -7,9 +7,8 @@ The file sits inside the skill directory and extends skill-creator's evals.json 
 `baseline_comparison`.
 
 Fixture staging and guided conversations: `skill_evaluator_input.py`; structural
-expectations and rubric dimensions: `skill_evaluator_items.py`. `baseline_comparison` is
-recorded in the policy but no without-skill run happens: evolve compares the PR's base and
-head instead, and says so in a warning.
+expectations and rubric dimensions: `skill_evaluator_items.py`. `baseline_comparison: true`
+turns on the no-skill arm for the file under `baseline: auto` (`plan.no_skill`).
 """
 
 from __future__ import annotations
@@ -107,11 +106,6 @@ def _config(p: Problems, data: dict[str, Any]) -> tuple[int | None, str | None, 
         runs = None
     policy["structural_gate"] = f.flag("structural_gate", True)
     policy["baseline_comparison"] = f.flag("baseline_comparison", False)
-    if policy["baseline_comparison"]:
-        p.warn(
-            (*at, "baseline_comparison"),
-            "recorded, but no without-skill run happens: the PR's base and head are compared",
-        )
     judge_model = f.text("judge_model")
     return runs, judge_model or None, policy
 

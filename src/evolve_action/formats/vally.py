@@ -98,10 +98,16 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
         cases=tuple(cases),
         name=name or skill.name,
         runs=runs,
-        policy={**scoring, "type": kind or "capability"},
+        policy={**scoring, "type": kind or "capability", **_bare_arm(doc, ctx)},
         agent=True,
         warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
     )
+
+
+def _bare_arm(doc: Document, ctx: LoadContext) -> dict[str, bool]:
+    """An experiment's skill-free arm asks for the no-skill arm; set only then, so the other
+    suites keep their fingerprints."""
+    return {"no_skill_arm": True} if vally_skills.has_bare_arm(doc.path, ctx.root) else {}
 
 
 def _free_id(name: str, seen: dict[str, Origin]) -> str:

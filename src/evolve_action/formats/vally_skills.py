@@ -116,22 +116,43 @@ def _from_experiment(eval_path: Path, root: Path) -> Path | None:
     """The skill folder the skilled arm of a root experiment gives this eval, if any."""
     root = root.resolve()
     rel = relative(eval_path.resolve(), root)
-    try:
-        names = sorted(p for p in root.iterdir() if p.name.endswith(EXPERIMENT_SUFFIXES))
-    except OSError:
-        return None
-    for path in names:
-        spec = _read(path)
-        globs = spec.get("evals") if isinstance(spec, dict) else None
-        if not isinstance(globs, list) or not any(
-            isinstance(g, str) and _glob(g).fullmatch(rel) for g in globs
-        ):
-            continue
+    for spec in _experiments_for(eval_path, root):
         for template in _skilled_arms(spec):
             folder = _folder(root / _fill(template, PurePosixPath(rel)))
             if inside(folder, root) and (folder / "SKILL.md").is_file():
                 return folder
     return None
+
+
+def has_bare_arm(eval_path: Path, root: Path) -> bool:
+    """A root experiment that lists this eval has an arm with no skill (`skills: []`, as
+    dotnet/skills' `baseline`): it asks for the no-skill arm (`plan.no_skill`)."""
+    for spec in _experiments_for(eval_path, root):
+        variants = spec.get("variants")
+        for variant in variants.values() if isinstance(variants, dict) else ():
+            env = variant.get("environment") if isinstance(variant, dict) else None
+            if isinstance(env, dict) and env.get("skills") == []:
+                return True
+    return False
+
+
+def _experiments_for(eval_path: Path, root: Path) -> list[dict[str, Any]]:
+    """The root `*.experiment.yaml` specs whose `evals:` globs list this eval, by name."""
+    root = root.resolve()
+    rel = relative(eval_path.resolve(), root)
+    try:
+        names = sorted(p for p in root.iterdir() if p.name.endswith(EXPERIMENT_SUFFIXES))
+    except OSError:
+        return []
+    out = []
+    for path in names:
+        spec = _read(path)
+        globs = spec.get("evals") if isinstance(spec, dict) else None
+        if isinstance(globs, list) and any(
+            isinstance(g, str) and _glob(g).fullmatch(rel) for g in globs
+        ):
+            out.append(spec)
+    return out
 
 
 def _read(path: Path) -> Any:

@@ -1,6 +1,7 @@
 """What running and grading make: transcripts, item verdicts, run results (docs/design.md §Model).
 
-A *run* is one case, on one model, on one side (base or head), one repetition. It ends as
+A *run* is one case, on one model, on one side (base, head, or head without its skill: the
+no-skill arm), one repetition. It ends as
 `pass`, `fail` or `error`; an error (no gradable output: provider outage after retries,
 crash, timeout with nothing produced) is never counted as a failure.
 """
@@ -21,6 +22,12 @@ class Status(StrEnum):
 class Side(StrEnum):
     BASE = "base"
     HEAD = "head"
+    # Head's case and checks with the skill not installed (not listed, not loadable): the arm
+    # a skill's lift is measured against. It never enters the regression verdict.
+    NO_SKILL = "no-skill"
+
+
+COMPARED = (Side.BASE, Side.HEAD)  # the sides the regression verdict compares
 
 
 class ErrorKind(StrEnum):

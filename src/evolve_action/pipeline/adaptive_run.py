@@ -6,6 +6,10 @@ fixed plan. Extra runs are new repetitions of the same case and model, hence new
 a base run made in a wave is stored in the cache and comes back free on the next push, and
 the head's runs of an unchanged head come back too, so a re-run repeats the same waves at no
 cost. Before each wave the clock and the budget are asked; what they cut is said per cell.
+
+The no-skill arm gets waves of its own where its lift is still open: the same planner, on the
+lift's frame (`verdict.lift.frame_runs`: head as base, no skill as head, so "the skill helps"
+is a drop), extends the no-skill runs and head's to the next target; head's runs serve both.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from evolve_action.model.evals import Case, Suite
-from evolve_action.model.outcomes import RunResult, Side
+from evolve_action.model.outcomes import COMPARED, RunResult, Side
 from evolve_action.model.records import run_cost
 from evolve_action.pipeline.execution import Budget, Outcome
 from evolve_action.plan.planning import Plan, RunSpec
@@ -32,6 +36,7 @@ from evolve_action.verdict.adaptive import (
 from evolve_action.verdict.sequential import CellKey
 
 RunWave = Callable[[Plan], Awaitable[Outcome]]
+LIFT_SIDES = (Side.HEAD, Side.NO_SKILL)  # the lift's frame: base ← head, head ← no skill
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,17 +83,18 @@ class Waves:
             self.planned[where] = max(self.planned.get(where, 0), spec.repetition)
         self.fixed = frozenset(key for _, key in self.planned if key[0] not in plan.adaptive)
 
-    def runs(self) -> dict[CellKey, int]:
-        """Runs per side so far: the fewer of the two sides."""
+    def runs(self, sides: tuple[Side, Side] = COMPARED) -> dict[CellKey, int]:
+        """Runs per side so far: the fewer of the two `sides`."""
         out: dict[CellKey, int] = {}
-        for (_, key), count in self.planned.items():
-            out[key] = min(out.get(key, count), count)
+        for (side, key), count in self.planned.items():
+            if side in sides:
+                out[key] = min(out.get(key, count), count)
         return out
 
-    def specs(self, wave: WavePlan) -> list[RunSpec]:
+    def specs(self, wave: WavePlan, sides: tuple[Side, Side] = COMPARED) -> list[RunSpec]:
         out = []
         for ext in wave.extend:
-            for side in (Side.BASE, Side.HEAD):
+            for side in sides:
                 source = self.sources.get((side, ext.key))
                 if source is None:
                     continue
@@ -107,10 +113,12 @@ class Waves:
         """Runs that happened per side and cell (cached and errored ones included)."""
         ran: dict[tuple[Side, CellKey], int] = {}
         for run in results:
+            if run.side not in COMPARED:
+                continue
             where = (run.side, (run.suite, run.case_id, run.model))
             ran[where] = ran.get(where, 0) + 1
         cells = []
-        for key in sorted({k for _, k in self.planned}):
+        for key in sorted({k for side, k in self.planned if side in COMPARED}):
             base, head = ran.get((Side.BASE, key), 0), ran.get((Side.HEAD, key), 0)
             cells.append(CellEffort(key, base, head, stops.get(key, Stop.SETTLED)))
         return Effort(self.design, tuple(cells), waves)
@@ -132,21 +140,33 @@ async def run_waves(
     # Only now: the verdict's cell model loads while the first answers are awaited
     # (`pipeline.job.AFTER_FIRST_REQUEST`), not before the first request.
     from evolve_action.verdict.adaptive_verdict import cells_of
+    from evolve_action.verdict.lift import frame_runs
 
     count = 0
     while True:
         cells = cells_of(outcome.results, design.bounds)
         wave = plan_wave(cells, waves.runs(), design, fixed=waves.fixed)
+        lifting = plan_wave(
+            cells_of(frame_runs(outcome.results), design.bounds),
+            waves.runs(LIFT_SIDES),
+            design,
+            fixed=waves.fixed,
+        )
         if outcome.interrupted:
             wave = WavePlan([], {**wave.stops, **{e.key: Stop.STOPPED for e in wave.extend}})
+            lifting = WavePlan()
         elif limits.clock() >= limits.deadline:
-            wave = out_of_time(wave)
+            wave, lifting = out_of_time(wave), WavePlan()
         elif (budget := limits.budget).limit_usd is not None:
             left = budget.limit_usd - budget.spent_usd
-            wave = within_budget(wave, _cost_estimator(outcome.results), left)
-        if not wave.extend:
+            cost_of = _cost_estimator(outcome.results)
+            wave = within_budget(wave, cost_of, left)
+            left -= math.fsum(cost_of(e.key) * 2 * (e.target - e.runs) for e in wave.extend)
+            lifting = within_budget(lifting, cost_of, max(0.0, left))
+        if not wave.extend and not lifting.extend:
             return outcome, waves.effort(outcome.results, wave.stops, count)
-        specs = waves.specs(wave)
+        # Regression first: head's runs it adds serve the lift too (planned once per side).
+        specs = waves.specs(wave) + waves.specs(lifting, LIFT_SIDES)
         plan.runs.extend(specs)
         _merge(outcome, await run_wave(Plan(specs, plan.skipped)))
         count += 1

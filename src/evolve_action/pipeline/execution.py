@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
 from evolve_action.execute.scheduler import Job, JobOutcome, Scheduler
-from evolve_action.model.outcomes import ErrorKind, RunResult
+from evolve_action.model.outcomes import ErrorKind, RunResult, Side
 from evolve_action.model.records import run_cost
 from evolve_action.pipeline.runner import RunEnvironment, error_result, execute
 from evolve_action.pipeline.stopping import Stop
@@ -85,7 +85,14 @@ async def execute_plan(
     """Every planned run, in plan order; the ones the budget or a stop left out in `not_run`."""
     specs = plan.runs
     fingerprints = [
-        fingerprinter.run(s.suite, s.case, model=s.model, repetition=s.repetition) for s in specs
+        fingerprinter.run(
+            s.suite,
+            s.case,
+            model=s.model,
+            repetition=s.repetition,
+            skill=s.side is not Side.NO_SKILL,
+        )
+        for s in specs
     ]
     outcome = Outcome()
     slots: list[RunResult | None] = [None] * len(specs)

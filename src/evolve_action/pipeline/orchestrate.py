@@ -30,6 +30,7 @@ from evolve_action.pipeline.runner import RunEnvironment, UnavailableProvider
 from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.cache import RunCache
 from evolve_action.plan.fingerprints import Fingerprinter
+from evolve_action.plan.no_skill import arm_suites
 from evolve_action.plan.planning import START_RUNS, Plan, RunSpec, plan_runs
 from evolve_action.plan.selection import Selection, inherit_trigger_models, select, shard_plan
 from evolve_action.plan.sides import Sides
@@ -165,6 +166,9 @@ async def run_job(
     base = inherit_trigger_models(loaded_base.suites) if loaded_base else []
     chosen = select(head, base, sides, settings.mode)
     by_side = {Side.HEAD: chosen.head} | ({Side.BASE: chosen.base} if chosen.base else {})
+    armed = arm_suites(chosen.head, settings.baseline, all_base=base if loaded_base else None)
+    if armed:
+        by_side[Side.NO_SKILL] = armed
     # A shard sees part of the PR only, so no wave can follow: `auto` runs a fixed 3 there.
     start = START_RUNS if settings.shard.count == 1 else None
     plan = shard_plan(plan_runs(by_side, models, runs=settings.runs, start=start), settings.shard)

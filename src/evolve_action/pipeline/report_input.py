@@ -24,7 +24,7 @@ from evolve_action.publish.results import ResultsData
 from evolve_action.publish.results_record import Adaptive, JobRecord
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings
-from evolve_action.verdict import adaptive_verdict, stats
+from evolve_action.verdict import adaptive_verdict, discrimination, lift, stats
 from evolve_action.verdict.gate import COMPLETE, Gate, Shortfall, evaluate
 
 PlannedSide = tuple[str, str, str, Side]  # (suite, case id, model, side) of a planned run
@@ -84,13 +84,27 @@ def build(
         decide_with=decide_with,
         planned=facts.planned,
     )
+    suites = [*facts.head_suites, *facts.base_suites]
+    lifted = lift.measure(
+        runs,
+        suites,
+        alpha=settings.alpha,
+        # The lift family is judged like the regression one: sequentially under `auto`.
+        decider_for=_sequential(adaptive.bounds) if adaptive is not None else None,
+    )
+    items = discrimination.records(runs)
     has_base = facts.base_sha is not None
     gate, notices = IN_PROGRESS, tuple[str, ...]()
     if not in_progress:
         notices = facts.notices
         failed = sum(1 for r in facts.invalid if not r.ok)
         gate = evaluate(
-            aggregate, settings, invalid_files=failed, has_base=has_base, shortfall=facts.shortfall
+            aggregate,
+            settings,
+            invalid_files=failed,
+            has_base=has_base,
+            shortfall=facts.shortfall,
+            lift=lifted,
         )
     report = ReportInput(
         aggregate=aggregate,
@@ -112,6 +126,8 @@ def build(
         gate=gate,
         effort=adaptive.effort() if adaptive is not None else None,
         confinement=facts.confinement,
+        lift=lifted,
+        discrimination=items,
     )
     data = ResultsData(
         runs=runs,
@@ -123,8 +139,15 @@ def build(
         repo_root=facts.repo_root,
         invalid=facts.invalid,
         skipped=facts.skipped,
+        lift=lifted,
+        discrimination=items,
     )
     return Report(report, data)
+
+
+def _sequential(bounds: Sequence[int]) -> lift.DeciderFor:
+    """The lift family's decider under `runs: auto`: sequential, as the regression one is."""
+    return lambda frame: adaptive_verdict.decider(frame, bounds)
 
 
 def _record(settings: Settings, facts: Facts) -> JobRecord:
@@ -145,6 +168,7 @@ def _record(settings: Settings, facts: Facts) -> JobRecord:
         alpha=settings.alpha,
         fail_on_regression=settings.fail_on_regression,
         min_pass_rate=settings.min_pass_rate,
+        fail_without_lift=settings.fail_without_lift,
         confinement=facts.confinement,
         harness=facts.harness,
         shard=facts.shard,

@@ -5,6 +5,10 @@ the file), the bytes of its fixtures, every file of the skill directory, the mod
 model, the format's grading policy, the repetition and the tool's version (docs/design.md
 §Sides). Paths enter relative to the tree they come from, so the same skill in the base and the head
 worktree hashes the same, and so does a second checkout on another runner.
+
+A run of the no-skill arm (`skill=False`) leaves the skill out: it depends on the case, its
+fixtures, the model, the judge, the harness and the tool's version only, so it is made once
+and then served from the cache to every later push and every other pull request.
 """
 
 from __future__ import annotations
@@ -108,21 +112,27 @@ class Fingerprinter:
         self.judge_model = judge_model
         self.harness = harness  # "" for the SDK loop; the CLIs and their versions otherwise
         self._trees: dict[Path | None, str] = {}
-        self._cases: dict[tuple[str, str, str], str] = {}
+        self._cases: dict[tuple[str, str, str, bool], str] = {}
 
     def tree(self, root: Path | None) -> str:
         if root not in self._trees:
             self._trees[root] = tree_digest(root)
         return self._trees[root]
 
-    def run(self, suite: Suite, case: Case, *, model: str, repetition: int) -> str:
-        key = (str(suite.path), suite.rel, case.id)
+    def run(
+        self, suite: Suite, case: Case, *, model: str, repetition: int, skill: bool = True
+    ) -> str:
+        key = (str(suite.path), suite.rel, case.id, skill)
         if key not in self._cases:
+            installed = (
+                {"skill": self.tree(suite.skill.dir), "plugin_skills": self._plugin_skills(suite)}
+                if skill
+                else {"arm": "no-skill"}
+            )
             self._cases[key] = _digest(
                 {
                     "case": case_digest(suite, case),
-                    "skill": self.tree(suite.skill.dir),
-                    "plugin_skills": self._plugin_skills(suite),
+                    **installed,
                     "judge": self.judge_model,
                     "tool": __version__,
                     "grading": GRADING_REVISION,

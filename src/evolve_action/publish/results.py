@@ -4,8 +4,10 @@
     junit.xml                                        head runs, for CI test reporters
     suites/<suite>/eval_feedback_aggregate.json      the judge's critique of the eval
     suites/<suite>/<model>/benchmark.json            skill-creator's viewer opens this dir
+    suites/<suite>/<model>/benchmark-base.json       head against base, when the above is
+                                                     head against no skill (the no-skill arm)
     suites/<suite>/<model>/eval-<case>/eval_metadata.json
-    suites/<suite>/<model>/eval-<case>/<with_skill|without_skill>/run-<n>/grading.json
+    suites/<suite>/<model>/eval-<case>/<with_skill|without_skill|base>/run-<n>/grading.json
 
 Every file is written atomically (a temporary sibling, then a rename), so a reader never
 sees half a file. A directory we cannot write raises `ResultsWriteError` naming the path;
@@ -28,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from evolve_action import __version__
 from evolve_action.model.evals import LoadResult, Suite
-from evolve_action.model.outcomes import RunResult
+from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.model.records import run_doc, run_from_doc
 from evolve_action.plan.planning import Skip
 from evolve_action.publish.junit import junit_xml
@@ -42,16 +44,19 @@ from evolve_action.publish.results_json import (
     skip_from_doc,
     suite_from_doc,
 )
+from evolve_action.publish.results_lift import discrimination_doc, lift_doc
 from evolve_action.publish.results_record import JobRecord, record_doc, record_from_doc
 from evolve_action.publish.results_skill_creator import (
-    CONFIGURATION,
     benchmark_doc,
+    configuration,
     feedback_aggregate_doc,
     grading_doc,
 )
 from evolve_action.publish.schema_check import Check, compile_schema
 from evolve_action.util.files import _why, atomic_write
 from evolve_action.util.text import json_kind
+from evolve_action.verdict.discrimination import ItemRecord
+from evolve_action.verdict.lift import Lift
 from evolve_action.verdict.stats import Aggregate
 
 if TYPE_CHECKING:
@@ -82,6 +87,8 @@ class ResultsData:
     repo_root: Path | None = None
     invalid: Sequence[LoadResult] = ()  # eval files that failed to load
     skipped: Sequence[Skip] = ()  # left out of the plan on purpose
+    lift: Lift | None = None  # the no-skill arm's verdict, when a case ran without its skill
+    discrimination: Sequence[ItemRecord] = ()  # what each check item could tell
 
 
 def slug(text: str) -> str:
@@ -109,6 +116,8 @@ def results_doc(data: ResultsData) -> dict[str, Any]:
         "invalid": [invalid_doc(r) for r in data.invalid if not r.ok],
         "skipped": [skip_doc(s) for s in data.skipped],
         "aggregate": aggregate_doc(data.aggregate),
+        "lift": lift_doc(data.lift),
+        "discrimination": discrimination_doc(data.discrimination),
     }
 
 
@@ -145,6 +154,20 @@ def write_results(results_dir: Path, data: ResultsData) -> list[Path]:
                 timestamp=data.generated_at,
                 skill_path=skill_path,
             )
+            armed = any(r.side is Side.NO_SKILL for r in model_runs)
+            if armed:  # the lift in benchmark.json; what the PR changed beside it
+                if any(r.side is Side.BASE for r in model_runs):
+                    put(model_dir / "benchmark-base.json", _json(bench))
+                bench = benchmark_doc(
+                    suite,
+                    rel,
+                    model,
+                    model_runs,
+                    judge_model=data.judge_model,
+                    timestamp=data.generated_at,
+                    skill_path=skill_path,
+                    without=Side.NO_SKILL,
+                )
             put(model_dir / "benchmark.json", _json(bench))
             cases = {c.id: c for c in suite.cases} if suite else {}
             for run in model_runs:
@@ -158,7 +181,7 @@ def write_results(results_dir: Path, data: ResultsData) -> list[Path]:
                         "assertions": [i.text for i in case.items],
                     }
                     put(eval_dir / "eval_metadata.json", _json(meta))
-                run_dir = eval_dir / CONFIGURATION[run.side] / f"run-{run.repetition}"
+                run_dir = eval_dir / configuration(run.side, armed) / f"run-{run.repetition}"
                 put(run_dir / "grading.json", _json(grading_doc(run)))
     put(results_dir / JUNIT_FILE, junit_xml(data.runs, suites))
     put(results_dir / RESULTS_FILE, _json(results_doc(data)))

@@ -19,7 +19,7 @@ from evolve_action.verdict.adaptive import CellEffort, Design, Effort, Stop
 
 # The settings that decide the verdict from the aggregate (input names), as recorded so
 # `report` over these files decides as the job did (`settings.layering.recorded_settings`).
-VERDICT_KEYS = ("alpha", "fail_on_regression", "min_pass_rate")
+VERDICT_KEYS = ("alpha", "fail_on_regression", "min_pass_rate", "fail_without_lift")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +61,7 @@ class JobRecord:
     alpha: float | None = None
     fail_on_regression: bool | None = None
     min_pass_rate: float | None = None
+    fail_without_lift: bool | None = None
     verdict_keys: tuple[str, ...] = VERDICT_KEYS
     confinement: str = ""
     harness: str = ""  # sdk | cli; "" in files written before it was recorded
@@ -170,6 +171,7 @@ def record_from_doc(doc: Mapping[str, Any] | None) -> JobRecord:
         alpha=_of(doc, "alpha", (int, float), None),
         fail_on_regression=_of(doc, "fail_on_regression", bool, None),
         min_pass_rate=_of(doc, "min_pass_rate", (int, float), None),
+        fail_without_lift=_of(doc, "fail_without_lift", bool, None),
         verdict_keys=tuple(k for k in VERDICT_KEYS if k in doc),
         confinement=_of(doc, "confinement", str, ""),
         harness=_of(doc, "harness", str, ""),

@@ -6,9 +6,12 @@ mean, the *sample* standard deviation (0 when n ≤ 1), min and max, each rounde
 `run_summary.delta` holds signed strings (`"+0.50"`, `"+13.0"`, `"+1700"`), with-skill minus
 without-skill.
 
-Mapping: the PR's **head** is `with_skill` and its **base** is `without_skill`. The viewer
-only knows those two names; the delta then reads as "what the PR changed", which is what
-skill-creator's improve mode means by new skill minus old skill. Errored runs are listed
+Mapping: the PR's **head** is `with_skill`. Where the case also ran without its skill (the
+no-skill arm, `baseline`), that arm is `without_skill`, as in skill-creator's own benchmark,
+and the delta is the skill's lift; base then goes to `benchmark-base.json` (and its runs to
+`base/`). Elsewhere the **base** is `without_skill`: the viewer only knows those two names,
+and the delta then reads as "what the PR changed", which is what skill-creator's improve mode
+means by new skill minus old skill. Errored runs are listed
 (with `error`) but left out of `run_summary`, as errors are left out of every pass rate.
 """
 
@@ -25,6 +28,13 @@ from evolve_action.model.records import run_cost
 from evolve_action.verdict.stats import summarize
 
 CONFIGURATION = {Side.HEAD: "with_skill", Side.BASE: "without_skill"}
+# With a no-skill arm: skill-creator's own meaning of the two names, and base kept apart.
+ARMED = {Side.HEAD: "with_skill", Side.NO_SKILL: "without_skill", Side.BASE: "base"}
+
+
+def configuration(side: Side, armed: bool) -> str:
+    """The folder (and benchmark configuration) of a run of `side`."""
+    return (ARMED if armed else CONFIGURATION)[side]
 
 
 def item_counts(items: Sequence[ItemResult]) -> dict[str, Any]:
@@ -165,8 +175,12 @@ def benchmark_doc(
     judge_model: str | None,
     timestamp: str,
     skill_path: str,
+    without: Side = Side.BASE,
 ) -> dict[str, Any]:
-    """skill-creator's benchmark.json for one suite on one model."""
+    """skill-creator's benchmark.json for one suite on one model: head as `with_skill`,
+    `without` (base, or the no-skill arm) as `without_skill`; other runs are left out."""
+    runs = [r for r in runs if r.side in (Side.HEAD, without)]
+    label = {Side.HEAD: "with_skill", without: "without_skill"}
     names = {c.id: c.label for c in suite.cases} if suite else {}
     order = {c.id: i for i, c in enumerate(suite.cases)} if suite else {}
     ordered = sorted(
@@ -174,7 +188,7 @@ def benchmark_doc(
         key=lambda r: (
             order.get(r.case_id, len(order)),
             r.case_id,
-            r.side is Side.BASE,
+            r.side is without,
             r.repetition,
         ),
     )
@@ -183,7 +197,7 @@ def benchmark_doc(
         entry: dict[str, Any] = {
             "eval_id": run.case_id,
             "eval_name": names.get(run.case_id, run.case_id),
-            "configuration": CONFIGURATION[run.side],
+            "configuration": label[run.side],
             "run_number": run.repetition,
             "result": _bench_result(run),
             "expectations": [_expectation(i) for i in run.items],
@@ -195,16 +209,14 @@ def benchmark_doc(
             entry["error"] = run.error or "error"
         bench_runs.append(entry)
     per_config = {
-        CONFIGURATION[side]: _configuration_summary([r for r in runs if r.side is side])
-        for side in (Side.HEAD, Side.BASE)
+        label[side]: _configuration_summary([r for r in runs if r.side is side])
+        for side in (Side.HEAD, without)
     }
-    with_s, without = per_config["with_skill"], per_config["without_skill"]
+    with_s, other = per_config["with_skill"], per_config["without_skill"]
     delta = {
-        "pass_rate": _signed(with_s["pass_rate"]["mean"] - without["pass_rate"]["mean"], 2),
-        "time_seconds": _signed(
-            with_s["time_seconds"]["mean"] - without["time_seconds"]["mean"], 1
-        ),
-        "tokens": _signed(with_s["tokens"]["mean"] - without["tokens"]["mean"], 0),
+        "pass_rate": _signed(with_s["pass_rate"]["mean"] - other["pass_rate"]["mean"], 2),
+        "time_seconds": _signed(with_s["time_seconds"]["mean"] - other["time_seconds"]["mean"], 1),
+        "tokens": _signed(with_s["tokens"]["mean"] - other["tokens"]["mean"], 0),
     }
     return {
         "metadata": {

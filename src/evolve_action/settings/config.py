@@ -40,7 +40,6 @@ EVOLVE_ONLY_KEYS = frozenset(
         "version",
         "harnesses",
         "results_format",
-        "baseline",
         "stale_results",
         "sandbox",
         "cache_dir",
@@ -70,6 +69,8 @@ class RepoConfig:
     max_cost_usd: float | None = None
     agent_network: bool | None = None
     harness: str | None = None  # sdk | cli
+    fail_without_lift: bool | None = None
+    baseline: str | None = None  # no-skill | none | auto (evolve's true / false too)
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +231,18 @@ def _harness(raw: Any, at: At, problems: Problems) -> str | None:
 
 
 _HARNESSES = ("sdk", "cli")
+_BASELINES = ("no-skill", "none", "auto")
+
+
+def _baseline(raw: Any, at: At, problems: Problems) -> str | None:
+    """evolve's own `baseline: true | false` means a no-skill run or none; ours names it."""
+    if isinstance(raw, bool):
+        return "no-skill" if raw else "none"
+    value = _text(raw, at, problems)
+    if value is not None and value.lower() not in _BASELINES:
+        problems.error(at, f"{value!r} is not a baseline; use one of {', '.join(_BASELINES)}")
+        return None
+    return None if value is None else value.lower()
 
 
 def _strings(raw: Any, at: At, problems: Problems) -> tuple[str, ...] | None:
@@ -273,6 +286,8 @@ _FIELDS: dict[str, Reader] = {
     "max_cost_usd": _positive,
     "agent_network": _flag,
     "harness": _harness,
+    "fail_without_lift": _flag,
+    "baseline": _baseline,
 }
 
 KNOWN_KEYS = frozenset({*_FIELDS, "report", "providers", *EVOLVE_ONLY_KEYS})

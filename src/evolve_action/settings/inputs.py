@@ -22,6 +22,9 @@ from evolve_action.settings.parsers import (
     AUTO as AUTO,
 )
 from evolve_action.settings.parsers import (
+    Baseline as Baseline,
+)
+from evolve_action.settings.parsers import (
     CommentMode as CommentMode,
 )
 from evolve_action.settings.parsers import (
@@ -126,6 +129,20 @@ INPUTS: tuple[InputSpec, ...] = (
         "true",
         "Fail the check when any eval significantly regressed.",
         parse=_bool,
+    ),
+    InputSpec(
+        "fail-without-lift",
+        "false",
+        "Fail the check when a skill run without itself (`baseline`) is not significantly"
+        " worse: the skill shows no lift on its own evals.",
+        parse=_bool,
+    ),
+    InputSpec(
+        "baseline",
+        "auto",
+        "Also run each case without the skill: `no-skill`, `none`, or `auto` (a skill new in"
+        " the PR, and eval files that ask for a without-skill run).",
+        parse=_enum(Baseline),
     ),
     InputSpec(
         "min-pass-rate",
@@ -256,6 +273,8 @@ class Settings:
     max_turns: int | None = DEFAULTS["max-turns"]
     timeout_seconds: float | None = DEFAULTS["timeout-seconds"]
     fail_on_regression: bool = DEFAULTS["fail-on-regression"]
+    fail_without_lift: bool = DEFAULTS["fail-without-lift"]
+    baseline: Baseline = DEFAULTS["baseline"]
     min_pass_rate: float | None = DEFAULTS["min-pass-rate"]
     alpha: float = DEFAULTS["alpha"]
     comment: CommentMode = DEFAULTS["comment"]

@@ -25,7 +25,7 @@ from evolve_action.settings.config import ConfigResult, RepoConfig, load_config
 from evolve_action.settings.inputs import INPUTS, Settings, SettingsError, field_name, from_values
 
 # The settings that decide the verdict from the aggregate; results.json records them.
-RECORDED = ("alpha", "fail-on-regression", "min-pass-rate")
+RECORDED = ("alpha", "fail-on-regression", "min-pass-rate", "fail-without-lift")
 
 
 def raw_value(value: Any) -> str | None:

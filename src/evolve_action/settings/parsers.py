@@ -34,6 +34,14 @@ class CommentMode(StrEnum):
     OFF = "off"
 
 
+class Baseline(StrEnum):
+    """Whether each case also runs without the skill (the no-skill arm, `baseline`)."""
+
+    NO_SKILL = "no-skill"  # every skill's cases
+    NONE = "none"  # never
+    AUTO = "auto"  # a skill new in the PR, and eval files that ask for one
+
+
 class Harness(StrEnum):
     """What runs the agent: our loop over the SDKs, or the real Claude Code / Codex CLIs."""
 

@@ -43,6 +43,8 @@ def cells_of(runs: Iterable[RunResult], bounds: Sequence[int]) -> dict[CellKey, 
     """Every (suite, case, model)'s blocks: its runs placed by repetition on the schedule."""
     outcomes: dict[CellKey, dict[str, list[tuple[int, bool | None]]]] = {}
     for run in runs:
+        if run.side is Side.NO_SKILL:
+            continue  # measured apart, in `verdict.lift`'s frame
         passed = None if run.status is Status.ERROR else run.status is Status.PASS
         side = "base" if run.side is Side.BASE else "head"
         key = (run.suite, run.case_id, run.model)

@@ -19,6 +19,10 @@ exits 128 + the signal's number. Runs missing for another reason (the cost budge
 of `runs: auto` cutting evals still open, a shard that never reported, every run of an eval
 on one side errored) make a check that would have been green neutral; a regression found in
 the runs that were made still fails it.
+
+A skill's lift over no skill (`verdict.lift`) is its own family and decides nothing here,
+unless `fail-without-lift` is on: then a skill with a no-skill arm whose lift is not
+significant fails the check.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from typing import Literal
 from evolve_action.settings.inputs import Settings
 from evolve_action.verdict.budget import MAX_RUNS
 from evolve_action.verdict.decide import Finding, Verdict
+from evolve_action.verdict.lift import Lift
 from evolve_action.verdict.stats import Aggregate, CaseStats
 
 Conclusion = Literal["success", "failure", "neutral", "cancelled"]
@@ -114,6 +119,7 @@ def evaluate(
     invalid_files: int = 0,
     has_base: bool = True,
     shortfall: Shortfall = COMPLETE,
+    lift: Lift | None = None,
 ) -> Gate:
     """Decide the check's conclusion.
 
@@ -121,6 +127,8 @@ def evaluate(
     scheduled because the budget was spent). `invalid_files`: eval files that failed to load.
     `has_base=False` (`--base none`): there is nothing to regress against, so only
     `min_pass_rate` can fail the gate. `shortfall`: the runs planned and not made.
+    `lift`: the skills' lift over no skill, which fails the check only with
+    `fail-without-lift`.
     """
     cases = aggregate.cases
     graded = [c for c in cases if (c.head and c.head.graded) or (c.base and c.base.graded)]
@@ -154,6 +162,10 @@ def evaluate(
     floor = settings.min_pass_rate
     if floor is not None and head_rate is not None and head_rate < floor:
         failures.append(f"pass rate {pct(head_rate)} is below the minimum {pct(floor)}")
+    if settings.fail_without_lift and lift is not None:
+        flat = [s for s in lift.measured if not lift.helps(s)]
+        if flat:
+            failures.append(f"{plural(len(flat), 'skill')} not significantly better than no skill")
     if failures:
         return Gate("failure", "; ".join(failures), 1, count)
     gaps = _gaps(cases, shortfall, has_base)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from evolve_action.model.evals import Case, CaseKind, Suite
-from evolve_action.model.outcomes import RunResult, Side, Status
+from evolve_action.model.outcomes import COMPARED, RunResult, Side, Status
 from evolve_action.model.records import run_cost
 from evolve_action.verdict.decide import Cell, Finding, Verdict, decide
 from evolve_action.verdict.sequential import CellKey  # (suite, case id, model)
@@ -240,7 +240,7 @@ def _group(
     else:
         label = Label.ERROR if labels.get(Label.ERROR.value) else Label.UNCHANGED
     runs: dict[str, dict[str, int]] = {}
-    for side in Side:
+    for side in COMPARED:
         stats = [s for c in cases if (s := c.base if side is Side.BASE else c.head) is not None]
         runs[side.value] = {
             "passed": sum(s.passed for s in stats),
@@ -293,6 +293,8 @@ def aggregate(
             known.setdefault((s.rel, c.id), (index, c))
     grouped: dict[CellKey, dict[Side, list[RunResult]]] = {}
     for run in runs:
+        if run.side not in COMPARED:
+            continue  # the no-skill arm is measured apart (`verdict.lift`)
         key = (run.suite, run.case_id, run.model)
         grouped.setdefault(key, {}).setdefault(run.side, []).append(run)
 

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import math
 
+from evolve_action.model.outcomes import Side
 from evolve_action.model.records import run_cost
 from evolve_action.publish.render import build_cases as cases
+from evolve_action.publish.render import build_lift as lift
 from evolve_action.publish.render import build_verdict as verdict
+from evolve_action.publish.render.build_verdict import points as points
 from evolve_action.publish.render.effort import lines as effort_lines
 from evolve_action.publish.render.escape import cell, code, inline, marker
 from evolve_action.publish.render.report import ReportInput, tokens
@@ -56,6 +59,10 @@ def build_view(report: ReportInput) -> CommentView:
         failures=failures,
         failures_total=len(failures),
         suggestions=cases.suggestions(report),
+        has_lift=report.lift is not None,
+        lift_legend=lift.legend(report),
+        cannot_tell=lift.rows(report, index),
+        cannot_tell_skills=lift.skill_lines(report, index),
         errors=cases.errors(report),
         invalid_files=cases.invalid_files(report.invalid),
         not_run=cases.not_run(report),
@@ -67,15 +74,6 @@ def build_view(report: ReportInput) -> CommentView:
 
 
 # --- numbers in words ------------------------------------------------------------------------
-
-
-def points(delta: float) -> str:
-    """A difference of rates in percentage points: "+8.3 pts", "−10 pts", "±0 pts"."""
-    value = round(delta * 100, 1)
-    if value == 0:
-        return "±0 pts"
-    text = f"{abs(value):.1f}".removesuffix(".0")
-    return f"{'+' if value > 0 else '−'}{text} pts"
 
 
 def money(usd: float | None) -> str:
@@ -139,11 +137,8 @@ def scope(report: ReportInput, index: cases.CaseIndex) -> str:
 def _suite_row(report: ReportInput, index: cases.CaseIndex, g: GroupStats) -> SuiteRow:
     rel, model = g.suite or "", g.model or ""
     members = [c for c in report.aggregate.cases if (c.suite, c.model) == (rel, model)]
-    costs = [
-        c
-        for r in report.runs
-        if (r.suite, r.model) == (rel, model) and (c := run_cost(r)) is not None
-    ]
+    own = [r for r in report.runs if (r.suite, r.model) == (rel, model)]
+    costs = [c for r in own if (c := run_cost(r)) is not None]  # the no-skill arm's too
     if report.has_base:
         verdict_text = verdict.group_verdict(report, g)
         delta = points(g.delta) if g.delta is not None else "—"
@@ -152,6 +147,7 @@ def _suite_row(report: ReportInput, index: cases.CaseIndex, g: GroupStats) -> Su
         passing = sum(1 for c in graded if c.head is not None and not c.head.failed)
         verdict_text = f"{passing} of {plural(len(graded), 'case')} pass"
         delta = "—"
+    armed = lift.cells(report, rel, model)
     return SuiteRow(
         skill=cell(index.suite_label(rel), 80),
         model=cell(model, 80),
@@ -159,8 +155,11 @@ def _suite_row(report: ReportInput, index: cases.CaseIndex, g: GroupStats) -> Su
         head=_rate(g.head_rate),
         delta=delta,
         verdict=verdict_text,
-        runs=sum(sum(side.values()) for side in g.runs.values()),
+        runs=sum(sum(side.values()) for side in g.runs.values())
+        + sum(r.side is Side.NO_SKILL for r in own),
         cost=money(math.fsum(costs)) if costs else "—",
+        no_skill=armed.no_skill,
+        lift=armed.lift,
     )
 
 

@@ -74,9 +74,13 @@ class CaseIndex:
         return case.origin
 
     def name(self, c: CaseStats) -> str:
-        label = code(c.name, 60)
+        return self.named(c.suite, c.name)
+
+    def named(self, rel: str, name: str) -> str:
+        """A case's name in a table: its skill before it when the comment has several."""
+        label = code(name, 60)
         if len(self.suites) > 1 or len({k[0] for k in self.cases}) > 1:
-            return f"{cell(self.suite_label(c.suite), 40)} / {label}"
+            return f"{cell(self.suite_label(rel), 40)} / {label}"
         return label
 
 

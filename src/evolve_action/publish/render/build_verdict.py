@@ -23,6 +23,15 @@ if TYPE_CHECKING:
 MAX_DROPS = 20  # past this the drops table reads as noise; results.json has them all
 
 
+def points(delta: float) -> str:
+    """A difference of rates in percentage points: "+8.3 pts", "−10 pts", "±0 pts"."""
+    value = round(delta * 100, 1)
+    if value == 0:
+        return "±0 pts"
+    text = f"{abs(value):.1f}".removesuffix(".0")
+    return f"{'+' if value > 0 else '−'}{text} pts"
+
+
 def p_text(p: float) -> str:
     if p < 0.001:
         return "<0.001"

@@ -17,7 +17,9 @@ from evolve_action.plan.planning import RunSpec, Skip
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings
 from evolve_action.verdict.adaptive import Effort
+from evolve_action.verdict.discrimination import ItemRecord
 from evolve_action.verdict.gate import Gate
+from evolve_action.verdict.lift import Lift
 from evolve_action.verdict.stats import Aggregate
 
 
@@ -26,7 +28,7 @@ class ReportInput:
     """Everything one report is made of; the same for the comment, check, summary and outputs."""
 
     aggregate: Aggregate
-    runs: Sequence[RunResult]  # both sides
+    runs: Sequence[RunResult]  # every side, the no-skill arm's too
     event: Event
     settings: Settings
     head_sha: str  # the PR head (never the merge commit); "" for an uncommitted tree
@@ -44,6 +46,8 @@ class ReportInput:
     gate: Gate  # decided once, by `pipeline.report_input.build`; every output reads it
     effort: Effort | None = None  # `runs: auto`: runs per case and why each stopped
     confinement: str = ""  # how commands were confined, in words (`sandbox.Level.words`)
+    lift: Lift | None = None  # head against the no-skill arm; None when no case ran without it
+    discrimination: Sequence[ItemRecord] = ()  # what each check item could tell
 
     @property
     def has_base(self) -> bool:

@@ -44,6 +44,8 @@ class SuiteRow:
     verdict: str  # "▼ 1 regressed · ▽ 1 dropped · ▲ 1 improved · 1 new" / "no significant change"
     runs: int
     cost: str  # "$0.12"
+    no_skill: str = "—"  # the no-skill arm's pass rate, when the skill had one
+    lift: str = "—"  # head − no skill: "+60 pts ▲ p = 0.012"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +77,16 @@ class Suggestion:
 
 
 @dataclass(frozen=True, slots=True)
+class CannotTell:
+    """A check item that cannot tell a good skill from a bad one (`verdict.discrimination`)."""
+
+    case: str  # escaped: "skill / `case`"
+    item: str  # escaped table cell
+    finding: str  # escaped table cell
+    counts: str  # "head 4/4 · no skill 4/4"
+
+
+@dataclass(frozen=True, slots=True)
 class Problem:
     where: str  # escaped "path:line" or "case · model"
     message: str  # escaped
@@ -102,6 +114,10 @@ class CommentView:
     failures: tuple[FailureRow, ...] = ()
     failures_total: int = 0
     suggestions: tuple[Suggestion, ...] = ()
+    has_lift: bool = False  # the per-skill table shows "no skill" and lift
+    lift_legend: str = ""
+    cannot_tell: tuple[CannotTell, ...] = ()
+    cannot_tell_skills: tuple[str, ...] = ()  # one line near the top per such skill (escaped)
     errors: tuple[Problem, ...] = ()
     invalid_files: tuple[Problem, ...] = ()
     not_run: tuple[str, ...] = ()  # budget, skipped models, shards

@@ -1,0 +1,91 @@
+"""The comment's no-skill parts: the per-skill table's "no skill" and lift cells, the lift's
+legend, the "Evals that cannot tell" section and the one line near the top for a skill
+whose evals mostly cannot tell (`verdict.lift`, `verdict.discrimination`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evolve_action.model.outcomes import Side
+from evolve_action.publish.render.build_cases import CaseIndex
+from evolve_action.publish.render.build_verdict import p_is, points
+from evolve_action.publish.render.escape import cell, code
+from evolve_action.publish.render.report import ReportInput
+from evolve_action.publish.render.view import CannotTell
+from evolve_action.verdict.discrimination import ItemRecord, shares
+from evolve_action.verdict.gate import pct, plural
+
+MAX_ITEMS = 30  # past this the section is noise; results.json has every record
+ARM_NAMES = {Side.BASE: "base", Side.HEAD: "head", Side.NO_SKILL: "no skill"}
+
+
+@dataclass(frozen=True, slots=True)
+class LiftCells:
+    no_skill: str  # "20%", "—"
+    lift: str  # "+60 pts ▲ p = 0.012", "+10 pts (p = 0.41)", "—"
+
+
+def cells(report: ReportInput, rel: str, model: str) -> LiftCells:
+    """The per-skill row's no-skill rate and lift; dashes where it had no no-skill arm."""
+    found = report.lift.of(rel, model) if report.lift is not None else None
+    if found is None:
+        return LiftCells("—", "—")
+    rate = "—" if found.no_skill_rate is None else pct(found.no_skill_rate)
+    if found.lift is None:
+        return LiftCells(rate, "—")
+    text = points(found.lift)
+    if found.helps and found.adjusted_p is not None:
+        text += f" ▲ {p_is(found.adjusted_p)}"
+    elif found.adjusted_p is not None:
+        text += f" ({p_is(found.adjusted_p)}, not significant)"
+    return LiftCells(rate, text)
+
+
+def legend(report: ReportInput) -> str:
+    if report.lift is None:
+        return ""
+    alpha = report.lift.alpha
+    gate = (
+        " `fail-without-lift` fails the check for a skill without one."
+        if report.settings.fail_without_lift
+        else " It never fails the check."
+    )
+    return (
+        "Lift: head's pass rate minus the same cases run without the skill. ▲: the skill helps,"
+        f" its p adjusted over every skill and case with a no-skill run (a family of its own at"
+        f" {alpha:g}, apart from the regression verdict's).{gate}"
+    )
+
+
+def counts(record: ItemRecord) -> str:
+    parts = []
+    for side, c in record.arms.items():
+        parts.append(f"{ARM_NAMES[side]} {c.passed}/{c.passed + c.failed}")
+    return " · ".join(parts)
+
+
+def rows(report: ReportInput, index: CaseIndex) -> tuple[CannotTell, ...]:
+    out = []
+    for r in report.discrimination:
+        if not r.finding.cannot_tell:
+            continue
+        case = index.case(r.suite, r.case_id)
+        name = case.label if case is not None else r.case_id
+        why = r.finding.why
+        if r.unstable_on:
+            why += f" ({', '.join(ARM_NAMES[s] for s in r.unstable_on)})"
+        out.append(CannotTell(index.named(r.suite, name), cell(r.text, 120), cell(why), counts(r)))
+    return tuple(out[:MAX_ITEMS])
+
+
+def skill_lines(report: ReportInput, index: CaseIndex) -> tuple[str, ...]:
+    """One line per skill most of whose check items cannot tell."""
+    out = []
+    for share in shares(report.discrimination):
+        if share.mostly:
+            out.append(
+                f"⚠️ {code(index.suite_label(share.suite), 60)}: {share.cannot_tell} of"
+                f" {plural(share.items, 'check')} cannot tell a good skill from a bad one"
+                " (see “Evals that cannot tell”)."
+            )
+    return tuple(out)

@@ -1,0 +1,60 @@
+"""The comment's no-skill parts from real runs: the per-skill "no skill" and lift cells with
+their adjusted p, the legend, and "Evals that cannot tell" (escaped, counted per arm)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from evolve_action.model.outcomes import RunResult, Side
+from evolve_action.publish.render.build import build_view
+from evolve_action.publish.render.comment import render
+from evolve_action.settings.inputs import Settings
+from evolve_action.verdict.discrimination import records
+from evolve_action.verdict.lift import measure
+from tests.fakes.reports import M1, make_report, make_suite, outcome
+from tests.unit.test_build_view import rows
+
+POET = make_suite("poet", [("rhyme", 10), ("pipe", 20)])
+
+
+def without_skill(runs: list[RunResult]) -> list[RunResult]:
+    return [replace(r, side=Side.NO_SKILL) for r in runs]
+
+
+def test_lift_cells_legend_and_the_checks_that_cannot_tell() -> None:
+    runs = outcome(POET, "rhyme", M1, base=None, head=(5, 0))
+    runs += without_skill(outcome(POET, "rhyme", M1, base=None, head=(0, 5)))
+    # `pipe` passes with and without the skill; its check's text holds a pipe.
+    why = ("output matches /a|b/", "")
+    runs += outcome(POET, "pipe", M1, base=None, head=(5, 0), why=why)
+    runs += without_skill(outcome(POET, "pipe", M1, base=None, head=(5, 0), why=why))
+    report = make_report(
+        [POET], runs, base_sha=None, lift=measure(runs), discrimination=records(runs)
+    )
+    text = render(build_view(report))
+    assert "| skill | model | base | head | Δ | verdict | no skill | lift | runs | cost |" in text
+    (row,) = rows(text, "| poet |")
+    # Head 100%, no skill 50% (mean of 0% and 100%); 20 runs, both arms. `pipe` cannot reach
+    # any level, so `rhyme` alone spends the family's alpha: p = 1 / C(10, 5).
+    assert [c.strip() for c in row[6:9]] == ["50%", "+50 pts ▲ p = 0.004", "20"]
+    assert "a family of its own at 0.05" in text and "It never fails the check." in text
+    section = text.split("Evals that cannot tell (1)", 1)[1]
+    (cannot,) = rows(section, "| `pipe`")
+    assert cannot[1].strip() == "output matches /a\\|b/"  # the pipe cannot split the row
+    assert (
+        "passes without the skill" in cannot[2] and cannot[3].strip() == "head 5/5 · no skill 5/5"
+    )
+    assert "cannot tell a good skill" not in text  # 1 of 2 checks: not most of them
+
+
+def test_a_lift_that_is_not_significant_says_so_and_the_gate_option_is_named() -> None:
+    runs = outcome(POET, "rhyme", M1, base=None, head=(3, 2))
+    runs += without_skill(outcome(POET, "rhyme", M1, base=None, head=(2, 3)))
+    settings = Settings(fail_without_lift=True)
+    report = make_report([POET], runs, base_sha=None, settings=settings, lift=measure(runs))
+    text = render(build_view(report))
+    (row,) = rows(text, "| poet |")
+    assert row[7].strip().startswith("+20 pts (p = ") and row[7].strip().endswith(
+        ", not significant)"
+    )
+    assert "`fail-without-lift` fails the check for a skill without one." in text
