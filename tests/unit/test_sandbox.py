@@ -232,6 +232,30 @@ async def test_cancellation_kills_the_command(ws: Path) -> None:
     assert not _alive(int((ws / "sh.pid").read_text()))
 
 
+async def test_cancellation_while_the_process_starts_leaves_nothing_and_never_hangs(
+    ws: Path,
+) -> None:
+    """A cancellation can land between asyncio's fork and its pipes being connected; the
+    child's background job then holds the pipes. Cancelled at each step of the start, the run
+    ends at once and no process of it survives."""
+    from evolve_action.execute.sandbox_exec import spawn
+
+    script = f"sleep 300 & echo $! >> {ws}/bg.pids; sleep 300"
+    for steps in range(8):
+        task = asyncio.ensure_future(
+            spawn(["/bin/sh", "-c", script], cwd=ws, env={"PATH": "/usr/bin:/bin"},
+                  timeout_s=60, stdin=None, output_cap=1024)
+        )  # fmt: skip
+        for _ in range(steps):
+            await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 10)
+    await asyncio.sleep(0.2)
+    pids = (ws / "bg.pids").read_text().split() if (ws / "bg.pids").exists() else []
+    assert not [pid for pid in pids if _alive(int(pid))]
+
+
 # -- modes --------------------------------------------------------------------------------
 
 

@@ -96,6 +96,35 @@ async def _terminate(proc: asyncio.subprocess.Process, grace_s: float) -> None:
     await _exited(proc)
 
 
+async def _start(
+    argv: Sequence[str], *, cwd: Path, env: dict[str, str], stdin: int
+) -> asyncio.subprocess.Process:
+    """The process, started whole even when the caller is cancelled meanwhile. asyncio forks
+    first and connects the pipes after; a cancellation in between makes it kill only the
+    direct child and then wait for the pipes to close, which a background job of that child
+    holds open for as long as it lives (a stopped job would hang on it). So the start is
+    shielded, and on cancellation the new process group is killed once it exists."""
+    starting = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=env,
+            stdin=stdin,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+    )
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):  # it could not start: nothing to kill
+            proc = await starting
+            _signal_group(proc.pid, signal.SIGKILL)
+            await _exited(proc)
+        raise
+
+
 async def spawn(
     argv: Sequence[str],
     *,
@@ -109,14 +138,11 @@ async def spawn(
     """Run `argv` to completion or to its timeout; never raises for a command's failure."""
     started = time.monotonic()
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
+        proc = await _start(
+            argv,
             cwd=cwd,
             env=env,
             stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
         )
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
