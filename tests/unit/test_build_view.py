@@ -241,7 +241,7 @@ def test_points(value: float, text: str) -> None:
 
 
 def test_money_tokens_duration() -> None:
-    assert (money(0.412), money(0.001), money(None)) == ("$0.41", "<$0.01", "cost unknown")
+    assert (money(0.412), money(0.001), money(None)) == ("$0.41", "<$0.01", "price unknown")
     assert (tokens(950), tokens(58_300), tokens(1_200_000)) == ("950", "58k", "1.2M")
     assert (duration(45), duration(192), duration(3720)) == ("45s", "3m 12s", "1h 2m")
 

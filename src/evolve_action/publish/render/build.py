@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from evolve_action.model import spend
 from evolve_action.model.records import run_cost
 from evolve_action.publish.render import build_cases as cases
 from evolve_action.publish.render import build_verdict as verdict
@@ -78,10 +79,7 @@ def points(delta: float) -> str:
     return f"{'+' if value > 0 else '−'}{text} pts"
 
 
-def money(usd: float | None) -> str:
-    if usd is None:
-        return "cost unknown"
-    return "<$0.01" if 0 < usd < 0.005 else f"${usd:.2f}"
+money = spend.money  # one way to write dollars, "price unknown" for a model with no price
 
 
 def duration(seconds: float) -> str:
@@ -166,12 +164,17 @@ def _suite_row(report: ReportInput, index: cases.CaseIndex, g: GroupStats) -> Su
 
 def footer(report: ReportInput) -> str:
     runs = report.runs
-    costs = [c for r in runs if (c := run_cost(r)) is not None]
-    used = sum(r.transcript.usage.total_tokens + r.judge.usage.total_tokens for r in runs)
+    # What this job paid: runs reused from the cache were paid by an earlier job.
+    paid = spend.spend_of(runs)
+    used = sum(
+        r.transcript.usage.total_tokens + r.judge.usage.total_tokens for r in runs if not r.cached
+    )
     cached = report.cached_runs
     if cached is None:
         cached = sum(1 for r in runs if r.cached)
-    parts = [f"💸 {money(math.fsum(costs)) if costs else money(None)}", f"{tokens(used)} tokens"]
+    parts = [f"💸 {spend.spend_text(paid)}", f"{tokens(used)} tokens"]
+    if paid.saved_usd:
+        parts.append(f"cache saved {money(paid.saved_usd)}")
     parts.append(f"⏱ {duration(report.duration_s)}")
     if cached:
         parts.append(f"{plural(cached, 'cached run')} reused")
