@@ -42,6 +42,10 @@ REFUSAL = (
 
 def _finish(setup: job.JobSetup, sides: Sides, out: TextIO) -> tuple[int, job.Finished] | int:
     try:
+        if setup.settings.dry_run:
+            from evolve_action.pipeline.dry_run import dry_run
+
+            return dry_run(setup, sides, out)
         finished, published = job.run(setup, sides)
     except ModelChoiceError as exc:
         print(f"evolve-action: {exc}", file=sys.stderr)

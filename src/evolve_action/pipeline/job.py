@@ -34,6 +34,7 @@ from evolve_action.util.files import check_writable
 
 if TYPE_CHECKING:
     from evolve_action.execute.providers.transport import Later
+    from evolve_action.pipeline.cost_plan import Costing
     from evolve_action.pipeline.report_input import Report
     from evolve_action.publish.github_api import Publisher
     from evolve_action.publish.post import Published
@@ -114,7 +115,12 @@ def _report(
         if execution
         else [],
         shortfall=shortfall,
-        notices=(*_notices(execution, shortfall), *_late(setup, in_progress)),
+        notices=(
+            *_notices(execution, shortfall),
+            *_late(setup, in_progress),
+            *(execution.costing.cut_notices() if execution and execution.costing else ()),
+        ),
+        projection=execution.costing.projection_text if execution and execution.costing else "",
         # Left out by the budget; a stopped job's missing runs are its notice's to tell.
         not_started=execution.not_run if execution and not stop.requested else [],
         duration_s=time.monotonic() - started,
@@ -151,6 +157,9 @@ def _shortfall(execution: Execution | None, stop: Stop) -> Shortfall:
     if execution is None:
         return Shortfall(stopped_by=stop.signal)
     cut = []
+    if execution.costing is not None and execution.costing.cut_runs:
+        n = len(execution.costing.cut_runs)
+        cut.append(f"max-cost-usd cut {plural(n, 'run')} before the start")
     if execution.not_run and not stop.requested:
         cut.append("the cost budget ran out")
     cells = execution.effort.cells if execution.effort else ()
@@ -181,6 +190,13 @@ def _notices(execution: Execution | None, shortfall: Shortfall) -> tuple[str, ..
 
 async def _execute(setup: JobSetup, sides: Sides, head: Loaded, base: Loaded | None) -> Execution:
     """Run the job; a stop request ends it early, and the runs that finished are returned."""
+    from evolve_action.pipeline.pricing import Prices
+
+    def tell(costing: Costing) -> None:
+        # Printed at once: the projection is in the log before the first provider request.
+        for line in costing.lines():
+            print(f"evolve-action: {line}", file=setup.stream, flush=True)
+
     async with setup.stop.watching():
         return await run_job(
             setup.request,
@@ -190,6 +206,8 @@ async def _execute(setup: JobSetup, sides: Sides, head: Loaded, base: Loaded | N
             base,
             on_done=setup.on_done,
             stop=setup.stop,
+            prices=Prices(setup.config.prices),
+            on_costing=tell,
         )
 
 

@@ -47,6 +47,7 @@ class Facts:
     planned: Sequence[PlannedSide] = ()  # sides planned and never run are "not run"
     shortfall: Shortfall = COMPLETE
     notices: tuple[str, ...] = ()
+    projection: str = ""  # the cost projected before the first call, in words
     not_started: Sequence[RunSpec] = ()  # left out by the budget
     duration_s: float = 0.0
     cached_runs: int | None = None
@@ -112,6 +113,7 @@ def build(
         gate=gate,
         effort=adaptive.effort() if adaptive is not None else None,
         confinement=facts.confinement,
+        projection=facts.projection,
     )
     data = ResultsData(
         runs=runs,

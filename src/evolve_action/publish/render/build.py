@@ -175,6 +175,8 @@ def footer(report: ReportInput) -> str:
     parts = [f"💸 {spend.spend_text(paid)}", f"{tokens(used)} tokens"]
     if paid.saved_usd:
         parts.append(f"cache saved {money(paid.saved_usd)}")
+    if report.projection:
+        parts.append(f"📐 {inline(report.projection)}")
     parts.append(f"⏱ {duration(report.duration_s)}")
     if cached:
         parts.append(f"{plural(cached, 'cached run')} reused")

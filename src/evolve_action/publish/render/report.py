@@ -44,6 +44,7 @@ class ReportInput:
     gate: Gate  # decided once, by `pipeline.report_input.build`; every output reads it
     effort: Effort | None = None  # `runs: auto`: runs per case and why each stopped
     confinement: str = ""  # how commands were confined, in words (`sandbox.Level.words`)
+    projection: str = ""  # "Projected cost: $0.42 for 12 runs (…)", said before the first call
 
     @property
     def has_base(self) -> bool:
