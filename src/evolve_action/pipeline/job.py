@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from evolve_action.publish.github_api import Publisher
     from evolve_action.publish.post import Published
     from evolve_action.publish.render.report import ReportInput
+    from evolve_action.publish.spend_history import PrSpend
     from evolve_action.verdict.gate import Gate, Shortfall
 
 # What the job needs only once its runs are under way: the grading and checks of the first
@@ -72,6 +73,7 @@ class JobSetup:
     late_notices: Callable[[], tuple[str, ...]] | None = None
     on_done: Callable[[RunSpec, RunResult], None] | None = None
     stop: Stop = field(default_factory=Stop)  # installed by the command, from its start
+    pr_spend_before: PrSpend | None = None  # read from our sticky comment at the start
 
 
 @dataclass
@@ -121,6 +123,7 @@ def _report(
             *(execution.costing.cut_notices() if execution and execution.costing else ()),
         ),
         projection=execution.costing.projection_text if execution and execution.costing else "",
+        pr_spend_before=setup.pr_spend_before,
         # Left out by the budget; a stopped job's missing runs are its notice's to tell.
         not_started=execution.not_run if execution and not stop.requested else [],
         duration_s=time.monotonic() - started,
@@ -221,6 +224,13 @@ def run(setup: JobSetup, sides: Sides) -> tuple[Finished, Published | None]:
     base = load_suites(sides.base_root, settings, config) if sides.base_root else None
     invalid = list(head.invalid)
     early = None
+    number = setup.event.pr_number
+    if setup.publisher is not None and number is not None and not stop.requested:
+        from evolve_action.publish import spend_history
+
+        # Before the in-progress comment replaces it: the total the last job left there.
+        publisher, key = setup.publisher, settings.comment_key
+        setup.pr_spend_before = stop.wait(lambda: spend_history.read(publisher, number, key)).value
     if setup.publisher is not None and not stop.requested:
         from evolve_action.publish.post import publish_in_progress
 

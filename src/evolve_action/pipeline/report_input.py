@@ -22,6 +22,7 @@ from evolve_action.plan.planning import RunSpec, Skip
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.publish.results import ResultsData
 from evolve_action.publish.results_record import Adaptive, JobRecord
+from evolve_action.publish.spend_history import PrSpend
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings
 from evolve_action.verdict import adaptive_verdict, stats
@@ -48,6 +49,7 @@ class Facts:
     shortfall: Shortfall = COMPLETE
     notices: tuple[str, ...] = ()
     projection: str = ""  # the cost projected before the first call, in words
+    pr_spend_before: PrSpend | None = None  # what earlier jobs on the PR paid
     not_started: Sequence[RunSpec] = ()  # left out by the budget
     duration_s: float = 0.0
     cached_runs: int | None = None
@@ -114,6 +116,7 @@ def build(
         effort=adaptive.effort() if adaptive is not None else None,
         confinement=facts.confinement,
         projection=facts.projection,
+        pr_spend_before=facts.pr_spend_before,
     )
     data = ResultsData(
         runs=runs,

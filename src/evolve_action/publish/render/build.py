@@ -13,6 +13,7 @@ import math
 
 from evolve_action.model import spend
 from evolve_action.model.records import run_cost
+from evolve_action.publish import spend_history
 from evolve_action.publish.render import build_cases as cases
 from evolve_action.publish.render import build_verdict as verdict
 from evolve_action.publish.render.effort import lines as effort_lines
@@ -172,7 +173,13 @@ def footer(report: ReportInput) -> str:
     cached = report.cached_runs
     if cached is None:
         cached = sum(1 for r in runs if r.cached)
-    parts = [f"💸 {spend.spend_text(paid)}", f"{tokens(used)} tokens"]
+    parts, hidden = [f"💸 {spend.spend_text(paid)}"], ""
+    if report.event.is_pr:
+        # The PR's running total: shown, and hidden for the next job (`spend_history`).
+        total = spend_history.add(report.pr_spend_before, paid, report.head_sha)
+        parts = [f"💸 this push {spend.spend_text(paid)}", spend_history.words(total)]
+        hidden = spend_history.hidden(total)
+    parts.append(f"{tokens(used)} tokens")
     if paid.saved_usd:
         parts.append(f"cache saved {money(paid.saved_usd)}")
     if report.projection:
@@ -185,4 +192,4 @@ def footer(report: ReportInput) -> str:
     if report.confinement:
         parts.append(f"confinement: {inline(report.confinement)}")
     parts.append(f"evolve-action {report.version}".strip())
-    return " · ".join(parts)
+    return " · ".join(parts) + hidden

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from evolve_action.model.evals import LoadResult, Suite
 from evolve_action.model.outcomes import RunResult
 from evolve_action.plan.planning import RunSpec, Skip
+from evolve_action.publish.spend_history import PrSpend
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings
 from evolve_action.verdict.adaptive import Effort
@@ -45,6 +46,7 @@ class ReportInput:
     effort: Effort | None = None  # `runs: auto`: runs per case and why each stopped
     confinement: str = ""  # how commands were confined, in words (`sandbox.Level.words`)
     projection: str = ""  # "Projected cost: $0.42 for 12 runs (…)", said before the first call
+    pr_spend_before: PrSpend | None = None  # what earlier jobs on the PR paid (our comment's)
 
     @property
     def has_base(self) -> bool:
