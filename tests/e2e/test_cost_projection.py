@@ -82,6 +82,7 @@ class Stamped(io.StringIO):
     def __init__(self, needle: str) -> None:
         super().__init__()
         self.needle, self.stamps = needle, list[float]()
+        self.code = -1  # the command's exit code
 
     def write(self, s: str) -> int:
         if self.needle in s:
@@ -92,7 +93,7 @@ class Stamped(io.StringIO):
 def run(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *extra: str) -> Stamped:
     out = Stamped("Projected cost:")
     monkeypatch.setattr("sys.stdout", out)
-    main([
+    out.code = main([
         "run", "--root", str(repo), "--base", "main", "--models", "anthropic/claude-sonnet-4-6",
         "--judge-model", "anthropic/claude-sonnet-4-6", "--cache-dir", str(tmp_path / "cache"),
         "--results-dir", str(tmp_path / "out"), *extra,
@@ -139,7 +140,9 @@ def test_a_case_seen_before_is_projected_from_the_cache_within_a_quarter(
 def test_dry_run_prints_the_plan_and_projection_and_calls_nothing(
     repo: Path, llm: FakeLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    out = run(repo, tmp_path, monkeypatch, "--runs", "3", "--dry-run", "true").getvalue()
+    done = run(repo, tmp_path, monkeypatch, "--runs", "3", "--dry-run", "true")
+    out = done.getvalue()
+    assert done.code == 0
     assert llm.requests == []
     assert "Dry run: 18 runs planned; nothing is called." in out
     assert "evals/greeter/evals.json · greet on anthropic/claude-sonnet-4-6: head 3, base 3" in out
@@ -171,3 +174,50 @@ def test_a_budget_below_the_projection_cuts_runs_before_any_call_and_names_them(
     assert "Cut by max-cost-usd: evals/greeter/evals.json · " in text_out  # named in the comment
     assert "max-cost-usd cut" in text_out  # the headline: incomplete, never success
     assert doc["settings"]["incomplete"] is True
+
+
+def slow_agent(request: Request) -> Answer:
+    """The head's skill says "twice": the agent then reads the file back three times before
+    answering, doubling its turns (3 → 6); the base's takes the prior's three."""
+    if "submit_grading" in tool_names(request):
+        return grading(request)
+    twice = any("twice" in result for result in request.tool_results)
+    if request.turn == 0:
+        return call("Skill", skill="greeter")
+    if request.turn == 1:
+        return call("Write", file_path="hello.txt", content="Hello, Ada!\n")
+    if twice and request.turn < 5:
+        return call("Read", file_path="hello.txt")
+    return text("I greeted Ada in hello.txt.")
+
+
+def test_a_head_that_doubles_its_turns_fails_max_cost_increase(
+    repo: Path, llm: FakeLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (repo / "skills/greeter/SKILL.md").write_text(SKILL.format(body="Write `Hello, Ada!` twice."))
+    git(repo, "commit", "-q", "-am", "head reads back")
+    llm.script = slow_agent
+    done = run(repo, tmp_path, monkeypatch, "--runs", "2", "--max-cost-increase", "1.5")
+    out = done.getvalue()
+    assert done.code == 1
+    doc = json.loads((tmp_path / "out/results.json").read_text())
+    turns = {(r["side"], r["transcript"]["turns"]) for r in doc["runs"]}
+    assert turns == {("base", 3), ("head", 6)}
+    assert all(r["status"] == "pass" for r in doc["runs"])  # every run passes: cost alone fails
+    assert "3 evals cost more than 1.5× per passing run" in out
+    assert "Cost and behaviour, base → head" in out and "⚠️ over max-cost-increase" in out
+    assert "| 3 → 6 (×2.00) |" in out
+    assert "max-cost-increase 1.5: an eval fails when head's cost per passing run" in out
+
+
+def test_without_max_cost_increase_the_same_head_only_shows_its_cost(
+    repo: Path, llm: FakeLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (repo / "skills/greeter/SKILL.md").write_text(SKILL.format(body="Write `Hello, Ada!` twice."))
+    git(repo, "commit", "-q", "-am", "head reads back")
+    llm.script = slow_agent
+    done = run(repo, tmp_path, monkeypatch, "--runs", "2")
+    out = done.getvalue()
+    assert done.code == 0
+    assert "cost more than" not in out and "over max-cost-increase" not in out
+    assert "| 3 → 6 (×2.00) |" in out

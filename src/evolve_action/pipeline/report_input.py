@@ -25,7 +25,7 @@ from evolve_action.publish.results_record import Adaptive, JobRecord
 from evolve_action.publish.spend_history import PrSpend
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings
-from evolve_action.verdict import adaptive_verdict, stats
+from evolve_action.verdict import adaptive_verdict, cost_delta, stats
 from evolve_action.verdict.gate import COMPLETE, Gate, Shortfall, evaluate
 
 PlannedSide = tuple[str, str, str, Side]  # (suite, case id, model, side) of a planned run
@@ -95,6 +95,9 @@ def build(
         gate = evaluate(
             aggregate, settings, invalid_files=failed, has_base=has_base, shortfall=facts.shortfall
         )
+    costs = cost_delta.deltas(runs, settings.max_cost_increase) if has_base else ()
+    if not in_progress:
+        gate = cost_delta.with_cost_rule(gate, costs, settings.max_cost_increase)
     report = ReportInput(
         aggregate=aggregate,
         runs=runs,
@@ -117,6 +120,7 @@ def build(
         confinement=facts.confinement,
         projection=facts.projection,
         pr_spend_before=facts.pr_spend_before,
+        cost_deltas=costs,
     )
     data = ResultsData(
         runs=runs,

@@ -16,6 +16,7 @@ from evolve_action.model.records import run_cost
 from evolve_action.publish import spend_history
 from evolve_action.publish.render import build_cases as cases
 from evolve_action.publish.render import build_verdict as verdict
+from evolve_action.publish.render.cost_rows import cost_rows
 from evolve_action.publish.render.effort import lines as effort_lines
 from evolve_action.publish.render.escape import cell, code, inline, marker
 from evolve_action.publish.render.report import ReportInput, tokens
@@ -36,6 +37,7 @@ def build_view(report: ReportInput) -> CommentView:
     notices += [inline(n) for n in report.notices]
     failures = cases.failure_rows(report, index)
     effort, effort_rows = effort_lines(report)
+    costs, cost_rule = cost_rows(report)
     base_rate = agg.overall.base_rate if report.has_base else None
     return CommentView(
         marker=marker(report.settings.comment_key),
@@ -64,6 +66,8 @@ def build_view(report: ReportInput) -> CommentView:
         notices=tuple(notices),
         effort=effort,
         effort_rows=effort_rows,
+        costs=costs,
+        cost_rule=cost_rule,
         footer=footer(report),
     )
 

@@ -96,7 +96,7 @@ def fit_comment(
         if not keep:
             view = view.without("failures")
         text = render(view, name=name, env=env)
-    droppable = ("suggestions", "drops", "suites", "unchanged_failures", "improved", "new")
+    droppable = ("costs", "suggestions", "drops", "suites", "unchanged_failures", "improved", "new")
     for part in (*droppable, "removed"):
         if _size(text) <= budget:
             break

@@ -18,6 +18,7 @@ from evolve_action.publish.spend_history import PrSpend
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings
 from evolve_action.verdict.adaptive import Effort
+from evolve_action.verdict.cost_delta import CostDelta
 from evolve_action.verdict.gate import Gate
 from evolve_action.verdict.stats import Aggregate
 
@@ -47,6 +48,7 @@ class ReportInput:
     confinement: str = ""  # how commands were confined, in words (`sandbox.Level.words`)
     projection: str = ""  # "Projected cost: $0.42 for 12 runs (…)", said before the first call
     pr_spend_before: PrSpend | None = None  # what earlier jobs on the PR paid (our comment's)
+    cost_deltas: Sequence[CostDelta] = ()  # tokens, cost, turns, time base → head
 
     @property
     def has_base(self) -> bool:
