@@ -41,6 +41,12 @@ class Costing:
         return self.cut.dropped if self.cut is not None else ()
 
     @property
+    def projected_usd(self) -> float | None:
+        """The whole plan's projection (the cut's runs included); None when a run's model
+        has no price."""
+        return None if self.projection.unpriced else round(self.projection.total_usd, 6)
+
+    @property
     def projection_text(self) -> str:
         return projection_line(
             self.projection, prices_as_of=self.prices_as_of, max_runs=self.max_runs

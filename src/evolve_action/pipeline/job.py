@@ -122,7 +122,7 @@ def _report(
             *_late(setup, in_progress),
             *(execution.costing.cut_notices() if execution and execution.costing else ()),
         ),
-        projection=execution.costing.projection_text if execution and execution.costing else "",
+        projected_usd=execution.costing.projected_usd if execution and execution.costing else None,
         pr_spend_before=setup.pr_spend_before,
         # Left out by the budget; a stopped job's missing runs are its notice's to tell.
         not_started=execution.not_run if execution and not stop.requested else [],

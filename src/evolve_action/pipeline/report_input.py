@@ -48,7 +48,7 @@ class Facts:
     planned: Sequence[PlannedSide] = ()  # sides planned and never run are "not run"
     shortfall: Shortfall = COMPLETE
     notices: tuple[str, ...] = ()
-    projection: str = ""  # the cost projected before the first call, in words
+    projected_usd: float | None = None  # the cost projected before the first call
     pr_spend_before: PrSpend | None = None  # what earlier jobs on the PR paid
     not_started: Sequence[RunSpec] = ()  # left out by the budget
     duration_s: float = 0.0
@@ -118,7 +118,7 @@ def build(
         gate=gate,
         effort=adaptive.effort() if adaptive is not None else None,
         confinement=facts.confinement,
-        projection=facts.projection,
+        projected_usd=facts.projected_usd,
         pr_spend_before=facts.pr_spend_before,
         cost_deltas=costs,
     )
@@ -158,4 +158,5 @@ def _record(settings: Settings, facts: Facts) -> JobRecord:
         harness=facts.harness,
         shard=facts.shard,
         merged_from=facts.merged_from,
+        projected_usd=facts.projected_usd,
     )

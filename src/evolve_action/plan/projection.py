@@ -145,43 +145,34 @@ def project(
     max_runs: int,
 ) -> Projection:
     """The plan's projection. `cached`: keys of the runs the cache will answer."""
-    skills: dict[str, int] = {}
-    runs: list[RunEstimate] = []
-    for spec in plan.runs:
-        skill = skills.setdefault(spec.suite.rel, _skill_tokens(spec.suite))
-        estimate = _estimate(
+    skills: dict[str, int] = {}  # skill directory → tokens (base and head differ)
+
+    def fresh(spec: RunSpec) -> RunEstimate:
+        where = str(spec.suite.skill.dir)
+        if where not in skills:
+            skills[where] = _skill_tokens(spec.suite)
+        seen = history.get((spec.suite.rel, spec.case.id, spec.model))
+        return _estimate(
             spec,
-            history.get((spec.suite.rel, spec.case.id, spec.model)),
+            seen,
             price=price,
             judge_model=judge_model,
             harness=harness,
-            skill_tokens=skill,
+            skill_tokens=skills[where],
         )
-        if spec.key in cached:
-            estimate = RunEstimate(spec, 0.0, 0, "cache")
-        runs.append(estimate)
+
+    runs = [RunEstimate(s, 0.0, 0, "cache") if s.key in cached else fresh(s) for s in plan.runs]
     if not plan.adaptive:
         return Projection(tuple(runs), harness=harness)
     # `auto`: every cell of an adaptive suite could get up to max-runs fresh runs.
-    cells: dict[tuple[str, str, str, str], list[RunEstimate]] = {}
-    for estimate in runs:
-        s = estimate.spec
-        if s.suite.rel in plan.adaptive:
-            cells.setdefault((s.side.value, s.suite.rel, s.case.id, s.model), []).append(estimate)
+    cells: dict[tuple[str, str, str, str], list[RunSpec]] = {}
+    for spec in plan.runs:
+        if spec.suite.rel in plan.adaptive:
+            key = (spec.side.value, spec.suite.rel, spec.case.id, spec.model)
+            cells.setdefault(key, []).append(spec)
     extra, extra_runs = 0.0, 0
     for members in cells.values():
         more = max(0, max_runs - len(members))
-        fresh = [
-            _estimate(
-                e.spec,
-                history.get((e.spec.suite.rel, e.spec.case.id, e.spec.model)),
-                price=price,
-                judge_model=judge_model,
-                harness=harness,
-                skill_tokens=skills[e.spec.suite.rel],
-            ).usd
-            for e in members[:1]
-        ]
-        extra += more * (fresh[0] or 0.0)
+        extra += more * (fresh(members[0]).usd or 0.0)
         extra_runs += more
     return Projection(tuple(runs), extra, extra_runs, harness)

@@ -186,8 +186,8 @@ def footer(report: ReportInput) -> str:
     parts.append(f"{tokens(used)} tokens")
     if paid.saved_usd:
         parts.append(f"cache saved {money(paid.saved_usd)}")
-    if report.projection:
-        parts.append(f"📐 {inline(report.projection)}")
+    if report.projected_usd is not None:
+        parts.append(f"📐 projected {money(report.projected_usd)}")
     parts.append(f"⏱ {duration(report.duration_s)}")
     if cached:
         parts.append(f"{plural(cached, 'cached run')} reused")

@@ -48,14 +48,18 @@ def _row(d: CostDelta, label: str) -> CostRow:
         cost=_pair(b.cost_usd, h.cost_usd, _usd),
         per_pass=_pair(per_pass(b), per_pass(h), _usd),
         turns=_pair(b.turns, h.turns, lambda v: f"{v:.1f}".removesuffix(".0")),
-        duration=_pair(b.duration_s, h.duration_s, lambda v: f"{v:.1f}s"),
+        # Wall time, marked as such (⏱): the one figure that differs between two equal runs.
+        duration="⏱ " + _pair(b.duration_s, h.duration_s, lambda v: f"{v:.1f}s"),
         flagged="⚠️ over max-cost-increase" if d.flagged else "",
     )
 
 
 def cost_rows(report: ReportInput) -> tuple[tuple[CostRow, ...], str]:
     """(rows, the rule in words when `max-cost-increase` is set)."""
-    found = sorted(report.cost_deltas, key=lambda d: (not d.flagged, -_movement(d)))
+    found = sorted(
+        report.cost_deltas,
+        key=lambda d: (not d.flagged, -round(_movement(d), 6), d.suite, d.case_id, d.model),
+    )
     rows = []
     for d in found[:MAX_ROWS]:
         label = code(d.case_id, 60) if d.case_id else f"skill {code(d.suite, 80)}"

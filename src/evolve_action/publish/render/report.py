@@ -46,7 +46,7 @@ class ReportInput:
     gate: Gate  # decided once, by `pipeline.report_input.build`; every output reads it
     effort: Effort | None = None  # `runs: auto`: runs per case and why each stopped
     confinement: str = ""  # how commands were confined, in words (`sandbox.Level.words`)
-    projection: str = ""  # "Projected cost: $0.42 for 12 runs (…)", said before the first call
+    projected_usd: float | None = None  # the cost projected before the first call; None: unknown
     pr_spend_before: PrSpend | None = None  # what earlier jobs on the PR paid (our comment's)
     cost_deltas: Sequence[CostDelta] = ()  # tokens, cost, turns, time base → head
 
