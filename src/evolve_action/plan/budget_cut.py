@@ -80,9 +80,8 @@ def cut_to_budget(
     for case in unchanged_first([(*c, 0) for c in cases]):
         if total <= limit_usd:
             break
-        left = [u for u in order if (u[0], u[1], u[2]) == case[:3] and u not in gone]
-        if any(cost[u] > 0 for u in left):
-            for unit in left:
+        for unit in order:
+            if (unit[0], unit[1], unit[2]) == case[:3] and unit not in gone and cost[unit] > 0:
                 drop(unit)
     kept = tuple(s for s in plan.runs if _unit(s) not in gone)
     dropped = tuple(s for s in plan.runs if _unit(s) in gone)

@@ -97,10 +97,9 @@ def prior_usage(spec: RunSpec, harness: str, skill_tokens: int) -> Usage:
     for turn in range(prior.turns):
         # The skill enters the conversation once loaded (the first turn's tool call).
         fresh = prompt + prior.message_tokens + prior.history_tokens * turn + (skill if turn else 0)
-        if prior.cached_overhead:
-            usage.add(Usage(fresh, prior.output_tokens, prior.overhead_tokens, 0, None, 1))
-        else:
-            usage.add(Usage(fresh + prior.overhead_tokens, prior.output_tokens, 0, 0, None, 1))
+        read = round(prior.overhead_tokens * prior.cached_share)
+        fresh += prior.overhead_tokens - read
+        usage.add(Usage(fresh, prior.output_tokens, read, 0, None, 1))
     return usage
 
 
