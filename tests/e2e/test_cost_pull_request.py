@@ -75,3 +75,19 @@ def test_second_push_shows_this_push_and_the_pr_so_far(
     assert abs(float(str(data["usd"])) - (paid_first + paid_second)) < 1e-3
     assert f"💸 this push ${paid_second:.2f}" in comment["body"]
     assert f"PR so far: ${paid_first + paid_second:.2f} over 2 pushes" in comment["body"]
+
+
+def test_dry_run_input_prints_plan_and_projection_posts_nothing_and_calls_no_model(
+    tmp_path: Path,
+    fakes: tuple[FakeLLM, GitHubFake],  # noqa: F811
+) -> None:
+    llm, gh = fakes
+    root, base, head = make_repo(tmp_path)
+    env = {**container_env(root, tmp_path, llm, gh, base, head), "INPUT_DRY-RUN": "true"}
+    done = run_container(env, root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert llm.requests == []
+    assert gh.comments.get((REPO, 7), []) == [] and gh.check_runs == []
+    assert "Dry run: " in done.stdout and "Projected cost: $" in done.stdout
+    summary = (tmp_path / "summary").read_text()
+    assert "evolve-action: dry run" in summary and "Projected cost: $" in summary
