@@ -140,7 +140,7 @@ def test_a_case_seen_before_is_projected_from_the_cache_within_a_quarter(
 def test_dry_run_prints_the_plan_and_projection_and_calls_nothing(
     repo: Path, llm: FakeLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    done = run(repo, tmp_path, monkeypatch, "--runs", "3", "--dry-run", "true")
+    done = run(repo, tmp_path, monkeypatch, "--runs", "3", "--dry-run")
     out = done.getvalue()
     assert done.code == 0
     assert llm.requests == []
