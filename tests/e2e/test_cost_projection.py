@@ -221,3 +221,28 @@ def test_without_max_cost_increase_the_same_head_only_shows_its_cost(
     assert done.code == 0
     assert "cost more than" not in out and "over max-cost-increase" not in out
     assert "| 3 → 6 (×2.00) |" in out
+
+
+def test_a_model_with_no_price_says_so_and_an_evolve_yaml_price_is_used(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeLLM(agent) as server:
+        for key in ("ANTHROPIC", "OPENAI"):
+            monkeypatch.setenv(f"{key}_API_KEY", "test-key")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+        monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+        monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+        model = ("--models", "openai/gpt-4.1-mini", "--judge-model", "openai/gpt-4.1-mini")
+        out = run(repo, tmp_path, monkeypatch, "--runs", "1", *model)
+        assert out.code == 0, out.getvalue()
+        text_out = out.getvalue()
+        assert "Projected cost: price unknown for 6 runs" in text_out
+        assert "💸 price unknown" in text_out and "$0.00" not in text_out
+        (repo / ".evolve.yaml").write_text(
+            "providers:\n  openai:\n    models:\n"
+            "      - {id: gpt-4.1-mini, input_per_mtok: 0.4, output_per_mtok: 1.6}\n"
+        )
+        priced = run(repo, tmp_path / "again", monkeypatch, "--runs", "1", *model).getvalue()
+    assert "Projected cost: $0.0" in priced and "priced by .evolve.yaml" in priced
+    doc = json.loads((tmp_path / "again/out/results.json").read_text())
+    assert all(r["cost_usd"] and r["cost_usd"] > 0 for r in doc["runs"])
