@@ -172,7 +172,8 @@ def test_a_budget_below_the_projection_cuts_runs_before_any_call_and_names_them(
     }
     assert "max-cost-usd ($" in text_out and "cut before any call" in text_out
     assert "Cut by max-cost-usd: evals/greeter/evals.json · " in text_out  # named in the comment
-    assert "max-cost-usd cut" in text_out  # the headline: incomplete, never success
+    assert "### ⚠️ evolve: incomplete: " in text_out  # neutral: never success over cut runs
+    assert "max-cost-usd cut" in text_out
     assert doc["settings"]["incomplete"] is True
 
 
