@@ -29,7 +29,7 @@ from evolve_action.plan.sides import Sides
 from evolve_action.publish.actions_io import RunnerFiles
 from evolve_action.settings.config import RepoConfig
 from evolve_action.settings.events import Event
-from evolve_action.settings.inputs import Settings
+from evolve_action.settings.inputs import CommentMode, Settings
 from evolve_action.util.files import check_writable
 
 if TYPE_CHECKING:
@@ -225,7 +225,8 @@ def run(setup: JobSetup, sides: Sides) -> tuple[Finished, Published | None]:
     invalid = list(head.invalid)
     early = None
     number = setup.event.pr_number
-    if setup.publisher is not None and number is not None and not stop.requested:
+    sticky = settings.comment is CommentMode.STICKY
+    if setup.publisher is not None and number is not None and sticky and not stop.requested:
         from evolve_action.publish import spend_history
 
         # Before the in-progress comment replaces it: the total the last job left there.

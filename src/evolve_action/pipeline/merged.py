@@ -42,7 +42,7 @@ from evolve_action.publish.results_record import Adaptive, JobRecord
 from evolve_action.publish.spend_history import PrSpend
 from evolve_action.settings.config import RepoConfig
 from evolve_action.settings.events import Event
-from evolve_action.settings.inputs import Settings, SettingsError
+from evolve_action.settings.inputs import CommentMode, Settings, SettingsError
 from evolve_action.settings.layering import layer, overridden, recorded_settings
 from evolve_action.util.files import ResultsWriteError
 
@@ -181,7 +181,11 @@ def report_in_actions(
             msg = f"results name PR #{claimed}, whose head is not {event.head_sha[:7]}; not posting"
             print(annotate("warning", msg, title="evolve: PR not confirmed"), file=stream)
     before = None
-    if publisher is not None and event.pr_number is not None:
+    if (
+        publisher is not None
+        and event.pr_number is not None
+        and settings.comment is CommentMode.STICKY
+    ):
         before = spend_history.read(publisher, event.pr_number, settings.comment_key)
     report = build_report(docs, settings, event, head, before)
     try:

@@ -21,7 +21,7 @@ from evolve_action.publish.render.effort import lines as effort_lines
 from evolve_action.publish.render.escape import cell, code, inline, marker
 from evolve_action.publish.render.report import ReportInput, tokens
 from evolve_action.publish.render.view import CommentView, SuiteRow
-from evolve_action.settings.inputs import Mode
+from evolve_action.settings.inputs import CommentMode, Mode
 from evolve_action.verdict.gate import pct, plural
 from evolve_action.verdict.significance import Label
 from evolve_action.verdict.stats import GroupStats
@@ -178,8 +178,9 @@ def footer(report: ReportInput) -> str:
     if cached is None:
         cached = sum(1 for r in runs if r.cached)
     parts, hidden = [f"💸 {spend.spend_text(paid)}"], ""
-    if report.event.is_pr:
-        # The PR's running total: shown, and hidden for the next job (`spend_history`).
+    if report.event.is_pr and report.settings.comment is CommentMode.STICKY:
+        # The PR's running total: shown, and hidden for the next job (`spend_history`); only
+        # a sticky comment can carry it from one push to the next.
         total = spend_history.add(report.pr_spend_before, paid, report.head_sha)
         parts = [f"💸 this push {spend.spend_text(paid)}", spend_history.words(total)]
         hidden = spend_history.hidden(total)
