@@ -6,6 +6,7 @@ is documented in `llm_server.py`, which re-exports everything here.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,6 +81,8 @@ class Request:
     headers: Mapping[str, str]
     body: Mapping[str, Any]
     raw: bytes
+    # `time.monotonic()` on arrival: tests order requests against what the job printed.
+    received: float = field(default_factory=time.monotonic)
 
     @property
     def model(self) -> str:

@@ -103,9 +103,10 @@ def test_example_comment__every_part_from_data() -> None:
         "- **×1** `greets`: rare remark",
     ]
     assert text.rstrip().endswith(
-        "<sub>💸 $0.64 · 64k tokens · ⏱ 3m 12s · 1 cached run reused · "
-        "[workflow run](https://github.com/acme/skills/actions/runs/4242) · "
-        "evolve-action 1.2.3</sub>"
+        "<sub>💸 this push $0.64 · PR so far: $0.64 over 1 push · 64k tokens · ⏱ 3m 12s ·"
+        " 1 cached run reused · [workflow run](https://github.com/acme/skills/actions/runs/4242)"
+        ' · evolve-action 1.2.3<!-- evolve-spend {"usd":0.64,"pushes":1,'
+        '"sha":"5d6e7f8aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","unknown":false} --></sub>'
     )
     assert text.index("▼ Regressed") < text.index("<details>")
 
@@ -241,7 +242,7 @@ def test_points(value: float, text: str) -> None:
 
 
 def test_money_tokens_duration() -> None:
-    assert (money(0.412), money(0.001), money(None)) == ("$0.41", "<$0.01", "cost unknown")
+    assert (money(0.412), money(0.001), money(None)) == ("$0.41", "<$0.01", "price unknown")
     assert (tokens(950), tokens(58_300), tokens(1_200_000)) == ("950", "58k", "1.2M")
     assert (duration(45), duration(192), duration(3720)) == ("45s", "3m 12s", "1h 2m")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import fields
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import jsonschema
@@ -15,6 +16,7 @@ from evolve_action.model.evals import Severity
 from evolve_action.settings.config import (
     KNOWN_KEYS,
     ConfigResult,
+    ModelPrice,
     RepoConfig,
     load_config,
 )
@@ -63,6 +65,7 @@ FULL = RepoConfig(
     max_cost_usd=2.5,
     agent_network=True,
     harness="cli",
+    prices=MappingProxyType({"anthropic/claude-sonnet-4-6": ModelPrice(3.0, 15.0)}),
 )
 
 
@@ -140,7 +143,7 @@ def test_load_config__syntax_error_names_the_line(tmp_path: Path) -> None:
         ),
         ("report: [1]", "report", "must be a mapping, not a list"),
         (
-            "providers: {anthropic: {models: [{id: x, input_per_mtok: -3}]}}",
+            "providers: {anthropic: {models: [{id: x, input_per_mtok: -3, output_per_mtok: 1}]}}",
             "providers.anthropic.models[0].input_per_mtok",
             "0 or more",
         ),
@@ -250,3 +253,20 @@ def test_schema__names_exactly_the_keys_the_loader_knows() -> None:
 def test_schema__covers_every_top_level_config_field() -> None:
     nested = {"evals_min_pass_rate", "triggers_min_pass_rate", "prices"}  # under report/providers
     assert {f.name for f in fields(RepoConfig)} - nested <= set(SCHEMA["properties"])
+
+
+def test_load_config__a_price_needs_both_rates_and_a_listed_model_without_them_is_no_override(
+    tmp_path: Path,
+) -> None:
+    write(
+        tmp_path,
+        ".evolve.yaml",
+        "providers:\n  openai:\n    models:\n      - {id: gpt-4.1-mini, input_per_mtok: 0.4}\n"
+        "      - {id: openai/gpt-4.1, input_per_mtok: 2, output_per_mtok: 8}\n"
+        "      - {id: gpt-5.4}\n",
+    )
+    result = load_config(tmp_path)
+    (problem,) = result.errors
+    assert problem.origin.line == 4
+    assert "input_per_mtok without output_per_mtok" in problem.message
+    assert dict(result.config.prices) == {"openai/gpt-4.1": ModelPrice(2.0, 8.0)}

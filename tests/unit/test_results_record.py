@@ -62,6 +62,7 @@ FULL = JobRecord(
     harness="cli",
     shard="2/3",
     merged_from=3,
+    projected_usd=0.42,
 )
 
 

@@ -12,7 +12,6 @@ refuse (`pull_request_target` without `allow-untrusted-code`); report from an ar
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Mapping
 from dataclasses import replace
@@ -22,7 +21,7 @@ from evolve_action.execute.providers.setup import ModelChoiceError
 from evolve_action.execute.sandbox import unconfined_refusal
 from evolve_action.formats import load_all
 from evolve_action.model.outcomes import RunResult, Status
-from evolve_action.model.records import run_cost
+from evolve_action.model.spend import spend_of, spend_text
 from evolve_action.pipeline import job
 from evolve_action.pipeline.orchestrate import Request
 from evolve_action.pipeline.stopping import Stop
@@ -48,6 +47,10 @@ REFUSAL = (
 
 def _finish(setup: job.JobSetup, sides: Sides, out: TextIO) -> tuple[int, job.Finished] | int:
     try:
+        if setup.settings.dry_run:
+            from evolve_action.pipeline.dry_run import dry_run
+
+            return dry_run(setup, sides, out)
         finished, published = job.run(setup, sides)
     except ModelChoiceError as exc:
         print(f"evolve-action: {exc}", file=sys.stderr)
@@ -311,10 +314,11 @@ def print_run(
 
 def print_summary(out: TextIO, results: list[RunResult], *, invalid: int) -> int:
     counts = {status: sum(r.status is status for r in results) for status in Status}
-    cost = math.fsum(c for r in results if (c := run_cost(r)) is not None)
+    paid = spend_of(results)  # what this job paid; cached runs cost it nothing
+    cost = f"${paid.paid_usd:.4f}" if paid.known else spend_text(paid)
     print(
         f"{len(results)} runs: {counts[Status.PASS]} passed, {counts[Status.FAIL]} failed,"
-        f" {counts[Status.ERROR]} errors; {invalid} invalid eval files; ${cost:.4f}",
+        f" {counts[Status.ERROR]} errors; {invalid} invalid eval files; {cost}",
         file=out,
     )
     return 1 if invalid or counts[Status.FAIL] or counts[Status.ERROR] else 0

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from evolve_action.model.evals import Severity
 from evolve_action.settings.inputs import INPUTS, SettingsError, field_name, raw_inputs
+from evolve_action.settings.parsers import _bool
 
 if TYPE_CHECKING:
     from evolve_action.pipeline.stopping import Stop
@@ -38,12 +39,15 @@ def add_arguments(parser: argparse.ArgumentParser, *, calibrate: bool = False) -
             help_text = spec.description + " Prefer the environment variable."
         else:
             help_text = spec.description
+        # A yes/no input also stands alone as a flag: `--dry-run` is `--dry-run true`.
+        switch = {"nargs": "?", "const": "true"} if spec.parse is _bool else {}
         inputs.add_argument(
             f"--{spec.name}",
             dest=field_name(spec.name),
             metavar="VALUE",
             default=None,
             help=help_text,
+            **switch,  # type: ignore[arg-type]
         )
     local = parser.add_argument_group("local runs")
     local.add_argument("--root", type=Path, default=None, help="repository root (default: .)")

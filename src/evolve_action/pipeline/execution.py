@@ -20,6 +20,7 @@ from evolve_action.execute.providers.limiter import AdaptiveLimiter
 from evolve_action.execute.scheduler import Job, JobOutcome, Scheduler
 from evolve_action.model.outcomes import ErrorKind, RunResult, Side
 from evolve_action.model.records import run_cost
+from evolve_action.pipeline.pricing import Prices
 from evolve_action.pipeline.runner import RunEnvironment, error_result, execute
 from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.cache import RunCache
@@ -31,6 +32,7 @@ from evolve_action.plan.planning import Plan, RunSpec
 class Budget:
     limit_usd: float | None = None
     spent_usd: float = 0.0
+    prices: Prices = field(default_factory=lambda: Prices({}))  # the repository's overrides
 
     @property
     def exhausted(self) -> bool:
@@ -113,7 +115,7 @@ async def execute_plan(
         async def run() -> RunResult | None:
             if budget.exhausted or (stop is not None and stop.requested):
                 return None
-            result = await execute(spec, env)
+            result = budget.prices.reprice(await execute(spec, env))
             result.fingerprint = fingerprints[index]
             budget.charge(result)
             cache.put(fingerprints[index], result)

@@ -29,15 +29,17 @@ from evolve_action.plan.sides import Sides
 from evolve_action.publish.actions_io import RunnerFiles
 from evolve_action.settings.config import RepoConfig
 from evolve_action.settings.events import Event
-from evolve_action.settings.inputs import Settings
+from evolve_action.settings.inputs import CommentMode, Settings
 from evolve_action.util.files import check_writable
 
 if TYPE_CHECKING:
     from evolve_action.execute.providers.transport import Later
+    from evolve_action.pipeline.cost_plan import Costing
     from evolve_action.pipeline.report_input import Report
     from evolve_action.publish.github_api import Publisher
     from evolve_action.publish.post import Published
     from evolve_action.publish.render.report import ReportInput
+    from evolve_action.publish.spend_history import PrSpend
     from evolve_action.verdict.gate import Gate, Shortfall
 
 # What the job needs only once its runs are under way: the grading and checks of the first
@@ -71,6 +73,7 @@ class JobSetup:
     late_notices: Callable[[], tuple[str, ...]] | None = None
     on_done: Callable[[RunSpec, RunResult], None] | None = None
     stop: Stop = field(default_factory=Stop)  # installed by the command, from its start
+    pr_spend_before: PrSpend | None = None  # read from our sticky comment at the start
 
 
 @dataclass
@@ -114,7 +117,13 @@ def _report(
         if execution
         else [],
         shortfall=shortfall,
-        notices=(*_notices(execution, shortfall), *_late(setup, in_progress)),
+        notices=(
+            *_notices(execution, shortfall),
+            *_late(setup, in_progress),
+            *(execution.costing.cut_notices() if execution and execution.costing else ()),
+        ),
+        projected_usd=execution.costing.projected_usd if execution and execution.costing else None,
+        pr_spend_before=setup.pr_spend_before,
         # Left out by the budget; a stopped job's missing runs are its notice's to tell.
         not_started=execution.not_run if execution and not stop.requested else [],
         duration_s=time.monotonic() - started,
@@ -151,6 +160,9 @@ def _shortfall(execution: Execution | None, stop: Stop) -> Shortfall:
     if execution is None:
         return Shortfall(stopped_by=stop.signal)
     cut = []
+    if execution.costing is not None and execution.costing.cut_runs:
+        n = len(execution.costing.cut_runs)
+        cut.append(f"max-cost-usd cut {plural(n, 'run')} before the start")
     if execution.not_run and not stop.requested:
         cut.append("the cost budget ran out")
     cells = execution.effort.cells if execution.effort else ()
@@ -181,6 +193,13 @@ def _notices(execution: Execution | None, shortfall: Shortfall) -> tuple[str, ..
 
 async def _execute(setup: JobSetup, sides: Sides, head: Loaded, base: Loaded | None) -> Execution:
     """Run the job; a stop request ends it early, and the runs that finished are returned."""
+    from evolve_action.pipeline.pricing import Prices
+
+    def tell(costing: Costing) -> None:
+        # Printed at once: the projection is in the log before the first provider request.
+        for line in costing.lines():
+            print(f"evolve-action: {line}", file=setup.stream, flush=True)
+
     async with setup.stop.watching():
         return await run_job(
             setup.request,
@@ -190,6 +209,8 @@ async def _execute(setup: JobSetup, sides: Sides, head: Loaded, base: Loaded | N
             base,
             on_done=setup.on_done,
             stop=setup.stop,
+            prices=Prices(setup.config.prices),
+            on_costing=tell,
         )
 
 
@@ -203,6 +224,14 @@ def run(setup: JobSetup, sides: Sides) -> tuple[Finished, Published | None]:
     base = load_suites(sides.base_root, settings, config) if sides.base_root else None
     invalid = list(head.invalid)
     early = None
+    number = setup.event.pr_number
+    sticky = settings.comment is CommentMode.STICKY
+    if setup.publisher is not None and number is not None and sticky and not stop.requested:
+        from evolve_action.publish import spend_history
+
+        # Before the in-progress comment replaces it: the total the last job left there.
+        publisher, key = setup.publisher, settings.comment_key
+        setup.pr_spend_before = stop.wait(lambda: spend_history.read(publisher, number, key)).value
     if setup.publisher is not None and not stop.requested:
         from evolve_action.publish.post import publish_in_progress
 

@@ -15,6 +15,7 @@ and the report itself is made by the function `run` uses (`report_input.build`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import TextIO
 
 from evolve_action.pipeline.report_input import Facts, Report, build
 from evolve_action.pipeline.shards import shard_notices, shortfall
+from evolve_action.publish import spend_history
 from evolve_action.publish.actions_io import RunnerFiles
 from evolve_action.publish.annotations import annotate
 from evolve_action.publish.github_api import Publisher
@@ -36,10 +38,11 @@ from evolve_action.publish.results import (
     merge,
     write_results,
 )
-from evolve_action.publish.results_record import Adaptive
+from evolve_action.publish.results_record import Adaptive, JobRecord
+from evolve_action.publish.spend_history import PrSpend
 from evolve_action.settings.config import RepoConfig
 from evolve_action.settings.events import Event
-from evolve_action.settings.inputs import Settings, SettingsError
+from evolve_action.settings.inputs import CommentMode, Settings, SettingsError
 from evolve_action.settings.layering import layer, overridden, recorded_settings
 from evolve_action.util.files import ResultsWriteError
 
@@ -88,6 +91,12 @@ def _adaptive(docs: Sequence[LoadedResults]) -> Adaptive | None:
     return Adaptive(first.start, first.max_runs, max(a.waves for a in recorded), cells)
 
 
+def _projected(records: Sequence[JobRecord]) -> float | None:
+    """The shards' projections added up; None unless every file records one."""
+    found = [r.projected_usd for r in records]
+    return None if not found or None in found else round(math.fsum(f or 0.0 for f in found), 6)
+
+
 def facts_of(docs: Sequence[LoadedResults], merged: Merged, event: Event, head_sha: str) -> Facts:
     """What the results files record, as the facts `build` takes (untrusted: typed by the
     schema and the record, never their text beyond the known fields)."""
@@ -114,6 +123,7 @@ def facts_of(docs: Sequence[LoadedResults], merged: Merged, event: Event, head_s
         runs_setting=next((r.runs for r in records if r.runs is not None), None),
         event_name=next((r.event for r in records if r.event), ""),
         merged_from=len(docs),
+        projected_usd=_projected(records),
         judge_model=next(
             (j for d in docs if isinstance(j := d.document.get("judge_model"), str)), None
         ),
@@ -121,11 +131,17 @@ def facts_of(docs: Sequence[LoadedResults], merged: Merged, event: Event, head_s
 
 
 def build_report(
-    docs: Sequence[LoadedResults], settings: Settings, event: Event, head_sha: str
+    docs: Sequence[LoadedResults],
+    settings: Settings,
+    event: Event,
+    head_sha: str,
+    pr_spend_before: PrSpend | None = None,
 ) -> Report:
-    """The merged report, by the function one job's report is made with."""
+    """The merged report, by the function one job's report is made with. `pr_spend_before`:
+    what earlier jobs on the PR paid, from our sticky comment (`spend_history`)."""
     merged = merge(docs)
-    return build(settings, merged.runs, facts_of(docs, merged, event, head_sha))
+    facts = replace(facts_of(docs, merged, event, head_sha), pr_spend_before=pr_spend_before)
+    return build(settings, merged.runs, facts)
 
 
 def _head(docs: Sequence[LoadedResults]) -> str:
@@ -164,7 +180,14 @@ def report_in_actions(
         else:
             msg = f"results name PR #{claimed}, whose head is not {event.head_sha[:7]}; not posting"
             print(annotate("warning", msg, title="evolve: PR not confirmed"), file=stream)
-    report = build_report(docs, settings, event, head)
+    before = None
+    if (
+        publisher is not None
+        and event.pr_number is not None
+        and settings.comment is CommentMode.STICKY
+    ):
+        before = spend_history.read(publisher, event.pr_number, settings.comment_key)
+    report = build_report(docs, settings, event, head, before)
     try:
         write_results(settings.results_dir, report.data)
     except ResultsWriteError as exc:

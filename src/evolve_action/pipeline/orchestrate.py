@@ -25,7 +25,9 @@ from evolve_action.formats import load_all
 from evolve_action.model.evals import LoadResult, Problem, Suite
 from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.pipeline.adaptive_run import Limits, run_waves
+from evolve_action.pipeline.cost_plan import Costing, cost_plan
 from evolve_action.pipeline.execution import Budget, Outcome, execute_plan
+from evolve_action.pipeline.pricing import Prices
 from evolve_action.pipeline.runner import RunEnvironment, UnavailableProvider
 from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.cache import RunCache
@@ -115,6 +117,7 @@ class Execution:
     spent_usd: float = 0.0
     interrupted: bool = False
     effort: Effort | None = None  # `runs: auto`: runs per cell and why each stopped
+    costing: Costing | None = None  # the projection before the first call, and its cut
 
 
 def prepare_environment(
@@ -155,9 +158,12 @@ async def run_job(
     *,
     on_done: Callable[[RunSpec, RunResult], None] | None = None,
     stop: Stop | None = None,
+    prices: Prices | None = None,
+    on_costing: Callable[[Costing], None] | None = None,
 ) -> Execution:
-    """Plan, then execute with the cache and the budget, for one or both sides; a job told
-    to stop before its first run plans, and runs nothing."""
+    """Plan, project its cost (and cut it to `max-cost-usd`), then execute with the cache and
+    the budget, for one or both sides. `on_costing` hears the projection before the first
+    call. A job told to stop before its first run, or a `dry-run`, plans and runs nothing."""
     keys = {"anthropic": settings.anthropic_api_key, "openai": settings.openai_api_key}
     replay = request.replay_dir is not None
     models = choose_models(settings.models, keys=keys, environ=request.environ, replay=replay)
@@ -173,11 +179,26 @@ async def run_job(
     start = START_RUNS if settings.shard.count == 1 else None
     plan = shard_plan(plan_runs(by_side, models, runs=settings.runs, start=start), settings.shard)
     env, providers = prepare_environment(request, settings, models, judge)
-    budget = Budget(settings.max_cost_usd)
+    prices = prices or Prices({})
+    budget = Budget(settings.max_cost_usd, prices=prices)
     cache = RunCache(settings.cache_dir)
     effort = None
     outcome = Outcome(not_run=list(plan.runs), interrupted=True)
+    costing: Costing | None = None
     try:
+        if settings.dry_run:
+            # Nothing is called: the fingerprints of an SDK run need no harness; a CLI run's
+            # would need its CLIs installed, so its cache hits are not seen here.
+            costing = cost_plan(
+                plan, settings=settings, fingerprinter=Fingerprinter(judge, ""),
+                judge_model=judge, prices=prices,
+            )  # fmt: skip
+            if on_costing is not None:
+                on_costing(costing)
+            outcome = Outcome(not_run=list(plan.runs))
+            done = _execution(settings, models, judge, plan, providers, chosen, outcome, budget)
+            done.costing = costing
+            return done
         if stop is not None and stop.requested:
             return _execution(settings, models, judge, plan, providers, chosen, outcome, budget)
         async with open_harness(
@@ -191,6 +212,13 @@ async def run_job(
             replay_dir=request.replay_dir,
         ) as env.harness:
             fingerprinter = Fingerprinter(judge, env.harness.describe() if env.harness else "")
+            costing = cost_plan(
+                plan, settings=settings, fingerprinter=fingerprinter, judge_model=judge,
+                prices=prices,
+            )  # fmt: skip
+            if on_costing is not None:
+                on_costing(costing)
+            to_run = costing.to_run(plan)
 
             async def run_wave(wave: Plan) -> Outcome:
                 return await execute_plan(
@@ -205,14 +233,18 @@ async def run_job(
                     stop=stop,
                 )
 
-            if plan.adaptive:
-                outcome, effort = await run_adaptively(plan, run_wave, settings, budget)
+            if to_run.adaptive:
+                outcome, effort = await run_adaptively(to_run, run_wave, settings, budget)
             else:
-                outcome = await run_wave(plan)
+                outcome = await run_wave(to_run)
+            if to_run is not plan:  # the waves of `auto` added to the plan that ran
+                plan = Plan([*to_run.runs, *costing.cut_runs], plan.skipped, plan.adaptive)
     finally:
         await providers.aclose()
     providers.save_recordings()
-    return _execution(settings, models, judge, plan, providers, chosen, outcome, budget, effort)
+    done = _execution(settings, models, judge, plan, providers, chosen, outcome, budget, effort)
+    done.costing = costing
+    return done
 
 
 def _execution(

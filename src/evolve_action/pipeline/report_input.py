@@ -22,9 +22,10 @@ from evolve_action.plan.planning import RunSpec, Skip
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.publish.results import ResultsData
 from evolve_action.publish.results_record import Adaptive, JobRecord
+from evolve_action.publish.spend_history import PrSpend
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings
-from evolve_action.verdict import adaptive_verdict, discrimination, lift, stats
+from evolve_action.verdict import adaptive_verdict, cost_delta, discrimination, lift, stats
 from evolve_action.verdict.gate import COMPLETE, Gate, Shortfall, evaluate
 
 PlannedSide = tuple[str, str, str, Side]  # (suite, case id, model, side) of a planned run
@@ -47,6 +48,8 @@ class Facts:
     planned: Sequence[PlannedSide] = ()  # sides planned and never run are "not run"
     shortfall: Shortfall = COMPLETE
     notices: tuple[str, ...] = ()
+    projected_usd: float | None = None  # the cost projected before the first call
+    pr_spend_before: PrSpend | None = None  # what earlier jobs on the PR paid
     not_started: Sequence[RunSpec] = ()  # left out by the budget
     duration_s: float = 0.0
     cached_runs: int | None = None
@@ -106,6 +109,9 @@ def build(
             shortfall=facts.shortfall,
             lift=lifted,
         )
+    costs = cost_delta.deltas(runs, settings.max_cost_increase) if has_base else ()
+    if not in_progress:
+        gate = cost_delta.with_cost_rule(gate, costs, settings.max_cost_increase)
     report = ReportInput(
         aggregate=aggregate,
         runs=runs,
@@ -128,6 +134,9 @@ def build(
         confinement=facts.confinement,
         lift=lifted,
         discrimination=items,
+        projected_usd=facts.projected_usd,
+        pr_spend_before=facts.pr_spend_before,
+        cost_deltas=costs,
     )
     data = ResultsData(
         runs=runs,
@@ -173,4 +182,5 @@ def _record(settings: Settings, facts: Facts) -> JobRecord:
         harness=facts.harness,
         shard=facts.shard,
         merged_from=facts.merged_from,
+        projected_usd=facts.projected_usd,
     )

@@ -8,14 +8,13 @@ write, and GitHub's secondary rate limits count writes.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from evolve_action.model.evals import LoadResult
 from evolve_action.model.outcomes import Side, Status
-from evolve_action.model.records import run_cost
+from evolve_action.model.spend import spend_of
 from evolve_action.publish.annotations import annotate
 from evolve_action.publish.render.build_cases import CaseIndex, counts
 from evolve_action.publish.render.comment import fit_comment
@@ -132,7 +131,7 @@ def _number(value: float | None) -> str:
 def outputs(report: ReportInput, gate: Gate, comment_url: str) -> dict[str, str]:
     overall = report.aggregate.overall
     has_base = report.has_base
-    costs = [c for r in report.runs if (c := run_cost(r)) is not None]
+    paid = spend_of(report.runs)  # what this job paid: cache hits are no spend of its own
     return {
         "pass-rate": _number(overall.head_rate),
         "base-pass-rate": _number(overall.base_rate if has_base else None),
@@ -141,5 +140,5 @@ def outputs(report: ReportInput, gate: Gate, comment_url: str) -> dict[str, str]
         "conclusion": gate.conclusion,
         "results-dir": str(report.settings.results_dir),
         "comment-url": comment_url,
-        "cost-usd": f"{math.fsum(costs):.4f}",
+        "cost-usd": f"{paid.paid_usd:.4f}" if paid.known else "",
     }

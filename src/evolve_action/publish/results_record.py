@@ -67,6 +67,7 @@ class JobRecord:
     harness: str = ""  # sdk | cli; "" in files written before it was recorded
     shard: str | None = None  # "i/n" when the job ran one part of a sharded plan
     merged_from: int | None = None  # a merge: how many files it read
+    projected_usd: float | None = None  # the cost projected before the first call (priced)
 
     def verdict_doc(self) -> dict[str, Any]:
         """The verdict settings as recorded, for `layering.recorded_settings`."""
@@ -119,6 +120,8 @@ def record_doc(record: JobRecord) -> dict[str, Any]:
         doc["shard"] = record.shard
     if record.merged_from is not None:
         doc["merged_from"] = record.merged_from
+    if record.projected_usd is not None:
+        doc["projected_usd"] = record.projected_usd
     return doc
 
 
@@ -177,4 +180,5 @@ def record_from_doc(doc: Mapping[str, Any] | None) -> JobRecord:
         harness=_of(doc, "harness", str, ""),
         shard=_of(doc, "shard", str, None),
         merged_from=_of(doc, "merged_from", int, None),
+        projected_usd=_of(doc, "projected_usd", (int, float), None),
     )

@@ -1,10 +1,11 @@
 """The optional repository config, `.evolve.{yaml,yml,json,jsonc}`, read into a `RepoConfig`.
 
 One file serves evolve itself and this action. evolve's keys that change what we run (`layout`,
-`models`, `judge_model`, `max_turns`) are read; its pass-rate thresholds (`report`) and model
-prices (`providers`) are checked, since a mistake there is one for evolve too, and not applied:
-the action's floor is `min_pass_rate`, and its costs are the catalog's (a price override is
-for the cost work to wire through to the providers, where costs are counted). Its other keys
+`models`, `judge_model`, `max_turns`) are read, and so are its model prices
+(`providers.<name>.models[] {id, input_per_mtok, output_per_mtok}`, into `prices`), which
+override the catalog's wherever a cost is counted or projected. Its pass-rate thresholds
+(`report`) are checked, since a mistake there is one for evolve too, and not applied: the
+action's floor is `min_pass_rate`. Its other keys
 (`harnesses`, `sandbox`, `checks`, ...) are accepted quietly, since evolve needs them.
 The action's own keys carry the names of its inputs in snake_case. Every field is optional:
 None means "not set here", so settings can layer input over config over default.
@@ -17,9 +18,10 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from evolve_action.formats.base import Problems
@@ -50,6 +52,18 @@ EVOLVE_ONLY_KEYS = frozenset(
 )
 
 
+@dataclass(frozen=True, slots=True)
+class ModelPrice:
+    """USD per million tokens, from evolve's `providers.<name>.models[]`."""
+
+    input_per_mtok: float
+    output_per_mtok: float
+
+
+def _no_prices() -> Mapping[str, ModelPrice]:
+    return MappingProxyType({})
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RepoConfig:
     # Shared with evolve.
@@ -57,6 +71,7 @@ class RepoConfig:
     models: tuple[str, ...] | None = None
     judge_model: str | None = None
     max_turns: int | None = None
+    prices: Mapping[str, ModelPrice] = field(default_factory=_no_prices)  # "provider/model"
     # The action's own keys (its input names, snake_case).
     runs: int | str | None = None  # a count, or "auto"
     max_runs: int | None = None
@@ -135,7 +150,7 @@ def parse_config(doc: Document) -> ConfigResult:
         elif key == "report":
             _report(raw, problems)
         elif key == "providers":
-            _providers(raw, problems)
+            values["prices"] = MappingProxyType(_providers(raw, problems))
         elif key not in EVOLVE_ONLY_KEYS:
             problems.warn((key,), _unknown(key))
     return ConfigResult(RepoConfig(**values), doc.rel, tuple(problems.items))
@@ -317,11 +332,12 @@ def _report(raw: Any, problems: Problems) -> None:
             _fraction(thresholds[key], ("report", "thresholds", key), problems)
 
 
-def _providers(raw: Any, problems: Problems) -> None:
-    """Checks evolve's `providers.<name>.models[] {id, input_per_mtok, output_per_mtok}`."""
+def _providers(raw: Any, problems: Problems) -> dict[str, ModelPrice]:
+    """Prices from `providers.<name>.models[] {id, input_per_mtok, output_per_mtok}`."""
+    prices: dict[str, ModelPrice] = {}
     if not isinstance(raw, dict):
         problems.error(("providers",), f"must be a mapping, not {json_kind(raw)}")
-        return
+        return prices
     for provider, spec in raw.items():
         at: At = ("providers", provider)
         models = spec.get("models") if isinstance(spec, dict) else None
@@ -329,13 +345,28 @@ def _providers(raw: Any, problems: Problems) -> None:
             problems.error(at, "must be a mapping with a `models` list")
             continue
         for i, model in enumerate(models or ()):
-            _price(model, (*at, "models", i), problems)
+            price = _price(model, (*at, "models", i), problems)
+            if price is not None:
+                model_id = model["id"].strip()
+                prices[model_id if "/" in model_id else f"{provider}/{model_id}"] = price
+    return prices
 
 
-def _price(model: Any, at: At, problems: Problems) -> None:
+def _price(model: Any, at: At, problems: Problems) -> ModelPrice | None:
     if not isinstance(model, dict) or not isinstance(model.get("id"), str):
         problems.error(at, "must be a mapping with a string `id`")
-        return
-    for key in ("input_per_mtok", "output_per_mtok"):
-        if key in model:
-            _number(model[key], (*at, key), problems, low=0, high=math.inf, what="0 or more")
+        return None
+    given = [k for k in ("input_per_mtok", "output_per_mtok") if k in model]
+    if not given:
+        return None  # a model listed without prices: nothing to override
+    if len(given) == 1:
+        missing = ({"input_per_mtok", "output_per_mtok"} - set(given)).pop()
+        problems.error(at, f"sets {given[0]} without {missing}; a price needs both")
+        return None
+    cost = [
+        _number(model[k], (*at, k), problems, low=0, high=math.inf, what="0 or more")
+        for k in ("input_per_mtok", "output_per_mtok")
+    ]
+    if cost[0] is None or cost[1] is None:
+        return None
+    return ModelPrice(float(cost[0]), float(cost[1]))

@@ -176,8 +176,22 @@ INPUTS: tuple[InputSpec, ...] = (
     InputSpec(
         "max-cost-usd",
         "",
-        "Stop scheduling new runs once this much was spent.",
+        "Cut the plan before the first call when its projected cost is above this (fewer runs"
+        " per case, then cases), and start no new run once this much was spent.",
         parse=_positive_float,
+    ),
+    InputSpec(
+        "max-cost-increase",
+        "",
+        "Fail the check when head's cost per passing run exceeds base's by more than this"
+        " ratio (e.g. 1.5), on an eval with at least 2 passing runs on each side.",
+        parse=_positive_float,
+    ),
+    InputSpec(
+        "dry-run",
+        "false",
+        "Print the plan and its projected cost, and call no model.",
+        parse=_bool,
     ),
     InputSpec(
         "max-minutes",
@@ -209,7 +223,8 @@ INPUTS: tuple[InputSpec, ...] = (
         "harness",
         "sdk",
         "`sdk`: our agent loop over the official SDKs; `cli`: the real `claude` (Anthropic) and"
-        " `codex` (OpenAI) CLIs, behind a loopback key proxy (docs/harness.md).",
+        " `codex` (OpenAI) CLIs, behind a loopback key proxy (docs/harness.md); a `cli` run"
+        " sends about 17× the tokens of an `sdk` run (bench/README.md).",
         parse=_enum(Harness),
     ),
     InputSpec(
@@ -282,6 +297,8 @@ class Settings:
     check_name: str = DEFAULTS["check-name"]
     review_comments: bool = DEFAULTS["review-comments"]
     max_cost_usd: float | None = DEFAULTS["max-cost-usd"]
+    max_cost_increase: float | None = DEFAULTS["max-cost-increase"]
+    dry_run: bool = DEFAULTS["dry-run"]
     max_minutes: float = DEFAULTS["max-minutes"]
     cache_dir: Path | None = DEFAULTS["cache-dir"]
     results_dir: Path = DEFAULTS["results-dir"]

@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import math
 
+from evolve_action.model import spend
 from evolve_action.model.outcomes import Side
 from evolve_action.model.records import run_cost
+from evolve_action.publish import spend_history
 from evolve_action.publish.render import build_cases as cases
 from evolve_action.publish.render import build_lift as lift
 from evolve_action.publish.render import build_verdict as verdict
 from evolve_action.publish.render.build_verdict import points as points
+from evolve_action.publish.render.cost_rows import cost_rows
 from evolve_action.publish.render.effort import lines as effort_lines
 from evolve_action.publish.render.escape import cell, code, inline, marker
 from evolve_action.publish.render.report import ReportInput, tokens
 from evolve_action.publish.render.view import CommentView, SuiteRow
-from evolve_action.settings.inputs import Mode
+from evolve_action.settings.inputs import CommentMode, Mode
 from evolve_action.verdict.gate import pct, plural
 from evolve_action.verdict.significance import Label
 from evolve_action.verdict.stats import GroupStats
@@ -37,6 +40,7 @@ def build_view(report: ReportInput) -> CommentView:
     notices += [inline(n) for n in report.notices]
     failures = cases.failure_rows(report, index)
     effort, effort_rows = effort_lines(report)
+    costs, cost_rule = cost_rows(report)
     base_rate = agg.overall.base_rate if report.has_base else None
     return CommentView(
         marker=marker(report.settings.comment_key),
@@ -69,6 +73,8 @@ def build_view(report: ReportInput) -> CommentView:
         notices=tuple(notices),
         effort=effort,
         effort_rows=effort_rows,
+        costs=costs,
+        cost_rule=cost_rule,
         footer=footer(report),
     )
 
@@ -76,10 +82,7 @@ def build_view(report: ReportInput) -> CommentView:
 # --- numbers in words ------------------------------------------------------------------------
 
 
-def money(usd: float | None) -> str:
-    if usd is None:
-        return "cost unknown"
-    return "<$0.01" if 0 < usd < 0.005 else f"${usd:.2f}"
+money = spend.money  # one way to write dollars, "price unknown" for a model with no price
 
 
 def duration(seconds: float) -> str:
@@ -165,12 +168,26 @@ def _suite_row(report: ReportInput, index: cases.CaseIndex, g: GroupStats) -> Su
 
 def footer(report: ReportInput) -> str:
     runs = report.runs
-    costs = [c for r in runs if (c := run_cost(r)) is not None]
-    used = sum(r.transcript.usage.total_tokens + r.judge.usage.total_tokens for r in runs)
+    # What this job paid: runs reused from the cache were paid by an earlier job.
+    paid = spend.spend_of(runs)
+    used = sum(
+        r.transcript.usage.total_tokens + r.judge.usage.total_tokens for r in runs if not r.cached
+    )
     cached = report.cached_runs
     if cached is None:
         cached = sum(1 for r in runs if r.cached)
-    parts = [f"💸 {money(math.fsum(costs)) if costs else money(None)}", f"{tokens(used)} tokens"]
+    parts, hidden = [f"💸 {spend.spend_text(paid)}"], ""
+    if report.event.is_pr and report.settings.comment is CommentMode.STICKY:
+        # The PR's running total: shown, and hidden for the next job (`spend_history`); only
+        # a sticky comment can carry it from one push to the next.
+        total = spend_history.add(report.pr_spend_before, paid, report.head_sha)
+        parts = [f"💸 this push {spend.spend_text(paid)}", spend_history.words(total)]
+        hidden = spend_history.hidden(total)
+    parts.append(f"{tokens(used)} tokens")
+    if paid.saved_usd:
+        parts.append(f"cache saved {money(paid.saved_usd)}")
+    if report.projected_usd is not None:
+        parts.append(f"📐 projected {money(report.projected_usd)}")
     parts.append(f"⏱ {duration(report.duration_s)}")
     if cached:
         parts.append(f"{plural(cached, 'cached run')} reused")
@@ -179,4 +196,4 @@ def footer(report: ReportInput) -> str:
     if report.confinement:
         parts.append(f"confinement: {inline(report.confinement)}")
     parts.append(f"evolve-action {report.version}".strip())
-    return " · ".join(parts)
+    return " · ".join(parts) + hidden

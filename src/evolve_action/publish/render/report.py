@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from evolve_action.model.evals import LoadResult, Suite
 from evolve_action.model.outcomes import RunResult
 from evolve_action.plan.planning import RunSpec, Skip
+from evolve_action.publish.spend_history import PrSpend
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings
 from evolve_action.verdict.adaptive import Effort
+from evolve_action.verdict.cost_delta import CostDelta
 from evolve_action.verdict.discrimination import ItemRecord
 from evolve_action.verdict.gate import Gate
 from evolve_action.verdict.lift import Lift
@@ -48,6 +50,9 @@ class ReportInput:
     confinement: str = ""  # how commands were confined, in words (`sandbox.Level.words`)
     lift: Lift | None = None  # head against the no-skill arm; None when no case ran without it
     discrimination: Sequence[ItemRecord] = ()  # what each check item could tell
+    projected_usd: float | None = None  # the cost projected before the first call; None: unknown
+    pr_spend_before: PrSpend | None = None  # what earlier jobs on the PR paid (our comment's)
+    cost_deltas: Sequence[CostDelta] = ()  # tokens, cost, turns, time base → head
 
     @property
     def has_base(self) -> bool:

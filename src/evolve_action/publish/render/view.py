@@ -60,6 +60,20 @@ class EffortRow:
 
 
 @dataclass(frozen=True, slots=True)
+class CostRow:
+    """An eval or a skill on a model: tokens, cost, turns, time, base → head (escaped)."""
+
+    what: str
+    model: str
+    tokens: str
+    cost: str
+    per_pass: str  # cost per passing run, what `max-cost-increase` compares
+    turns: str
+    duration: str
+    flagged: str
+
+
+@dataclass(frozen=True, slots=True)
 class FailureRow:
     case: str
     model: str
@@ -124,6 +138,8 @@ class CommentView:
     notices: tuple[str, ...] = ()  # "in progress", "incomplete: stopped by SIGTERM", ...
     effort: tuple[str, ...] = ()  # `runs: auto`: where the runs went, what was cut and why
     effort_rows: tuple[EffortRow, ...] = ()
+    costs: tuple[CostRow, ...] = ()  # cost and behaviour, base → head
+    cost_rule: str = ""  # `max-cost-increase` in words, when set
     footer: str = ""  # cost · tokens · duration · cache · run link · version
     truncated: tuple[str, ...] = field(default=())  # what was dropped to fit
 

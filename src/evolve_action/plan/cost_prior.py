@@ -1,0 +1,73 @@
+"""What a run is expected to use before any run of its case was seen: the prior, in one table.
+
+A run the cache has never seen is projected from its own prompt and skill plus this table:
+per provider and harness, the tokens every call carries whatever the case (our system
+prompt and tool schemas, or the CLI's own), the tokens of one answer, and the number of
+turns. The judge has one row of its own. Tokens of text are counted as characters ÷ 4, the
+rule of thumb both vendors give for English and the loopback fake's own count.
+
+Source (`PRIOR_SOURCE`): the SDK rows are our agent loop's requests measured on the loopback
+fake (`bench/projection_bench.py`); the CLI rows are the harness benchmark's tokens per
+call (`bench/results/harness-2026-11-24.jsonl`: Claude Code about 17× an SDK run, Codex about
+7.5×). The turns are those of a short task (load the skill, act, answer). A real model on a
+long task takes more turns: the cache's records of the case replace the prior after its
+first run, which is why a second push is projected much more closely than a first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PRIOR_AS_OF = "2026-11-25"
+PRIOR_SOURCE = (
+    "bench/projection_bench.py (SDK agent loop on the loopback fake) and"
+    " bench/results/harness-2026-11-24.jsonl (CLI harnesses)"
+)
+CHARS_PER_TOKEN = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Prior:
+    """One provider on one harness."""
+
+    overhead_tokens: int  # carried by every call: system prompt, tool schemas
+    message_tokens: int  # fresh input of every call besides the prompt (envelope, listing)
+    output_tokens: int  # one answer of the agent (a tool call, or the final text)
+    history_tokens: int  # what each turn adds to the conversation (call + tool result)
+    turns: int  # calls per run
+    # The share of the overhead read from the provider's prompt cache (at its rate); the rest
+    # is paid as plain input. Our SDK loop's prefix is stable, so it is read every call after
+    # the job's first (which the projection leaves out); the CLIs change part of theirs.
+    cached_share: float
+
+
+@dataclass(frozen=True, slots=True)
+class JudgePrior:
+    overhead_tokens: int  # the judge's instructions and answer format
+    transcript_tokens: int  # the summary of the run it reads, besides the case's own text
+    output_tokens: int  # its verdict per item, with evidence
+
+
+PRIORS: dict[tuple[str, str], Prior] = {
+    ("anthropic", "sdk"): Prior(1160, 75, 8, 40, 3, 1.0),
+    ("openai", "sdk"): Prior(1160, 75, 8, 40, 3, 1.0),
+    # Harness benchmark: Claude Code $0.0773 for 94,362 tokens over 4 calls ($0.82 per million
+    # at Sonnet's $3 input, $0.30 cached: 81% cached); Codex $0.0220 for 41,262 (64% at
+    # GPT-5.4's $1.25 and $0.125).
+    ("anthropic", "cli"): Prior(23000, 75, 8, 40, 3, 0.81),
+    ("openai", "cli"): Prior(10000, 75, 8, 40, 3, 0.64),
+}
+FALLBACK = Prior(1160, 75, 8, 40, 3, 0.0)  # a provider this table does not know
+JUDGE = JudgePrior(700, 200, 120)
+
+# What `harness: cli` costs against `sdk` in tokens on the same case (bench/README.md): the
+# warning a user sees before switching.
+CLI_TOKEN_FACTOR = 17
+
+
+def prior_for(provider: str, harness: str) -> Prior:
+    return PRIORS.get((provider, harness), FALLBACK)
+
+
+def text_tokens(text: str) -> int:
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN

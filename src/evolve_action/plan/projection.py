@@ -1,0 +1,177 @@
+"""What a plan will cost, before the first call: per run, in total, and at most under `auto`.
+
+Each run is projected from the best thing known about it, in this order:
+- it is in the cache: it will be reused, and costs nothing;
+- the cache holds runs of the same case on the same model (another repetition, the other
+  side, an earlier push): their mean usage (`cost_history`);
+- else its own prompt and skill, and the prior of its provider and harness (`cost_prior`).
+
+The judge is projected the same way, on the judge's model. Usage becomes dollars through
+the price function the caller passes (the catalog with the repository's overrides), so a
+model with no price is counted in `unpriced` and the total says "price unknown", never $0.
+The projection iterates over whatever sides the plan holds: a third arm is projected like
+the other two. Under `runs: auto` the plan holds the start runs; `most_usd` adds what the
+waves could add up to `max-runs` per case and side.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from evolve_action.model.evals import Case, Suite, split_model
+from evolve_action.model.outcomes import Usage
+from evolve_action.plan import cost_prior
+from evolve_action.plan.cost_history import CaseModel, Seen
+from evolve_action.plan.planning import Plan, RunSpec
+
+Price = Callable[[str, Usage], float | None]  # (qualified model, usage) → USD, None: unpriced
+SKILL_FILE = "SKILL.md"
+SKILL_BYTES = 256 * 1024  # a skill file past this is counted at this size
+NO_SKILL_SIDES = frozenset({"no_skill", "no-skill"})  # an arm that runs without the skill
+
+
+@dataclass(frozen=True, slots=True)
+class RunEstimate:
+    spec: RunSpec
+    usd: float | None  # None: a model of the run has no price
+    tokens: int
+    source: str  # "cache" (reused, free), "seen" (the case's earlier runs), "prior"
+
+
+@dataclass(frozen=True, slots=True)
+class Projection:
+    runs: tuple[RunEstimate, ...]
+    extra_usd: float | None = None  # `auto`: what waves up to max-runs could add; None: fixed
+    extra_runs: int = 0
+    harness: str = "sdk"
+
+    def _paid(self) -> list[RunEstimate]:
+        return [r for r in self.runs if r.source != "cache"]
+
+    @property
+    def unpriced(self) -> int:
+        return sum(1 for r in self._paid() if r.usd is None)
+
+    @property
+    def total_usd(self) -> float:
+        """The priced runs' sum; read with `unpriced` (runs whose cost is unknown)."""
+        return math.fsum(r.usd for r in self._paid() if r.usd is not None)
+
+    @property
+    def most_usd(self) -> float:
+        return self.total_usd + (self.extra_usd or 0.0)
+
+    def count(self, source: str) -> int:
+        return sum(1 for r in self.runs if r.source == source)
+
+    def costs(self) -> Mapping[str, float]:
+        """Run key → what it is projected to cost here (0 when reused or unpriced)."""
+        return {r.spec.key: (r.usd or 0.0) if r.source != "cache" else 0.0 for r in self.runs}
+
+
+def _skill_tokens(suite: Suite) -> int:
+    skill_dir = suite.skill.dir
+    if skill_dir is None:
+        return 0
+    try:
+        size = min((Path(skill_dir) / SKILL_FILE).stat().st_size, SKILL_BYTES)
+    except OSError:
+        return 0
+    return (size + cost_prior.CHARS_PER_TOKEN - 1) // cost_prior.CHARS_PER_TOKEN
+
+
+def _prompt_tokens(case: Case) -> int:
+    text = case.prompt + "".join(m.content for m in case.messages) + (case.system or "")
+    return cost_prior.text_tokens(text)
+
+
+def prior_usage(spec: RunSpec, harness: str, skill_tokens: int) -> Usage:
+    """The agent's usage for a run never seen, from its prompt, its skill and the prior."""
+    prior = cost_prior.prior_for(split_model(spec.model)[0], harness)
+    prompt = _prompt_tokens(spec.case)
+    skill = 0 if spec.side.value in NO_SKILL_SIDES else skill_tokens
+    usage = Usage()
+    for turn in range(prior.turns):
+        # The skill enters the conversation once loaded (the first turn's tool call).
+        fresh = prompt + prior.message_tokens + prior.history_tokens * turn + (skill if turn else 0)
+        read = round(prior.overhead_tokens * prior.cached_share)
+        fresh += prior.overhead_tokens - read
+        usage.add(Usage(fresh, prior.output_tokens, read, 0, None, 1))
+    return usage
+
+
+def judge_usage(case: Case) -> Usage:
+    """One judge call over the case's text and its judged items; none without such items."""
+    items = case.judge_items
+    if not items:
+        return Usage()
+    text = case.prompt + case.expected_output + "".join(i.text for i in items)
+    j = cost_prior.JUDGE
+    inp = j.overhead_tokens + j.transcript_tokens + cost_prior.text_tokens(text)
+    return Usage(inp, j.output_tokens, 0, 0, None, 1)
+
+
+def _estimate(
+    spec: RunSpec,
+    seen: Seen | None,
+    *,
+    price: Price,
+    judge_model: str,
+    harness: str,
+    skill_tokens: int,
+) -> RunEstimate:
+    if seen is not None:
+        agent, judge, source = seen.agent, seen.judge, "seen"
+    else:
+        agent, source = prior_usage(spec, harness, skill_tokens), "prior"
+        judge = judge_usage(spec.case)
+    costs = [price(spec.model, agent), price(judge_model, judge) if judge.calls else 0.0]
+    usd = None if None in costs else math.fsum(c for c in costs if c is not None)
+    return RunEstimate(spec, usd, agent.total_tokens + judge.total_tokens, source)
+
+
+def project(
+    plan: Plan,
+    *,
+    cached: Collection[str],
+    history: Mapping[CaseModel, Seen],
+    price: Price,
+    judge_model: str,
+    harness: str,
+    max_runs: int,
+) -> Projection:
+    """The plan's projection. `cached`: keys of the runs the cache will answer."""
+    skills: dict[str, int] = {}  # skill directory → tokens (base and head differ)
+
+    def fresh(spec: RunSpec) -> RunEstimate:
+        where = str(spec.suite.skill.dir)
+        if where not in skills:
+            skills[where] = _skill_tokens(spec.suite)
+        seen = history.get((spec.suite.rel, spec.case.id, spec.model))
+        return _estimate(
+            spec,
+            seen,
+            price=price,
+            judge_model=judge_model,
+            harness=harness,
+            skill_tokens=skills[where],
+        )
+
+    runs = [RunEstimate(s, 0.0, 0, "cache") if s.key in cached else fresh(s) for s in plan.runs]
+    if not plan.adaptive:
+        return Projection(tuple(runs), harness=harness)
+    # `auto`: every cell of an adaptive suite could get up to max-runs fresh runs.
+    cells: dict[tuple[str, str, str, str], list[RunSpec]] = {}
+    for spec in plan.runs:
+        if spec.suite.rel in plan.adaptive:
+            key = (spec.side.value, spec.suite.rel, spec.case.id, spec.model)
+            cells.setdefault(key, []).append(spec)
+    extra, extra_runs = 0.0, 0
+    for members in cells.values():
+        more = max(0, max_runs - len(members))
+        extra += more * (fresh(members[0]).usd or 0.0)
+        extra_runs += more
+    return Projection(tuple(runs), extra, extra_runs, harness)
