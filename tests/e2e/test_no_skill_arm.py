@@ -157,7 +157,7 @@ def test_no_skill_arm__new_skill_shows_lift_names_checks_that_cannot_tell_and_ca
     spent = {side: sum(run_cost(r) or 0.0 for r in results.runs if r.side is side) for side in Side}
     assert spent[Side.NO_SKILL] > 0
     assert float(out["cost-usd"]) == pytest.approx(sum(spent.values()), abs=1e-4)
-    assert f"💸 ${sum(spent.values()):.2f}" in body
+    assert f"💸 this push ${sum(spent.values()):.2f}" in body
 
     model = "anthropic/claude-sonnet-4-6"
     bench_dir = tmp_path / "results/suites" / slug("evals/poet/evals.json") / slug(model)
