@@ -92,7 +92,9 @@ def cost_plan(
     nothing."""
     probe = RunCache(settings.cache_dir)  # its own instance: the job's hit count stays true
     fingerprints = {
-        s.key: fingerprinter.run(s.suite, s.case, model=s.model, repetition=s.repetition)
+        s.key: fingerprinter.run(
+            s.suite, s.case, model=s.model, repetition=s.repetition, skill=s.with_skill
+        )
         for s in plan.runs
     }
     cached = {k for k, fp in fingerprints.items() if probe.get(fp) is not None}

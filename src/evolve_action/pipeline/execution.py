@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
 from evolve_action.execute.scheduler import Job, JobOutcome, Scheduler
-from evolve_action.model.outcomes import ErrorKind, RunResult, Side
+from evolve_action.model.outcomes import ErrorKind, RunResult
 from evolve_action.model.records import run_cost
 from evolve_action.pipeline.pricing import Prices
 from evolve_action.pipeline.runner import RunEnvironment, error_result, execute
@@ -92,7 +92,7 @@ async def execute_plan(
             s.case,
             model=s.model,
             repetition=s.repetition,
-            skill=s.side is not Side.NO_SKILL,
+            skill=s.with_skill,
         )
         for s in specs
     ]

@@ -23,7 +23,7 @@ from evolve_action.execute.skill_install import SKILLS_DIR, WorkspaceError
 from evolve_action.execute.tools import WorkspaceTools, system_prompt
 from evolve_action.execute.workspace import Workspace, prepare
 from evolve_action.model.evals import CaseKind, split_model
-from evolve_action.model.outcomes import ErrorKind, RunResult, Side, Status, Transcript
+from evolve_action.model.outcomes import ErrorKind, RunResult, Status, Transcript
 from evolve_action.plan.planning import RunSpec
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ async def execute(spec: RunSpec, env: RunEnvironment) -> RunResult:
             spec.case,
             keep=env.keep_workspaces,
             # The no-skill arm: the same workspace, no skill listed or loadable.
-            with_skill=spec.suite.agent and spec.side is not Side.NO_SKILL,
+            with_skill=spec.suite.agent and spec.with_skill,
             tracked=spec.suite.agent,
             skills_dir=cli.skills_dir(spec.model) if cli else SKILLS_DIR,
         ),

@@ -36,6 +36,11 @@ class RunSpec:
         """Stable identity of the run, used for sharding and messages."""
         return f"{self.side}|{self.suite.rel}|{self.case.id}|{self.model}|{self.repetition}"
 
+    @property
+    def with_skill(self) -> bool:
+        """Whether the run installs the suite's skill: every side but the no-skill arm."""
+        return self.side is not Side.NO_SKILL
+
 
 @dataclass(frozen=True, slots=True)
 class Skip:

@@ -30,7 +30,6 @@ from evolve_action.plan.planning import Plan, RunSpec
 Price = Callable[[str, Usage], float | None]  # (qualified model, usage) → USD, None: unpriced
 SKILL_FILE = "SKILL.md"
 SKILL_BYTES = 256 * 1024  # a skill file past this is counted at this size
-NO_SKILL_SIDES = frozenset({"no_skill", "no-skill"})  # an arm that runs without the skill
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +91,7 @@ def prior_usage(spec: RunSpec, harness: str, skill_tokens: int) -> Usage:
     """The agent's usage for a run never seen, from its prompt, its skill and the prior."""
     prior = cost_prior.prior_for(split_model(spec.model)[0], harness)
     prompt = _prompt_tokens(spec.case)
-    skill = 0 if spec.side.value in NO_SKILL_SIDES else skill_tokens
+    skill = skill_tokens if spec.with_skill else 0
     usage = Usage()
     for turn in range(prior.turns):
         # The skill enters the conversation once loaded (the first turn's tool call).

@@ -43,7 +43,7 @@ from evolve_action.execute.sandbox import (
 )
 from evolve_action.execute.sandbox_python import python_for_commands
 from evolve_action.model.evals import Case, CaseKind, split_model
-from evolve_action.model.outcomes import ErrorKind, Side, Transcript
+from evolve_action.model.outcomes import ErrorKind, Transcript
 from evolve_action.plan.fingerprints import case_digest, tree_digest
 from evolve_action.plan.planning import RunSpec
 
@@ -213,7 +213,7 @@ def _identity(spec: RunSpec, binary: CliBinary) -> str:
         binary.version,
         spec.model,
         case_digest(suite, spec.case),
-        tree_digest(suite.skill.dir) if spec.side is not Side.NO_SKILL else "no skill",
+        tree_digest(suite.skill.dir) if spec.with_skill else "no skill",
         spec.repetition,
     ]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
