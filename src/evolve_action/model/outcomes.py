@@ -128,6 +128,17 @@ class JudgeReport:
     duration_s: float = 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class RulerGrade:
+    """A head run graded with base's checks too, when the PR changed them (issue 26)."""
+
+    key: str  # the ruler's identity (`plan.ruler.ruler_key`)
+    case_id: str  # the case's id on base
+    status: Status  # PASS or FAIL under base's checks
+    score: float = 0.0
+    items: tuple[ItemResult, ...] = ()
+
+
 @dataclass(slots=True)
 class RunResult:
     suite: str  # Suite.rel
@@ -144,6 +155,7 @@ class RunResult:
     error_kind: ErrorKind | None = None
     fingerprint: str = ""
     cached: bool = False
+    ruler: RulerGrade | None = None  # the same run under base's checks, when they changed
 
 
 @dataclass(frozen=True, slots=True)

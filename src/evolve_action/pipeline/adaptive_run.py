@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from evolve_action.model.evals import Case, Suite
 from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.model.records import run_cost
 from evolve_action.pipeline.execution import Budget, Outcome
@@ -70,11 +69,11 @@ class Waves:
     def __init__(self, plan: Plan, design: Design) -> None:
         self.design = design
         self.plan = plan
-        self.sources: dict[tuple[Side, CellKey], tuple[Suite, Case]] = {}
+        self.sources: dict[tuple[Side, CellKey], RunSpec] = {}
         self.planned: dict[tuple[Side, CellKey], int] = {}
         for spec in plan.runs:
             where = (spec.side, _key(spec))
-            self.sources[where] = (spec.suite, spec.case)
+            self.sources[where] = spec  # its suite, case and ruler
             self.planned[where] = max(self.planned.get(where, 0), spec.repetition)
         self.fixed = frozenset(key for _, key in self.planned if key[0] not in plan.adaptive)
 
@@ -93,9 +92,8 @@ class Waves:
                 if source is None:
                     continue
                 have = self.planned[(side, ext.key)]
-                suite, case = source
                 out += [
-                    RunSpec(suite, case, ext.key[2], side, rep)
+                    replace(source, model=ext.key[2], side=side, repetition=rep)
                     for rep in range(have + 1, ext.target + 1)
                 ]
                 self.planned[(side, ext.key)] = max(have, ext.target)

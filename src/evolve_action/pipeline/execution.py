@@ -56,6 +56,13 @@ def _internal_error(spec: RunSpec, error: BaseException | None) -> RunResult:
     )
 
 
+def _fits(cached: RunResult, spec: RunSpec) -> bool:
+    """A stored run serves a run graded under base's checks too only when it was graded under
+    that very ruler; else the run is made again (re-grading a stored run under another ruler
+    would need its workspace, which the cache does not keep)."""
+    return spec.ruler is None or (cached.ruler is not None and cached.ruler.key == spec.ruler.key)
+
+
 def _as_this_run(cached: RunResult, spec: RunSpec, fingerprint: str) -> RunResult:
     # The same work can serve another side or a moved file: label it as the run asked for.
     return replace(
@@ -67,6 +74,7 @@ def _as_this_run(cached: RunResult, spec: RunSpec, fingerprint: str) -> RunResul
         repetition=spec.repetition,
         fingerprint=fingerprint,
         cached=True,
+        ruler=cached.ruler if spec.ruler is not None else None,
     )
 
 
@@ -92,7 +100,7 @@ async def execute_plan(
     pending: list[int] = []
     for index, (spec, fp) in enumerate(zip(specs, fingerprints, strict=True)):
         hit = cache.get(fp)
-        if hit is not None:
+        if hit is not None and _fits(hit, spec):
             slots[index] = _as_this_run(hit, spec, fp)
             outcome.cached += 1
             if on_done is not None:

@@ -114,6 +114,8 @@ def facts_of(docs: Sequence[LoadedResults], merged: Merged, event: Event, head_s
         runs_setting=next((r.runs for r in records if r.runs is not None), None),
         event_name=next((r.event for r in records if r.event), ""),
         merged_from=len(docs),
+        # Every shard classifies the same two trees alike: one list, repeated ones said once.
+        case_diffs=tuple(dict.fromkeys(c.diff for r in records for c in r.case_changes)),
         judge_model=next(
             (j for d in docs if isinstance(j := d.document.get("judge_model"), str)), None
         ),

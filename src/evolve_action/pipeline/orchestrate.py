@@ -31,6 +31,7 @@ from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.cache import RunCache
 from evolve_action.plan.fingerprints import Fingerprinter
 from evolve_action.plan.planning import START_RUNS, Plan, RunSpec, plan_runs
+from evolve_action.plan.ruler import CaseDiff, classify_all, skill_touched, with_rulers
 from evolve_action.plan.selection import Selection, inherit_trigger_models, select, shard_plan
 from evolve_action.plan.sides import Sides
 from evolve_action.settings.config import RepoConfig
@@ -109,6 +110,7 @@ class Execution:
     head_suites: list[Suite] = field(default_factory=list)
     base_suites: list[Suite] = field(default_factory=list)
     removed_suites: list[str] = field(default_factory=list)
+    case_diffs: list[CaseDiff] = field(default_factory=list)  # what the PR changed in its evals
     not_run: list[RunSpec] = field(default_factory=list)
     cached: int = 0
     spent_usd: float = 0.0
@@ -167,7 +169,10 @@ async def run_job(
     by_side = {Side.HEAD: chosen.head} | ({Side.BASE: chosen.base} if chosen.base else {})
     # A shard sees part of the PR only, so no wave can follow: `auto` runs a fixed 3 there.
     start = START_RUNS if settings.shard.count == 1 else None
-    plan = shard_plan(plan_runs(by_side, models, runs=settings.runs, start=start), settings.shard)
+    touched = {s.rel: skill_touched(s, sides.head_root, sides.changed) for s in chosen.head}
+    diffs = classify_all(chosen.base, chosen.head, touched)
+    planned = plan_runs(by_side, models, runs=settings.runs, start=start)
+    plan = shard_plan(with_rulers(planned, chosen.base, diffs), settings.shard)
     env, providers = prepare_environment(request, settings, models, judge)
     budget = Budget(settings.max_cost_usd)
     cache = RunCache(settings.cache_dir)
@@ -175,7 +180,9 @@ async def run_job(
     outcome = Outcome(not_run=list(plan.runs), interrupted=True)
     try:
         if stop is not None and stop.requested:
-            return _execution(settings, models, judge, plan, providers, chosen, outcome, budget)
+            return _execution(
+                settings, models, judge, plan, providers, chosen, outcome, budget, diffs=diffs
+            )
         async with open_harness(
             settings.harness,
             models,
@@ -208,7 +215,9 @@ async def run_job(
     finally:
         await providers.aclose()
     providers.save_recordings()
-    return _execution(settings, models, judge, plan, providers, chosen, outcome, budget, effort)
+    return _execution(
+        settings, models, judge, plan, providers, chosen, outcome, budget, effort, diffs=diffs
+    )
 
 
 def _execution(
@@ -221,6 +230,8 @@ def _execution(
     outcome: Outcome,
     budget: Budget,
     effort: Effort | None = None,
+    *,
+    diffs: list[CaseDiff],
 ) -> Execution:
     return Execution(
         settings=settings,
@@ -237,6 +248,7 @@ def _execution(
         spent_usd=budget.spent_usd,
         interrupted=outcome.interrupted,
         effort=effort,
+        case_diffs=diffs,
     )
 
 

@@ -11,7 +11,7 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -22,11 +22,12 @@ from evolve_action.execute.skill_install import SKILLS_DIR, WorkspaceError
 from evolve_action.execute.tools import WorkspaceTools, system_prompt
 from evolve_action.execute.workspace import Workspace, prepare
 from evolve_action.model.evals import CaseKind, split_model
-from evolve_action.model.outcomes import ErrorKind, RunResult, Status, Transcript
+from evolve_action.model.outcomes import ErrorKind, RulerGrade, RunResult, Status, Transcript
 from evolve_action.plan.planning import RunSpec
 
 if TYPE_CHECKING:
     from evolve_action.execute.harness.run import CliHarness
+    from evolve_action.grade.grading import Graded
 
 log = logging.getLogger(__name__)
 
@@ -190,7 +191,8 @@ async def _run_in(
             tools=WorkspaceTools(root, None, (), JUDGE_TOOLS),
             timeout_s=limit.timeout_s,
         )
-    graded = await grade_run(ctx, judge)
+    ruler = spec.ruler
+    graded = await grade_run(ctx, judge, also=[(ruler.suite, ruler.case)] if ruler else [])
     if graded.judge.error_kind is not None:
         # The judge's provider failed after retries: the run was not graded, not failed.
         result = error_result(
@@ -209,7 +211,16 @@ async def _run_in(
         items=graded.items,
         transcript=transcript,
         judge=graded.judge,
+        ruler=_ruler_grade(spec, graded.also),
     )
+
+
+def _ruler_grade(spec: RunSpec, also: Sequence[Graded]) -> RulerGrade | None:
+    """The run under base's checks, kept beside its own grading (and in the cache)."""
+    if spec.ruler is None or not also:
+        return None
+    base, ruler = also[0], spec.ruler
+    return RulerGrade(ruler.key, ruler.case.id, base.status, base.score, tuple(base.items))
 
 
 class UnavailableProvider:

@@ -25,26 +25,27 @@ from evolve_action.model.evals import Case, Origin, Suite
 GRADING_REVISION = 1
 
 
-def _plain(value: Any) -> Any:
-    """The JSON-able content of a model value; `Origin`s and absolute paths are left out."""
+def plain(value: Any) -> Any:
+    """The JSON-able content of a model value; `Origin`s and absolute paths are left out
+    (`plan.ruler` compares cases by it too)."""
     if isinstance(value, Origin):
         return None
     if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in fields(value) if f.name != "origin"}
+        return {f.name: plain(getattr(value, f.name)) for f in fields(value) if f.name != "origin"}
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+        return {str(k): plain(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
     if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if isinstance(value, frozenset | set):
-        return sorted(_plain(v) for v in value)
+        return sorted(plain(v) for v in value)
     if isinstance(value, Path):
         return None  # fixture sources are hashed by content below
     return value
 
 
-def _digest(data: Any) -> str:
+def digest(data: Any) -> str:
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -70,16 +71,16 @@ def tree_digest(root: Path | None) -> str:
                 entries.append((rel, "link:" + str(path.readlink())))
             else:
                 entries.append((rel, file_digest(path)))
-    return _digest(entries)
+    return digest(entries)
 
 
 def case_digest(suite: Suite, case: Case) -> str:
     fixtures = [(f.dest, file_digest(f.source)) for f in case.files]
-    return _digest(
+    return digest(
         {
             "format": suite.format.value,
-            "policy": _plain(suite.policy),
-            "case": _plain(case),
+            "policy": plain(suite.policy),
+            "case": plain(case),
             "fixtures": fixtures,
             # Only when set, so every other suite keeps the fingerprints it had.
             **({} if suite.agent else {"agent": False}),
@@ -108,7 +109,7 @@ class Fingerprinter:
     def run(self, suite: Suite, case: Case, *, model: str, repetition: int) -> str:
         key = (str(suite.path), suite.rel, case.id)
         if key not in self._cases:
-            self._cases[key] = _digest(
+            self._cases[key] = digest(
                 {
                     "case": case_digest(suite, case),
                     "skill": self.tree(suite.skill.dir),
@@ -120,7 +121,7 @@ class Fingerprinter:
                     **({"harness": self.harness} if self.harness else {}),
                 }
             )
-        return _digest([self._cases[key], model, repetition])
+        return digest([self._cases[key], model, repetition])
 
     def _plugin_skills(self, suite: Suite) -> str:
         # Trigger runs install every skill of the plugin: any of them can change the outcome.

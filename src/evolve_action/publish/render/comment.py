@@ -96,7 +96,9 @@ def fit_comment(
         if not keep:
             view = view.without("failures")
         text = render(view, name=name, env=env)
-    droppable = ("suggestions", "drops", "suites", "unchanged_failures", "improved", "new")
+    droppable = (
+        "suggestions", "eval_changes", "drops", "suites", "unchanged_failures", "improved", "new"
+    )  # fmt: skip
     for part in (*droppable, "removed"):
         if _size(text) <= budget:
             break

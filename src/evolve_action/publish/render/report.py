@@ -9,7 +9,7 @@ gate once, so every output reads the same verdict. The comment's parts (`build`,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from evolve_action.model.evals import LoadResult, Suite
 from evolve_action.model.outcomes import RunResult
@@ -18,6 +18,7 @@ from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings
 from evolve_action.verdict.adaptive import Effort
 from evolve_action.verdict.gate import Gate
+from evolve_action.verdict.ruler import RulerReport
 from evolve_action.verdict.stats import Aggregate
 
 
@@ -44,6 +45,9 @@ class ReportInput:
     gate: Gate  # decided once, by `pipeline.report_input.build`; every output reads it
     effort: Effort | None = None  # `runs: auto`: runs per case and why each stopped
     confinement: str = ""  # how commands were confined, in words (`sandbox.Level.words`)
+    rulers: RulerReport = field(
+        default_factory=RulerReport
+    )  # what the PR changed in its own evals (issue 26)
 
     @property
     def has_base(self) -> bool:

@@ -1,0 +1,190 @@
+"""A pull request cannot hide a regression by weakening its own evals (issue 26), end to end:
+`evolve-action run` on a pull request as the container runs it, against the loopback LLM and
+GitHub fakes and the scripted agent of `test_pull_request` (it writes what the skill says).
+
+On base, `greeter` writes `Hello, Ada!` and every check passes. Each scenario's head edits the
+skill, its evals, or both, and must end with the expected exit code, check conclusion and
+comment line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_pull_request import REPO, SKILL, agent, container_env, evals, run_container
+from tests.fakes.github_server import GitHubFake
+from tests.fakes.llm_server import FakeLLM
+from tests.gitrepo import git, put
+
+GOOD = SKILL.format(name="greeter", body="Write `Hello, Ada!`.")
+BROKEN = SKILL.format(name="greeter", body="SHOUT `HI`.")
+EVALS = "evals/greeter/evals.json"
+PROMPT = "Write the message for Ada (status-file)."
+REGEX = {"type": "regex", "path": "message.txt", "pattern": "^Hello, Ada!$"}
+EXISTS = {"type": "file_exists", "path": "message.txt"}
+
+
+def case(case_id: str, *assertions: dict[str, str], prompt: str = PROMPT) -> dict[str, object]:
+    return {"id": case_id, "prompt": prompt, "assertions": list(assertions)}
+
+
+KEEP = case("keep", {"type": "regex", "path": "message.txt", "pattern": "."}, prompt="Say it.")
+BASE_EVALS = evals(case("status-file", REGEX, EXISTS), KEEP)
+
+
+@pytest.fixture
+def fakes() -> Iterator[tuple[FakeLLM, GitHubFake]]:
+    with FakeLLM(agent) as llm, GitHubFake() as gh:
+        yield llm, gh
+        assert not llm.script_errors, llm.script_errors
+
+
+Job = tuple[int, str, str, dict[str, object]]  # exit code, conclusion, comment, results.json
+
+
+def pull_request(
+    tmp_path: Path,
+    fakes: tuple[FakeLLM, GitHubFake],
+    *,
+    skill: str,
+    head_evals: str,
+    files: Callable[[Path], None] = lambda _root: None,
+    base_files: Callable[[Path], None] = lambda _root: None,
+) -> Callable[[], Job]:
+    """A repository whose head commit has `skill` and `head_evals`; returns the job to run
+    (again and again: a second push of the same commits)."""
+    llm, gh = fakes
+    root = tmp_path / "repo"
+    put(root, ".claude-plugin/plugin.json", '{"name": "demo"}')
+    put(root, "skills/greeter/SKILL.md", GOOD)
+    put(root, EVALS, BASE_EVALS)
+    base_files(root)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    base = git(root, "rev-parse", "HEAD")
+    git(root, "checkout", "-q", "-b", "feature")
+    put(root, "skills/greeter/SKILL.md", skill)
+    put(root, EVALS, head_evals)
+    files(root)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "head")
+    env = container_env(root, tmp_path, llm, gh, base, git(root, "rev-parse", "HEAD"))
+    env["INPUT_MODELS"] = "anthropic"
+    env["INPUT_RUNS"] = "4"
+
+    def job() -> Job:
+        done = run_container(env, root)
+        body = gh.comments[(REPO, 7)][-1]["body"]
+        check = gh.check_runs[-1]
+        assert check["output"]["title"] in body.split("\n", 2)[1]
+        results = json.loads((tmp_path / "results/results.json").read_text())
+        assert done.returncode in (0, 1), done.stderr[-3000:]
+        return done.returncode, str(check["conclusion"]), body, results
+
+    return job
+
+
+def section(body: str, heading: str) -> str:
+    start = body.index(heading)
+    end = body.find("\n**", start + len(heading))
+    return body[start : end if end > 0 else None]
+
+
+HIDDEN = "**▼ Regressed under the checks this PR removed or relaxed**"
+
+
+def test_deleting_the_assertion_that_caught_the_break_is_red_and_names_it(
+    tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake]
+) -> None:
+    job = pull_request(
+        tmp_path, fakes, skill=BROKEN, head_evals=evals(case("status-file", EXISTS), KEEP)
+    )
+    code, conclusion, body, _ = job()
+    assert (code, conclusion) == (1, "failure")
+    assert body.split("\n", 2)[1] == "### ❌ evolve: 1 eval regressed"
+    hidden = section(body, HIDDEN)
+    assert "`status-file` on anthropic/" in hidden and "4/4 → 0/4 under base's checks" in hidden
+    assert "(head's own checks: 4/4" in hidden
+    assert "removed: `message.txt matches /^Hello, Ada!$/`" in hidden
+    assert "**▼ Regressed**" not in body  # head's own checks show nothing
+
+
+def test_a_second_push_comes_from_the_cache_with_no_new_agent_call(
+    tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake]
+) -> None:
+    llm, _ = fakes
+    job = pull_request(
+        tmp_path, fakes, skill=BROKEN, head_evals=evals(case("status-file", EXISTS), KEEP)
+    )
+    first = job()
+    calls = len(llm.requests)
+    second = job()
+    assert len(llm.requests) == calls  # base's checks' verdicts were cached with the runs
+    assert (second[0], second[1]) == (first[0], first[1]) == (1, "failure")
+    assert HIDDEN in second[2]
+    assert "cached runs reused" in second[2]
+
+
+def test_loosening_the_regex_is_red(tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake]) -> None:
+    loose = {**REGEX, "pattern": ".*"}
+    job = pull_request(
+        tmp_path, fakes, skill=BROKEN, head_evals=evals(case("status-file", loose, EXISTS), KEEP)
+    )
+    code, conclusion, body, _ = job()
+    assert (code, conclusion) == (1, "failure")
+    assert "regex /^Hello, Ada!$/ → /.*/" in section(body, HIDDEN)
+
+
+def test_deleting_the_case_lists_it_as_removed_while_passing(
+    tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake]
+) -> None:
+    job = pull_request(tmp_path, fakes, skill=BROKEN, head_evals=evals(KEEP))
+    code, conclusion, body, results = job()
+    assert "**Removed while passing:** greeter / `status-file` (base 4/4 passed, 100%)." in body
+    changes = results["settings"]["case_changes"]  # type: ignore[index]
+    assert {"change": "removed", "base_case": "status-file", "base_pass_rate": 1.0}.items() <= (
+        changes[0].items()
+    )
+    assert (code, conclusion) == (0, "success")  # no compared eval fell; the list says it
+
+
+def test_renaming_the_case_with_the_same_task_is_red(
+    tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake]
+) -> None:
+    job = pull_request(
+        tmp_path, fakes, skill=BROKEN, head_evals=evals(case("status", REGEX, EXISTS), KEEP)
+    )
+    code, conclusion, body, _ = job()
+    assert (code, conclusion) == (1, "failure")
+    hidden = section(body, HIDDEN)
+    assert "`status-file` (renamed `status`)" in hidden and "4/4 → 0/4" in hidden
+
+
+def test_stricter_evals_with_the_skill_unchanged_are_not_red(
+    tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake]
+) -> None:
+    strict = {**REGEX, "pattern": "^Hello, Ada!!$"}  # the unchanged skill now fails it
+    job = pull_request(
+        tmp_path, fakes, skill=GOOD, head_evals=evals(case("status-file", strict, EXISTS), KEEP)
+    )
+    code, conclusion, body, _ = job()
+    assert (code, conclusion) == (0, "success")
+    assert HIDDEN not in body and "**▼ Regressed**" not in body
+    assert "not tested: the PR changed only evals" in body
+    assert "regex /^Hello, Ada!$/ → /^Hello, Ada!!$/" in body
+
+
+def test_rewording_the_prompt_is_a_changed_case_not_compared(
+    tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake]
+) -> None:
+    reworded = case("status-file", REGEX, EXISTS, prompt="Greet Ada in message.txt.")
+    job = pull_request(tmp_path, fakes, skill=BROKEN, head_evals=evals(reworded, KEEP))
+    code, conclusion, body, _ = job()
+    assert "greeter / `status-file`: a changed case (prompt changed), not compared" in body
+    assert (code, conclusion) == (0, "success")
+    assert "**▼ Regressed**" not in body and HIDDEN not in body
