@@ -13,7 +13,10 @@ import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import jsonschema
 import pytest
+
+from evolve_action.publish.results import schema_path
 
 from tests.e2e.test_pull_request import REPO, SKILL, agent, container_env, evals, run_container
 from tests.fakes.github_server import GitHubFake
@@ -83,6 +86,8 @@ def pull_request(
         check = gh.check_runs[-1]
         assert check["output"]["title"] in body.split("\n", 2)[1]
         results = json.loads((tmp_path / "results/results.json").read_text())
+        schema = json.loads(schema_path().read_text())
+        jsonschema.Draft202012Validator(schema).validate(results)  # `ruler`, `case_changes`
         assert done.returncode in (0, 1), done.stderr[-3000:]
         return done.returncode, str(check["conclusion"]), body, results
 
