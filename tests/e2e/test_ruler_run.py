@@ -10,6 +10,7 @@ comment line.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -19,7 +20,8 @@ import pytest
 from evolve_action.publish.results import schema_path
 from tests.e2e.test_pull_request import REPO, SKILL, agent, container_env, evals, run_container
 from tests.fakes.github_server import GitHubFake
-from tests.fakes.llm_server import FakeLLM
+from tests.fakes.llm_server import Answer, FakeLLM, Request, text
+from tests.fakes.scripts import tool_names
 from tests.gitrepo import git, put
 
 GOOD = SKILL.format(name="greeter", body="Write `Hello, Ada!`.")
@@ -38,9 +40,18 @@ KEEP = case("keep", {"type": "regex", "path": "message.txt", "pattern": "."}, pr
 BASE_EVALS = evals(case("status-file", REGEX, EXISTS), KEEP)
 
 
+def answering(request: Request) -> Answer:
+    """`test_pull_request.agent`, whose last answer is also the message (AgentV and clauditor
+    check the answer, evolve's regex the file)."""
+    if "submit_grading" in tool_names(request) or request.turn < 2:
+        return agent(request)
+    found = re.search(r"(?:Write|SHOUT) `([^`]+)`", json.dumps(request.messages))
+    return text(found.group(1) if found else "?")
+
+
 @pytest.fixture
 def fakes() -> Iterator[tuple[FakeLLM, GitHubFake]]:
-    with FakeLLM(agent) as llm, GitHubFake() as gh:
+    with FakeLLM(answering) as llm, GitHubFake() as gh:
         yield llm, gh
         assert not llm.script_errors, llm.script_errors
 
@@ -54,8 +65,8 @@ def pull_request(
     *,
     skill: str,
     head_evals: str,
-    files: Callable[[Path], None] = lambda _root: None,
-    base_files: Callable[[Path], None] = lambda _root: None,
+    path: str = EVALS,
+    base_evals: str = BASE_EVALS,
 ) -> Callable[[], Job]:
     """A repository whose head commit has `skill` and `head_evals`; returns the job to run
     (again and again: a second push of the same commits)."""
@@ -63,16 +74,14 @@ def pull_request(
     root = tmp_path / "repo"
     put(root, ".claude-plugin/plugin.json", '{"name": "demo"}')
     put(root, "skills/greeter/SKILL.md", GOOD)
-    put(root, EVALS, BASE_EVALS)
-    base_files(root)
+    put(root, path, base_evals)
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "base")
     base = git(root, "rev-parse", "HEAD")
     git(root, "checkout", "-q", "-b", "feature")
     put(root, "skills/greeter/SKILL.md", skill)
-    put(root, EVALS, head_evals)
-    files(root)
+    put(root, path, head_evals)
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "head")
     env = container_env(root, tmp_path, llm, gh, base, git(root, "rev-parse", "HEAD"))
@@ -192,3 +201,63 @@ def test_rewording_the_prompt_is_a_changed_case_not_compared(
     assert "greeter / `status-file`: a changed case (prompt changed), not compared" in body
     assert (code, conclusion) == (0, "success")
     assert "**▼ Regressed**" not in body and HIDDEN not in body
+
+
+AGENTV = "evals/greeter/EVAL.yaml"
+AGENTV_EVAL = """\
+name: greeter-agentv
+tests:
+  - id: status
+    criteria: Greets Ada
+    input: Write the message for Ada.
+    assert:
+      - {{type: regex, value: "^Hello, Ada!$", required: {required}}}
+      - {{type: contains, value: "H"}}
+{threshold}"""
+
+
+def test_agentv__an_optional_check_under_a_lower_threshold_is_red(
+    tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake]
+) -> None:
+    base = AGENTV_EVAL.format(required="true", threshold="")
+    head = AGENTV_EVAL.format(required="false", threshold="    threshold: 0.5\n")
+    job = pull_request(tmp_path, fakes, skill=BROKEN, head_evals=head, path=AGENTV, base_evals=base)
+    code, conclusion, body, _ = job()
+    assert (code, conclusion) == (1, "failure")
+    hidden = section(body, HIDDEN)
+    assert "greeter-agentv / `status` on anthropic/" in hidden and "4/4 → 0/4" in hidden
+    assert "required" in hidden and "threshold" in hidden and "→ 0.5" in hidden
+
+
+CLAUDITOR = "skills/greeter/SKILL.eval.json"
+
+
+def clauditor_spec(pattern: str) -> str:
+    assertion = {"id": "greets", "type": "regex", "pattern": pattern}
+    return json.dumps({"skill_name": "greeter", "test_args": "", "assertions": [assertion]})
+
+
+def test_clauditor__a_loosened_regex_is_red_and_evals_alone_are_not_skill_files(
+    tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake]
+) -> None:
+    base = clauditor_spec("^Hello, Ada!$")
+    job = pull_request(
+        tmp_path, fakes, skill=BROKEN, head_evals=clauditor_spec("."), path=CLAUDITOR,
+        base_evals=base,
+    )  # fmt: skip
+    code, conclusion, body, _ = job()
+    assert (code, conclusion) == (1, "failure")
+    assert "regex /^Hello, Ada!$/ → /./" in section(body, HIDDEN)
+
+
+def test_clauditor__changing_only_the_spec_beside_the_skill_is_information(
+    tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake]
+) -> None:
+    base = clauditor_spec("^Hello, Ada!$")
+    job = pull_request(
+        tmp_path, fakes, skill=GOOD, head_evals=clauditor_spec("."), path=CLAUDITOR,
+        base_evals=base,
+    )  # fmt: skip
+    code, conclusion, body, _ = job()
+    assert (code, conclusion) == (0, "success")
+    assert "not tested: the PR changed only evals" in body

@@ -22,13 +22,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from evolve_action.model.evals import Case, Check, Item, JudgeItem, Suite
 from evolve_action.model.outcomes import Side
 from evolve_action.plan.fingerprints import case_digest, digest, file_digest, plain
 from evolve_action.plan.planning import Plan, Ruler
+from evolve_action.util import frontmatter
 
 # Fields of a case that make its task; everything else a case holds is how it is graded.
 _TASK_FIELDS = ("kind", "prompt", "messages", "system", "should_trigger", "max_turns")
@@ -59,8 +62,35 @@ class CaseDiff:
         return self.change in (CaseChange.CHANGED_RULER, CaseChange.RENAMED)
 
 
+SKILL = "<the skill>"
+
+
+@lru_cache(maxsize=256)
+def _skill_body(skill_dir: Path | None) -> str:
+    if skill_dir is None:
+        return ""
+    try:
+        text = (skill_dir / "SKILL.md").read_text(encoding="utf-8")
+    except (OSError, UnicodeError):
+        return ""
+    return frontmatter.split(text)[1].strip()
+
+
+def without_skill(suite: Suite, case: Case) -> Case:
+    """The case with its skill's own text taken out: a format that makes the skill its system
+    prompt (clauditor) or keeps it among its fields would otherwise read a change of the skill
+    as a change of the task or of the checks."""
+    body = _skill_body(suite.skill.dir)
+    if not body or (body not in (case.system or "") and body not in repr(case.extra)):
+        return case
+    extra = {k: v.replace(body, SKILL) if isinstance(v, str) else v for k, v in case.extra.items()}
+    system = case.system.replace(body, SKILL) if case.system is not None else None
+    return replace(case, system=system, extra=MappingProxyType(extra))
+
+
 def task_digest(case: Case) -> str:
-    """What the agent is asked to do: the task fields and the bytes of its staged files."""
+    """What the agent is asked to do: the task fields and the bytes of its staged files (of
+    a case `without_skill`)."""
     fixtures = sorted((f.dest, file_digest(f.source)) for f in case.files)
     return digest({**{n: plain(getattr(case, n)) for n in _TASK_FIELDS}, "files": fixtures})
 
@@ -92,14 +122,14 @@ def ruler_key(suite: Suite, case: Case) -> str:
 
 def classify(base: Suite, head: Suite, *, gating: bool) -> list[CaseDiff]:
     """Every case of `base` that changed in `head` (same eval file), with its differences."""
-    heads = {c.id: c for c in head.cases}
+    heads = {c.id: without_skill(head, c) for c in head.cases}
     base_ids = {c.id for c in base.cases}
     by_task: dict[str, list[Case]] = {}
-    for c in head.cases:
+    for c in heads.values():
         if c.id not in base_ids:
             by_task.setdefault(task_digest(c), []).append(c)
     out: list[CaseDiff] = []
-    for b in base.cases:
+    for b in (without_skill(base, c) for c in base.cases):
         h = heads.get(b.id)
         if h is None:
             twins = by_task.get(task_digest(b), [])
@@ -148,17 +178,25 @@ def with_rulers(plan: Plan, base: Sequence[Suite], diffs: Sequence[CaseDiff]) ->
     return Plan(runs, plan.skipped, plan.adaptive)
 
 
-def skill_touched(suite: Suite, tree: Path, changed: Sequence[str]) -> bool:
-    """Whether the change touched a file of the suite's skill (or, with no skill, anything
-    outside its eval file: a model-only suite has no skill to protect)."""
-    if suite.skill.dir is None:
-        return False
+def _relative(path: Path, tree: Path) -> str | None:
     try:
-        rel = suite.skill.dir.resolve().relative_to(tree.resolve()).as_posix()
+        return path.resolve().relative_to(tree.resolve()).as_posix()
     except ValueError:
+        return None
+
+
+def skill_touched(suite: Suite, tree: Path, changed: Sequence[str]) -> bool:
+    """Whether the change touched a file of the suite's skill. The eval file and the files it
+    stages are evals, even inside the skill's folder (clauditor keeps them there); a suite
+    with no skill (a model-only AgentV file) has no skill to touch."""
+    rel = _relative(suite.skill.dir, tree) if suite.skill.dir is not None else None
+    if rel is None:
         return False
+    evals = {suite.rel} | {
+        r for c in suite.cases for f in c.files if (r := _relative(f.source, tree)) is not None
+    }
     prefix = "" if rel == "." else rel + "/"
-    return any(p.startswith(prefix) for p in changed)
+    return any(p.startswith(prefix) and p not in evals for p in changed)
 
 
 # --- the differences in words --------------------------------------------------------------
@@ -167,9 +205,19 @@ def skill_touched(suite: Suite, tree: Path, changed: Sequence[str]) -> bool:
 def _show(value: Any) -> str:
     if value is None:
         return "optional"
-    if isinstance(value, str):
-        return value if len(value) <= 80 else value[:77] + "…"
-    return str(value)
+    text = value if isinstance(value, str) else str(value)
+    return text if len(text) <= 80 else text[:77] + "…"
+
+
+def _keys(before: Any, after: Any) -> list[str]:
+    """`key a → b` for each key of two mappings that differs (thresholds, format fields)."""
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return [] if before == after else [f"{_show(before)} → {_show(after)}"]
+    return [
+        f"{key} {_show(before.get(key))} → {_show(after.get(key))}"
+        for key in sorted(set(before) | set(after))
+        if before.get(key) != after.get(key)
+    ]
 
 
 def _param(kind: str, key: str, before: Any, after: Any) -> str:
@@ -217,11 +265,9 @@ def describe(base: Suite, b: Case, head: Suite, h: Case) -> tuple[str, ...]:
             out += _changed(item, twin)
     for item in left:
         out.append(f"added: `{item.text}`" if isinstance(item, Check) else f"added: “{item.text}”")
-    pb, ph = plain(base.policy), plain(head.policy)
-    for key in sorted(set(pb) | set(ph)):
-        if pb.get(key) != ph.get(key):
-            out.append(f"{key} {_show(pb.get(key))} → {_show(ph.get(key))}")
-    for name in ("expected_output", "output_files", "extra"):
+    out += _keys(plain(base.policy), plain(head.policy))
+    out += _keys(plain(b.extra), plain(h.extra))
+    for name in ("expected_output", "output_files"):
         if plain(getattr(b, name)) != plain(getattr(h, name)):
             out.append(f"{name} changed")
     return tuple(out)
