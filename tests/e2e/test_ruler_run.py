@@ -70,7 +70,6 @@ def pull_request(
 ) -> Callable[[], Job]:
     """A repository whose head commit has `skill` and `head_evals`; returns the job to run
     (again and again: a second push of the same commits)."""
-    llm, gh = fakes
     root = tmp_path / "repo"
     put(root, ".claude-plugin/plugin.json", '{"name": "demo"}')
     put(root, "skills/greeter/SKILL.md", GOOD)
@@ -84,7 +83,15 @@ def pull_request(
     put(root, path, head_evals)
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "head")
-    env = container_env(root, tmp_path, llm, gh, base, git(root, "rev-parse", "HEAD"))
+    return job_for(tmp_path, fakes, root, base, git(root, "rev-parse", "HEAD"))
+
+
+def job_for(
+    tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake], root: Path, base: str, head: str
+) -> Callable[[], Job]:
+    """The pull-request job of `base`..`head` (the same cache, results and comment)."""
+    llm, gh = fakes
+    env = container_env(root, tmp_path, llm, gh, base, head)
     env["INPUT_MODELS"] = "anthropic"
     env["INPUT_RUNS"] = "4"
 
@@ -261,3 +268,26 @@ def test_clauditor__changing_only_the_spec_beside_the_skill_is_information(
     code, conclusion, body, _ = job()
     assert (code, conclusion) == (0, "success")
     assert "not tested: the PR changed only evals" in body
+
+
+def test_weakening_the_evals_on_a_later_push_regrades_the_stored_runs(
+    tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake]
+) -> None:
+    # First push: the skill breaks, the evals stay; the check is red by the evals themselves.
+    llm, _ = fakes
+    job = pull_request(tmp_path, fakes, skill=BROKEN, head_evals=BASE_EVALS)
+    assert job()[:2] == (1, "failure")
+    agent_calls = len([r for r in llm.requests if "submit_grading" not in tool_names(r)])
+    # Second push: the catching assertion is deleted. Same skill, same task: the stored head
+    # runs are graded again with head's and base's checks, and no agent is paid for again.
+    root = tmp_path / "repo"
+    put(root, EVALS, evals(case("status-file", EXISTS), KEEP))
+    git(root, "commit", "-q", "-am", "weaken")
+    second = job_for(
+        tmp_path, fakes, root, git(root, "rev-parse", "main"), git(root, "rev-parse", "HEAD")
+    )
+    code, conclusion, body, _ = second()
+    assert len([r for r in llm.requests if "submit_grading" not in tool_names(r)]) == agent_calls
+    assert (code, conclusion) == (1, "failure")
+    assert "removed: `message.txt matches /^Hello, Ada!$/`" in section(body, HIDDEN)
+    assert "(head's own checks: 4/4" in body  # head's own checks graded the stored runs anew

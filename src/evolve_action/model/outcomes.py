@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evolve_action.model.snapshot import Snapshot
 
 
 class Status(StrEnum):
@@ -156,6 +159,8 @@ class RunResult:
     fingerprint: str = ""
     cached: bool = False
     ruler: RulerGrade | None = None  # the same run under base's checks, when they changed
+    # What re-grading needs, from the run's end until the cache has it (never in results).
+    snapshot: Snapshot | None = None
 
 
 @dataclass(frozen=True, slots=True)

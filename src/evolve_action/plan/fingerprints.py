@@ -88,6 +88,17 @@ def case_digest(suite: Suite, case: Case) -> str:
     )
 
 
+# Fields of a case that make its task: what the agent is asked to do and within what limits.
+# Everything else a case holds (its items, expected output, format fields) is how it is graded.
+TASK_FIELDS = ("kind", "prompt", "messages", "system", "should_trigger", "max_turns")
+
+
+def task_digest(case: Case) -> str:
+    """What the agent is asked to do: the task fields and the bytes of its staged files."""
+    fixtures = sorted((f.dest, file_digest(f.source)) for f in case.files)
+    return digest({**{n: plain(getattr(case, n)) for n in TASK_FIELDS}, "files": fixtures})
+
+
 class Fingerprinter:
     """Fingerprints for one pipeline run; directory and case hashes are computed once each.
 
@@ -100,6 +111,7 @@ class Fingerprinter:
         self.harness = harness  # "" for the SDK loop; the CLIs and their versions otherwise
         self._trees: dict[Path | None, str] = {}
         self._cases: dict[tuple[str, str, str], str] = {}
+        self._tasks: dict[tuple[str, str, str], str] = {}
 
     def tree(self, root: Path | None) -> str:
         if root not in self._trees:
@@ -122,6 +134,26 @@ class Fingerprinter:
                 }
             )
         return digest([self._cases[key], model, repetition])
+
+    def task(self, suite: Suite, case: Case, *, model: str, repetition: int) -> str:
+        """What the agent's part of a run depends on, and not its grading: two runs with this
+        fingerprint did the same work, so a stored one can be graded again under other checks
+        (`pipeline.regrade`) instead of paying its agent again."""
+        key = (str(suite.path), suite.rel, case.id)
+        if key not in self._tasks:
+            self._tasks[key] = digest(
+                {
+                    "task": task_digest(case),
+                    "timeout": case.timeout_seconds,
+                    "format": suite.format.value,
+                    "agent": suite.agent,
+                    "skill": self.tree(suite.skill.dir),
+                    "plugin_skills": self._plugin_skills(suite),
+                    "tool": __version__,
+                    "harness": self.harness,
+                }
+            )
+        return digest(["task", self._tasks[key], model, repetition])
 
     def _plugin_skills(self, suite: Suite) -> str:
         # Trigger runs install every skill of the plugin: any of them can change the outcome.

@@ -29,12 +29,16 @@ from typing import Any
 
 from evolve_action.model.evals import Case, Check, Item, JudgeItem, Suite
 from evolve_action.model.outcomes import Side
-from evolve_action.plan.fingerprints import case_digest, digest, file_digest, plain
+from evolve_action.plan.fingerprints import (
+    TASK_FIELDS,
+    case_digest,
+    digest,
+    file_digest,
+    plain,
+    task_digest,
+)
 from evolve_action.plan.planning import Plan, Ruler
 from evolve_action.util import frontmatter
-
-# Fields of a case that make its task; everything else a case holds is how it is graded.
-_TASK_FIELDS = ("kind", "prompt", "messages", "system", "should_trigger", "max_turns")
 
 
 class CaseChange(StrEnum):
@@ -88,15 +92,8 @@ def without_skill(suite: Suite, case: Case) -> Case:
     return replace(case, system=system, extra=MappingProxyType(extra))
 
 
-def task_digest(case: Case) -> str:
-    """What the agent is asked to do: the task fields and the bytes of its staged files (of
-    a case `without_skill`)."""
-    fixtures = sorted((f.dest, file_digest(f.source)) for f in case.files)
-    return digest({**{n: plain(getattr(case, n)) for n in _TASK_FIELDS}, "files": fixtures})
-
-
 def _task_parts(base: Case, head: Case) -> str:
-    changed = [n for n in _TASK_FIELDS if plain(getattr(base, n)) != plain(getattr(head, n))]
+    changed = [n for n in TASK_FIELDS if plain(getattr(base, n)) != plain(getattr(head, n))]
     files = sorted((f.dest, file_digest(f.source)) for f in base.files)
     if files != sorted((f.dest, file_digest(f.source)) for f in head.files):
         changed.append("input files")
