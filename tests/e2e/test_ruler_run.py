@@ -67,6 +67,7 @@ def pull_request(
     head_evals: str,
     path: str = EVALS,
     base_evals: str = BASE_EVALS,
+    runs: str = "4",
 ) -> Callable[[], Job]:
     """A repository whose head commit has `skill` and `head_evals`; returns the job to run
     (again and again: a second push of the same commits)."""
@@ -83,17 +84,22 @@ def pull_request(
     put(root, path, head_evals)
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "head")
-    return job_for(tmp_path, fakes, root, base, git(root, "rev-parse", "HEAD"))
+    return job_for(tmp_path, fakes, root, base, git(root, "rev-parse", "HEAD"), runs)
 
 
 def job_for(
-    tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake], root: Path, base: str, head: str
+    tmp_path: Path,
+    fakes: tuple[FakeLLM, GitHubFake],
+    root: Path,
+    base: str,
+    head: str,
+    runs: str = "4",
 ) -> Callable[[], Job]:
     """The pull-request job of `base`..`head` (the same cache, results and comment)."""
     llm, gh = fakes
     env = container_env(root, tmp_path, llm, gh, base, head)
     env["INPUT_MODELS"] = "anthropic"
-    env["INPUT_RUNS"] = "4"
+    env["INPUT_RUNS"] = runs
 
     def job() -> Job:
         done = run_container(env, root)
@@ -291,3 +297,22 @@ def test_weakening_the_evals_on_a_later_push_regrades_the_stored_runs(
     assert (code, conclusion) == (1, "failure")
     assert "removed: `message.txt matches /^Hello, Ada!$/`" in section(body, HIDDEN)
     assert "(head's own checks: 4/4" in body  # head's own checks graded the stored runs anew
+
+
+def test_under_runs_auto_base_ruler_gets_the_waves_it_needs(
+    tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake]
+) -> None:
+    # The case's own comparison shows nothing (head's relaxed checks pass every run), so only
+    # base's ruler can ask for more runs; with its 2 start runs it could flag nothing.
+    job = pull_request(
+        tmp_path,
+        fakes,
+        skill=BROKEN,
+        head_evals=evals(case("status", EXISTS), KEEP),
+        runs="auto",
+    )
+    code, conclusion, body, results = job()
+    assert (code, conclusion) == (1, "failure")
+    assert "`status-file` (renamed `status`)" in section(body, HIDDEN)
+    head_runs = [r for r in results["runs"] if r["case_id"] == "status"]  # type: ignore[index]
+    assert len(head_runs) > 2

@@ -209,7 +209,7 @@ async def run_job(
                 )
 
             if plan.adaptive:
-                outcome, effort = await run_adaptively(plan, run_wave, settings, budget)
+                outcome, effort = await run_adaptively(plan, run_wave, settings, budget, diffs)
             else:
                 outcome = await run_wave(plan)
     finally:
@@ -257,10 +257,11 @@ async def run_adaptively(
     run_wave: Callable[[Plan], Awaitable[Outcome]],
     settings: Settings,
     budget: Budget,
+    diffs: Sequence[CaseDiff] = (),
     clock: Callable[[], float] = time.monotonic,
 ) -> tuple[Outcome, Effort]:
     """`runs: auto`: the start runs, then waves of extra runs where the verdict is open,
     until `max-runs`, the cost budget or `max-minutes` (counted from here) stops them."""
     design = Design(START_RUNS, settings.max_runs, settings.alpha)
     limits = Limits(budget, clock() + settings.max_minutes * 60, clock)
-    return await run_waves(plan, run_wave, design, limits)
+    return await run_waves(plan, run_wave, design, limits, diffs)
