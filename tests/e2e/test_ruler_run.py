@@ -316,3 +316,22 @@ def test_under_runs_auto_base_ruler_gets_the_waves_it_needs(
     assert "`status-file` (renamed `status`)" in section(body, HIDDEN)
     head_runs = [r for r in results["runs"] if r["case_id"] == "status"]  # type: ignore[index]
     assert len(head_runs) > 2
+
+
+def test_base_judge_items_share_the_runs_one_judge_call(
+    tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake]
+) -> None:
+    llm, _ = fakes
+    said = "The message greets Ada by name."
+    base = evals({**case("status-file", REGEX, EXISTS), "expectations": [said]}, KEEP)
+    head = evals({**case("status-file", EXISTS), "expectations": ["A message exists."]}, KEEP)
+    job = pull_request(tmp_path, fakes, skill=BROKEN, head_evals=head, base_evals=base)
+    code, conclusion, body, _ = job()
+    assert (code, conclusion) == (1, "failure")
+    hidden = section(body, HIDDEN)
+    assert "removed: `message.txt matches /^Hello, Ada!$/`" in hidden
+    assert f"“{said}” → “A message exists.”" in hidden
+    judged = [r for r in llm.requests if "submit_grading" in tool_names(r)]
+    assert len(judged) == 8  # one per run of status-file, base and head: none extra
+    both = [json.dumps(r.body) for r in judged if "A message exists." in json.dumps(r.body)]
+    assert len(both) == 4 and all(said in b for b in both)  # head's and base's items together
