@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from evolve_action.model.outcomes import RulerGrade, RunResult, Side, Status
 from evolve_action.plan.ruler import CaseChange, CaseDiff
-from evolve_action.verdict import ruler
+from evolve_action.verdict import ruler_cells
 from evolve_action.verdict.decide import Cell
 from evolve_action.verdict.sequential import CellKey
 from evolve_action.verdict.stats import aggregate
@@ -62,7 +62,7 @@ def decide_cells(pr: EditedPR) -> dict[CellKey, Cell]:
     out: dict[CellKey, Cell] = {}
     for (suite, case, model), c in pr.cells.items():
         diff = edited.get((suite, case))
-        out[(suite, ruler.ruler_id(diff), model) if diff else (suite, case, model)] = c
+        out[(suite, ruler_cells.ruler_id(diff), model) if diff else (suite, case, model)] = c
     return out
 
 
@@ -92,7 +92,7 @@ def through_product(pr: EditedPR, alpha: float) -> bool:
     agg = aggregate(
         runs,
         alpha=alpha,
-        verdict_only=ruler.ruler_runs(runs, pr.diffs),
-        not_compared=ruler.not_compared(pr.diffs),
+        verdict_only=ruler_cells.ruler_runs(runs, pr.diffs),
+        not_compared=ruler_cells.not_compared(pr.diffs),
     )
     return agg.verdict.regressed

@@ -50,7 +50,7 @@ def test_upper_bound_brackets_the_observed_share() -> None:
 
 def test_edited_prs_test_base_ruler_and_agree_with_the_product_path() -> None:
     from bench.ruler_edits import decide_cells, edit, through_product
-    from evolve_action.verdict.ruler import is_ruler
+    from evolve_action.verdict.ruler_cells import is_ruler
 
     rng = random.Random(4)
     for _ in range(20):

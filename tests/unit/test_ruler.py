@@ -23,7 +23,7 @@ from evolve_action.model.evals import (
 from evolve_action.model.outcomes import RulerGrade, RunResult, Side, Status
 from evolve_action.plan.planning import plan_runs
 from evolve_action.plan.ruler import CaseChange, classify, describe, skill_touched, with_rulers
-from evolve_action.verdict import ruler
+from evolve_action.verdict import ruler, ruler_cells
 from evolve_action.verdict.decide import decide
 from evolve_action.verdict.stats import aggregate
 from tests.unit.judge_fakes import ScriptedProvider, submit
@@ -204,8 +204,8 @@ def test_base_ruler_is_a_test_of_the_regression_family() -> None:
         agg = aggregate(
             runs,
             [head, base],
-            verdict_only=ruler.ruler_runs(runs, diffs),
-            not_compared=ruler.not_compared(diffs),
+            verdict_only=ruler_cells.ruler_runs(runs, diffs),
+            not_compared=ruler_cells.not_compared(diffs),
         )
         report = ruler.report(runs, diffs, agg.verdict)
         assert agg.verdict.regressed is regressed
@@ -224,8 +224,8 @@ def test_a_stricter_ruler_on_an_unchanged_skill_is_an_a_a_test() -> None:
     agg = aggregate(
         runs,
         [head, base],
-        verdict_only=ruler.ruler_runs(runs, diffs),
-        not_compared=ruler.not_compared(diffs),
+        verdict_only=ruler_cells.ruler_runs(runs, diffs),
+        not_compared=ruler_cells.not_compared(diffs),
     )
     assert not agg.verdict.regressed
 

@@ -21,11 +21,11 @@ from evolve_action.grade.checks import CheckContext, run_check
 from evolve_action.grade.judge import judge_run
 from evolve_action.grade.judge_parse import failed
 from evolve_action.grade.scoring import Policy, policy_for
-from evolve_action.model.evals import Case, Check, Item, JudgeItem, Origin, Suite
+from evolve_action.model.evals import Case, Check, Item, JudgeItem, Suite
 from evolve_action.model.outcomes import ItemResult, JudgeReport, Status
+from evolve_action.plan.ruler import item_key
 
 GATE_CLOSED = "not judged: structural gate closed"
-_NOWHERE = Origin("")
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ async def grade_run(
         by_id: dict[int, ItemResult] = {}
         for index, entry in enumerate(case.items):
             if isinstance(entry, Check):
-                key = _content(entry)
+                key = item_key(entry)
                 if key not in done:
                     done[key] = await run_check(entry, own)
                 by_id[index] = _as(done[key], entry)
@@ -86,7 +86,7 @@ async def grade_run(
             )
             continue
         for _, it in pending:
-            asked.setdefault(_content(it), it)
+            asked.setdefault(item_key(it), it)
     report = JudgeReport(model=judge.model if judge else "")
     verdicts: dict[str, ItemResult] = {}
     if asked:
@@ -109,18 +109,13 @@ async def grade_run(
     for (suite, case, pol), by_id in zip(rulers, by_ruler, strict=True):
         for index, item in enumerate(case.items):
             if index not in by_id:
-                by_id[index] = _as(verdicts[_content(item)], item)
+                by_id[index] = _as(verdicts[item_key(item)], item)
         ordered = [by_id[i] for i in range(len(case.items))]
         verdict = pol.verdict(suite, case, ordered, report)
         results = [*ordered, *verdict.extra_items]
         graded.append(Graded(verdict.status, verdict.score, results, report, verdict.reason))
     first = graded[0]
     return replace(first, also=tuple(graded[1:]))
-
-
-def _content(item: Item) -> str:
-    """An item's identity for grading: what it says and how, not its id or place."""
-    return repr((type(item).__name__, replace(item, id="", origin=_NOWHERE)))
 
 
 def _as(result: ItemResult, item: Item) -> ItemResult:

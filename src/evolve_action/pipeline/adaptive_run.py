@@ -19,7 +19,7 @@ from evolve_action.model.records import run_cost
 from evolve_action.pipeline.execution import Budget, Outcome
 from evolve_action.plan.planning import Plan, RunSpec
 from evolve_action.plan.ruler import CaseDiff
-from evolve_action.verdict import ruler
+from evolve_action.verdict import ruler_cells
 from evolve_action.verdict.adaptive import (
     CellEffort,
     Design,
@@ -89,16 +89,16 @@ class Waves:
                     continue
                 head = (d.suite, d.head_case, own[2])
                 if (Side.HEAD, head) in self.planned:
-                    key = (d.suite, ruler.ruler_id(d), own[2])
+                    key = (d.suite, ruler_cells.ruler_id(d), own[2])
                     self.aliases[key] = {Side.BASE: own, Side.HEAD: head}
         self.fixed |= {k for k, a in self.aliases.items() if a[Side.BASE] in self.fixed}
 
     def tested(self, results: Sequence[RunResult]) -> list[RunResult]:
         """The runs as the verdict tests them: base's ruler in place of the comparisons it
         replaces (`verdict.ruler`), so waves go where the verdict is open."""
-        apart = ruler.not_compared(self.diffs)
+        apart = ruler_cells.not_compared(self.diffs)
         kept = [r for r in results if (r.suite, r.case_id) not in apart]
-        return kept + ruler.ruler_runs(results, self.diffs)
+        return kept + ruler_cells.ruler_runs(results, self.diffs)
 
     def _own(self, side: Side, key: CellKey) -> CellKey:
         return self.aliases.get(key, {}).get(side, key)

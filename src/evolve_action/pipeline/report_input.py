@@ -25,7 +25,7 @@ from evolve_action.publish.results import ResultsData
 from evolve_action.publish.results_record import Adaptive, JobRecord, changes_of
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings
-from evolve_action.verdict import adaptive_verdict, ruler, stats
+from evolve_action.verdict import adaptive_verdict, ruler, ruler_cells, stats
 from evolve_action.verdict.gate import COMPLETE, Gate, Shortfall, evaluate
 
 PlannedSide = tuple[str, str, str, Side]  # (suite, case id, model, side) of a planned run
@@ -77,8 +77,8 @@ def build(
     comment, check run, outputs, job summary and exit code all read `input.gate`."""
     adaptive = facts.adaptive
     # Base's checks on head's runs, tested in the same family (issue 26); changed cases apart.
-    ruled = ruler.ruler_runs(runs, facts.case_diffs)
-    apart = ruler.not_compared(facts.case_diffs)
+    ruled = ruler_cells.ruler_runs(runs, facts.case_diffs)
+    apart = ruler_cells.not_compared(facts.case_diffs)
     decide_with = None  # runs added because of what was seen are judged sequentially
     if adaptive is not None:
         tested = [r for r in runs if (r.suite, r.case_id) not in apart]

@@ -100,6 +100,12 @@ def _task_parts(base: Case, head: Case) -> str:
     return ", ".join(changed)
 
 
+def item_key(item: Item) -> str:
+    """What an item says and how it is graded, not its id or place: two items with the same
+    key are the same check (and are graded once when two rulers share it)."""
+    return _item_content(item)
+
+
 def _item_content(item: Item) -> str:
     doc = plain(item)
     doc.pop("id", None)

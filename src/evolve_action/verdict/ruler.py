@@ -17,58 +17,13 @@ is not compared at all.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from evolve_action.model.outcomes import RunResult, Side, Status
 from evolve_action.plan.ruler import CaseChange, CaseDiff
 from evolve_action.verdict.decide import Finding, Verdict
-
-RULER = "\u27c2 "  # prefixes the case id of a ruler cell; no eval id starts with it
-
-
-def ruler_id(diff: CaseDiff) -> str:
-    return f"{RULER}{diff.base_case}"
-
-
-def is_ruler(case_id: str) -> bool:
-    return case_id.startswith(RULER)
-
-
-Tally = tuple[int, int]  # (passed, graded)
-
-
-def _tally(statuses: Iterable[Status]) -> Tally:
-    graded = [s for s in statuses if s is not Status.ERROR]
-    return sum(s is Status.PASS for s in graded), len(graded)
-
-
-def ruler_runs(runs: Iterable[RunResult], diffs: Sequence[CaseDiff]) -> list[RunResult]:
-    """The runs of every ruler cell the verdict tests: base's runs of base's case, and head's
-    runs as graded with base's checks. Only for PRs that touched the skill (`gating`)."""
-    tested = {(d.suite, d.base_case): d for d in diffs if d.compared and d.gating}
-    heads = {(d.suite, d.head_case): d for d in tested.values()}
-    out: list[RunResult] = []
-    for run in runs:
-        key = (run.suite, run.case_id)
-        if run.side is Side.BASE and key in tested:
-            out.append(replace(run, case_id=ruler_id(tested[key])))
-        elif run.side is Side.HEAD and key in heads:
-            diff, grade = heads[key], run.ruler
-            if run.status is Status.ERROR:
-                out.append(replace(run, case_id=ruler_id(diff)))
-            elif grade is not None and grade.case_id == diff.base_case:
-                ruled = replace(run, case_id=ruler_id(diff), status=grade.status)
-                out.append(replace(ruled, score=grade.score, items=list(grade.items)))
-    return out
-
-
-def not_compared(diffs: Iterable[CaseDiff]) -> set[tuple[str, str]]:
-    """(suite, case id) whose own base-against-head comparison is not tested: a changed case
-    (another task on head), and a changed ruler, whose sides were graded with different
-    checks (a stricter check would read as a regression; base's ruler tests it instead)."""
-    apart = (CaseChange.CHANGED_CASE, CaseChange.CHANGED_RULER)
-    return {(d.suite, d.base_case) for d in diffs if d.change in apart}
+from evolve_action.verdict.ruler_cells import Tally, ruler_id, tally
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +93,7 @@ def report(runs: Sequence[RunResult], diffs: Sequence[CaseDiff], verdict: Verdic
     for d in diffs:
         if d.change is CaseChange.REMOVED:
             statuses = [s for m in models for s in base.get((d.suite, d.base_case, m), [])]
-            removed.append(Removed(d.suite, d.base_case, _tally(statuses)))
+            removed.append(Removed(d.suite, d.base_case, tally(statuses)))
         if not d.compared:
             continue
         for m in models:
@@ -149,7 +104,7 @@ def report(runs: Sequence[RunResult], diffs: Sequence[CaseDiff], verdict: Verdic
             decision = verdict.row((d.suite, ruler_id(d), m)) if d.gating else None
             rows.append(
                 RulerRow(
-                    d, m, _tally(b), _tally(ruled[(d.suite, d.head_case, m)]), _tally(h),
+                    d, m, tally(b), tally(ruled[(d.suite, d.head_case, m)]), tally(h),
                     decision.finding if decision else None,
                     decision.adjusted_p if decision else None,
                 )

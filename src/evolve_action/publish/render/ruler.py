@@ -16,7 +16,8 @@ from evolve_action.publish.render.build_cases import CaseIndex
 from evolve_action.publish.render.escape import cell, code, inline
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.verdict.gate import pct
-from evolve_action.verdict.ruler import RulerRow, Tally
+from evolve_action.verdict.ruler import RulerRow
+from evolve_action.verdict.ruler_cells import Tally
 
 HIDDEN = "▼ Regressed under the checks this PR removed or relaxed"
 MAX_DIFFS = 6  # per case; the rest are counted
