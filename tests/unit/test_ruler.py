@@ -3,10 +3,12 @@ words, one judge call for both rulers, and base's ruler as a test of the regress
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
 from evolve_action.execute.providers.base import ChatRequest, ChatResponse
+from evolve_action.formats import load_all
 from evolve_action.grade.grading import JudgeSetup, grade_run
 from evolve_action.model.evals import (
     Case,
@@ -26,6 +28,7 @@ from evolve_action.plan.ruler import CaseChange, classify, describe, skill_touch
 from evolve_action.verdict import ruler, ruler_cells
 from evolve_action.verdict.decide import decide
 from evolve_action.verdict.stats import aggregate
+from tests.unit import test_format_tessl as tessl
 from tests.unit.judge_fakes import ScriptedProvider, submit
 from tests.unit.test_grade import GatePolicy, _no_command, verdict_check
 
@@ -237,3 +240,18 @@ def test_a_removed_case_keeps_its_last_base_pass_rate() -> None:
     report = ruler.report(runs, classify(base, head, gating=True), decide({}, 0.05))
     (removed,) = report.removed_while_passing
     assert (removed.case_id, removed.base, removed.rate) == ("gone", (3, 4), 0.75)
+
+
+def test_a_loaded_tessl_checklist_with_a_criterion_dropped_and_one_cheapened(
+    tmp_path: Path,
+) -> None:
+    base = tessl.suite(tmp_path / "base")
+    weaker = copy.deepcopy(tessl.CRITERIA)
+    weaker["checklist"] = [{**weaker["checklist"][0], "max_score": 1}]  # type: ignore[index]
+    (tmp_path / "head").mkdir()
+    (loaded,) = load_all(tessl.repo(tmp_path / "head", weaker))
+    assert loaded.suite is not None
+    (d,) = classify(base, loaded.suite, gating=True)
+    assert d.change is CaseChange.CHANGED_RULER
+    assert any(x.startswith("removed: “Violation identified") for x in d.diffs)
+    assert any(x.endswith("weight 4.0 → 1.0") for x in d.diffs), d.diffs
