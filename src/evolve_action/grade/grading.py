@@ -68,10 +68,13 @@ async def grade_run(
     by_ruler: list[dict[int, ItemResult]] = []
     for suite, case, _ in rulers:
         own = ctx if case is ctx.case else replace(ctx, suite=suite, case=case)
+        # A check may read its case (the output files it names, format fields): the same
+        # check under another case is the same only when those are the same too.
+        where = repr((suite.format, case.output_files, sorted(case.extra.items(), key=str)))
         by_id: dict[int, ItemResult] = {}
         for index, entry in enumerate(case.items):
             if isinstance(entry, Check):
-                key = item_key(entry)
+                key = item_key(entry) + where
                 if key not in done:
                     done[key] = await run_check(entry, own)
                 by_id[index] = _as(done[key], entry)
