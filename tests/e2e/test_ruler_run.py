@@ -335,3 +335,24 @@ def test_base_judge_items_share_the_runs_one_judge_call(
     assert len(judged) == 8  # one per run of status-file, base and head: none extra
     both = [json.dumps(r.body) for r in judged if "A message exists." in json.dumps(r.body)]
     assert len(both) == 4 and all(said in b for b in both)  # head's and base's items together
+
+
+def test_deleting_the_eval_file_lists_its_cases_and_is_not_green(
+    tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake]
+) -> None:
+    pull_request(tmp_path, fakes, skill=BROKEN, head_evals="")  # then the file goes
+    root = tmp_path / "repo"
+    git(root, "rm", "-q", EVALS)
+    git(root, "commit", "-q", "-m", "drop the evals")
+    job = job_for(
+        tmp_path, fakes, root, git(root, "rev-parse", "main"), git(root, "rev-parse", "HEAD")
+    )
+    code, conclusion, body, results = job()
+    assert (code, conclusion) == (0, "neutral")
+    assert body.split("\n", 2)[1] == "### ⚠️ evolve: no eval left to compare (2 removed)"
+    assert "**Removed while passing:** greeter / `status-file` (base 4/4 passed, 100%)" in body
+    changes = results["settings"]["case_changes"]  # type: ignore[index]
+    assert [(c["base_case"], c["base_pass_rate"]) for c in changes] == [
+        ("status-file", 1.0),
+        ("keep", 1.0),
+    ]

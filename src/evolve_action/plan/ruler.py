@@ -154,13 +154,16 @@ def classify(base: Suite, head: Suite, *, gating: bool) -> list[CaseDiff]:
 def classify_all(
     base: Iterable[Suite], head: Iterable[Suite], touched: Mapping[str, bool]
 ) -> list[CaseDiff]:
-    """`classify` for every eval file run on both sides; `touched`: suite rel → whether the PR
-    changed its skill (a PR that changes only evals is reported, never failed, by this)."""
+    """`classify` for every eval file run on both sides, and every case of a deleted one;
+    `touched`: suite rel → whether the PR changed its skill (a PR that changes only evals is
+    reported, never failed, by this)."""
     heads = {s.rel: s for s in head}
     out: list[CaseDiff] = []
     for b in base:
         if b.rel in heads:
             out += classify(b, heads[b.rel], gating=touched.get(b.rel, False))
+        else:  # the eval file was deleted: every case of it is removed
+            out += [CaseDiff(b.rel, CaseChange.REMOVED, c.id, "") for c in b.cases]
     return out
 
 

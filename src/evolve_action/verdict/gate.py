@@ -156,6 +156,9 @@ def evaluate(
         failures.append(f"pass rate {pct(head_rate)} is below the minimum {pct(floor)}")
     if failures:
         return Gate("failure", "; ".join(failures), 1, count)
+    if has_base and not any(c.head is not None for c in cases):
+        # Every eval was removed (issue 26): nothing was compared, so nothing is green.
+        return Gate("neutral", f"no eval left to compare ({_distinct(cases)} removed)", 0)
     gaps = _gaps(cases, shortfall, has_base)
     if gaps:
         # Green would speak for runs never made: neutral, saying what is missing.
