@@ -84,6 +84,8 @@ def report(runs: Sequence[RunResult], diffs: Sequence[CaseDiff], verdict: Verdic
         if run.side is Side.BASE:
             base.setdefault(key, []).append(run.status)
             continue
+        if run.side is not Side.HEAD:  # another arm (no skill) has no ruler of its own
+            continue
         own.setdefault(key, []).append(run.status)
         status = run.ruler.status if run.ruler is not None else None
         ruled.setdefault(key, []).append(Status.ERROR if status is None else status)
