@@ -83,12 +83,10 @@ def report(runs: Sequence[RunResult], diffs: Sequence[CaseDiff], verdict: Verdic
         key = (run.suite, run.case_id, run.model)
         if run.side is Side.BASE:
             base.setdefault(key, []).append(run.status)
-            continue
-        if run.side is not Side.HEAD:  # another arm (no skill) has no ruler of its own
-            continue
-        own.setdefault(key, []).append(run.status)
-        status = run.ruler.status if run.ruler is not None else None
-        ruled.setdefault(key, []).append(Status.ERROR if status is None else status)
+        elif run.side is Side.HEAD:  # only head's: another arm would have no ruler of its own
+            own.setdefault(key, []).append(run.status)
+            status = run.ruler.status if run.ruler is not None else None
+            ruled.setdefault(key, []).append(Status.ERROR if status is None else status)
     rows: list[RulerRow] = []
     removed: list[Removed] = []
     models = sorted({m for *_, m in base} | {m for *_, m in own})
