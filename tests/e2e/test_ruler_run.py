@@ -216,66 +216,6 @@ def test_rewording_the_prompt_is_a_changed_case_not_compared(
     assert "**▼ Regressed**" not in body and HIDDEN not in body
 
 
-AGENTV = "evals/greeter/EVAL.yaml"
-AGENTV_EVAL = """\
-name: greeter-agentv
-tests:
-  - id: status
-    criteria: Greets Ada
-    input: Write the message for Ada.
-    assert:
-      - {{type: regex, value: "^Hello, Ada!$", required: {required}}}
-      - {{type: contains, value: "H"}}
-{threshold}"""
-
-
-def test_agentv__an_optional_check_under_a_lower_threshold_is_red(
-    tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake]
-) -> None:
-    base = AGENTV_EVAL.format(required="true", threshold="")
-    head = AGENTV_EVAL.format(required="false", threshold="    threshold: 0.5\n")
-    job = pull_request(tmp_path, fakes, skill=BROKEN, head_evals=head, path=AGENTV, base_evals=base)
-    code, conclusion, body, _ = job()
-    assert (code, conclusion) == (1, "failure")
-    hidden = section(body, HIDDEN)
-    assert "greeter-agentv / `status` on anthropic/" in hidden and "4/4 → 0/4" in hidden
-    assert "required" in hidden and "threshold" in hidden and "→ 0.5" in hidden
-
-
-CLAUDITOR = "skills/greeter/SKILL.eval.json"
-
-
-def clauditor_spec(pattern: str) -> str:
-    assertion = {"id": "greets", "type": "regex", "pattern": pattern}
-    return json.dumps({"skill_name": "greeter", "test_args": "", "assertions": [assertion]})
-
-
-def test_clauditor__a_loosened_regex_is_red_and_evals_alone_are_not_skill_files(
-    tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake]
-) -> None:
-    base = clauditor_spec("^Hello, Ada!$")
-    job = pull_request(
-        tmp_path, fakes, skill=BROKEN, head_evals=clauditor_spec("."), path=CLAUDITOR,
-        base_evals=base,
-    )  # fmt: skip
-    code, conclusion, body, _ = job()
-    assert (code, conclusion) == (1, "failure")
-    assert "regex /^Hello, Ada!$/ → /./" in section(body, HIDDEN)
-
-
-def test_clauditor__changing_only_the_spec_beside_the_skill_is_information(
-    tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake]
-) -> None:
-    base = clauditor_spec("^Hello, Ada!$")
-    job = pull_request(
-        tmp_path, fakes, skill=GOOD, head_evals=clauditor_spec("."), path=CLAUDITOR,
-        base_evals=base,
-    )  # fmt: skip
-    code, conclusion, body, _ = job()
-    assert (code, conclusion) == (0, "success")
-    assert "not tested: the PR changed only evals" in body
-
-
 def test_weakening_the_evals_on_a_later_push_regrades_the_stored_runs(
     tmp_path: Path, fakes: tuple[FakeLLM, GitHubFake]
 ) -> None:
