@@ -341,7 +341,10 @@ def aggregate(
         cases.append(
             CaseStats(
                 rel, case_id, name, model, base, head, delta, test,
-                _case_label(base, head, finding, sides_planned.get((rel, case_id, model), set())),
+                Label.NOT_COMPARED if base and head and (rel, case_id) in not_compared
+                else _case_label(
+                    base, head, finding, sides_planned.get((rel, case_id, model), set())
+                ),
                 adjusted,
             )
         )  # fmt: skip
