@@ -9,11 +9,15 @@ something regressed: exactly when the check fails with `fail-on-regression`.
 
     .venv/bin/python -m bench.verdict                    # the whole grid, 2 worker processes
     .venv/bin/python -m bench.verdict --prs 500 --power-prs 200 --only aa
+    .venv/bin/python -m bench.verdict --only aa --nulls edited     # PRs that edit their checks
 
 Cases are grouped ten to a suite (100 cases are 10 skills); rates are drawn on a 0.001 grid.
 Null scenarios: `mixed` (each cell's rate uniform on [0, 1]), `half` (every rate 0.5), `high`
 (uniform on [0.7, 1]),
-`improving` (a fifth of the cases rise by 0.4, the rest mixed). Drop scenarios, on a
+`improving` (a fifth of the cases rise by 0.4, the rest mixed), `edited` (mixed, and about half
+the cases have their checks edited without weakening them, some renamed too: base's ruler is
+tested for those, through the product's own path; `bench/ruler_edits.py`, issue 26). Drop
+scenarios, on a
 background of mixed rates: `break` (case 0 goes 1 → 0 on every model), `mirror` (the same
 while case 1 goes 0 → 1; K ≥ 5), `flip` (case 0 goes 1 → 0 on one model and 0 → 1 on another;
 M ≥ 2), `0.8->0.2` and `0.9->0.5` (case 0, every model), `broad` (every case drops 10 points
@@ -41,13 +45,14 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate
 
+from bench.ruler_edits import decide_cells, edit, through_product
 from evolve_action.model.outcomes import RunResult, Side, Status
 from evolve_action.verdict.decide import Cell, CellKey, decide
 from evolve_action.verdict.stats import aggregate
 
 KS, MS, NS = (1, 5, 20, 100), (1, 2, 3), (3, 5, 10)
 SUITE_SIZE = 10
-NULLS = ("mixed", "half", "high", "improving")
+NULLS = ("mixed", "half", "high", "improving", "edited")
 DROPS = ("break", "mirror", "flip", "0.8->0.2", "0.9->0.5", "broad")
 Rates = dict[CellKey, tuple[int, int]]  # (base, head) pass probability per cell, per mille
 
@@ -137,10 +142,16 @@ def simulate(c: Config) -> dict[str, object]:
     started = time.perf_counter()
     for i in range(c.prs):
         cells = counts(rates(c.scenario, c.k, c.m, rng), c.n, rng)
+        edited = edit(cells, rng) if c.scenario == "edited" else None
+        if edited is not None:
+            cells = decide_cells(edited)
         verdict = decide(cells, c.alpha, detail=False)
         hit = verdict.regressed
         if i < c.check:
-            through = aggregate(runs_of(cells), alpha=c.alpha).verdict.regressed
+            if edited is not None:
+                through = through_product(edited, c.alpha)
+            else:
+                through = aggregate(runs_of(cells), alpha=c.alpha).verdict.regressed
             if through != hit:
                 raise SystemExit(f"aggregate and decide disagree on {c} (pr {i})")
         flagged += hit
@@ -275,10 +286,11 @@ def main() -> None:
         "--confirm-prs", type=int, default=6000, help="fresh PRs for the 3 worst null configs"
     )
     ap.add_argument("--only", choices=("aa", "power"))
+    ap.add_argument("--nulls", nargs="+", choices=NULLS, default=NULLS, help="A/A scenarios")
     args = ap.parse_args()
     configs = []
     if args.only != "power":
-        configs += grid(NULLS, args.prs, args)
+        configs += grid(tuple(args.nulls), args.prs, args)
     if args.only != "aa":
         configs += grid(DROPS, args.power_prs, args, reference=not args.no_reference)
     started = time.perf_counter()

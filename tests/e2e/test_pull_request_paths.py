@@ -390,7 +390,14 @@ def test_review_comments__on_the_changed_line_of_the_regressed_case_then_kept_on
     root, base, _ = repo
     llm, gh = fakes
     evals_json = root / "evals/greeter/evals.json"
-    evals_json.write_text(evals_json.read_text().replace("(greet)", "(greet, again)"))
+    # Touch the case's lines, not its task: a reworded prompt would be another case, not
+    # compared with base's (issue 26).
+    text = evals_json.read_text().replace(
+        '"prompt": "Write the message for Ada (greet)',
+        '"prompt":  "Write the message for Ada (greet)',
+    )
+    assert text != evals_json.read_text()
+    evals_json.write_text(text)
     git(root, "commit", "-q", "-am", "touch the greet case")
     head = git(root, "rev-parse", "HEAD")
     gh.pull_files[(REPO, 7)] = pull_files(root, base, head)

@@ -46,3 +46,21 @@ def test_upper_bound_brackets_the_observed_share() -> None:
     assert 0.015 < upper_95(15, 1000) < 0.03
     assert upper_95(10, 10) == 1.0
     assert 0.05 < upper_95(300, 6000) < 0.056  # thousands of PRs: no overflow
+
+
+def test_edited_prs_test_base_ruler_and_agree_with_the_product_path() -> None:
+    from bench.ruler_edits import decide_cells, edit, through_product
+    from evolve_action.verdict.ruler_cells import is_ruler
+
+    rng = random.Random(4)
+    for _ in range(20):
+        cells = counts(rates("edited", 6, 2, rng), 5, rng)
+        pr = edit(cells, rng)
+        decided = decide_cells(pr)
+        edited = {d.base_case for d in pr.diffs}
+        assert len(decided) == len(cells)
+        assert {k[1][2:] for k in decided if is_ruler(k[1])} == edited
+        assert all(pr.own_head[k] <= c.head_passed for k, c in cells.items() if k[1] in edited)
+        assert through_product(pr, 0.05) == decide(decided, 0.05).regressed
+    sure = simulate(Config("edited", 5, 2, 5, prs=10, alpha=0.05, seed=3, check=10))
+    assert sure["prs"] == 10

@@ -15,6 +15,7 @@ import pytest
 
 from evolve_action.pipeline.merged import build_report
 from evolve_action.pipeline.report_input import Facts, build
+from evolve_action.plan.ruler import CaseChange, CaseDiff
 from evolve_action.publish.results import (
     ResultsLoadError,
     load_results,
@@ -24,6 +25,7 @@ from evolve_action.publish.results import (
 )
 from evolve_action.publish.results_record import (
     Adaptive,
+    CaseChangeRecord,
     JobRecord,
     adaptive_of,
     record_doc,
@@ -63,6 +65,21 @@ FULL = JobRecord(
     shard="2/3",
     merged_from=3,
     projected_usd=0.42,
+    case_changes=(
+        CaseChangeRecord(
+            CaseDiff(
+                "evals/greeter/evals.json",
+                CaseChange.CHANGED_RULER,
+                "status-file",
+                "status-file",
+                ("regex /^Hello/ → /.*/",),
+            )
+        ),
+        CaseChangeRecord(
+            CaseDiff("evals/greeter/evals.json", CaseChange.REMOVED, "old", "", gating=False),
+            base_pass_rate=0.75,
+        ),
+    ),
 )
 
 

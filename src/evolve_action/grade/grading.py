@@ -5,19 +5,25 @@ grades in that order even when an `llm` item is authored first). The format's po
 close the judge gate (skill-evaluator's structural gate); then the judge is not called and
 its items are reported as skipped with the reason. Results come back in the case's authored
 order, followed by whatever the policy derived after the judge (clauditor's field checks).
+
+A run may be graded under base's checks as well, when the PR changed them (issue 26): those
+checks run on the same workspace and output, and base's judge items join head's in the same
+one judge call; an item written alike under both is graded once.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 from evolve_action.execute.providers.base import Provider, ToolBox
 from evolve_action.grade.checks import CheckContext, run_check
 from evolve_action.grade.judge import judge_run
 from evolve_action.grade.judge_parse import failed
 from evolve_action.grade.scoring import Policy, policy_for
-from evolve_action.model.evals import Check
+from evolve_action.model.evals import Case, Check, Item, JudgeItem, Suite
 from evolve_action.model.outcomes import ItemResult, JudgeReport, Status
+from evolve_action.plan.ruler import item_key
 
 GATE_CLOSED = "not judged: structural gate closed"
 
@@ -40,48 +46,81 @@ class Graded:
     items: list[ItemResult]
     judge: JudgeReport = field(default_factory=JudgeReport)
     reason: str = ""  # the policy's one-line reason when it failed the run on its own
+    also: tuple[Graded, ...] = ()  # the same run under the other rulers asked for
 
 
 async def grade_run(
-    ctx: CheckContext, judge: JudgeSetup | None, *, policy: Policy | None = None
+    ctx: CheckContext,
+    judge: JudgeSetup | None,
+    *,
+    policy: Policy | None = None,
+    also: Sequence[tuple[Suite, Case]] = (),
 ) -> Graded:
     """Grade the run described by `ctx`; `judge` None means no judge is configured.
 
-    `policy` defaults to the suite format's registered policy; tests pass their own.
+    `policy` defaults to the suite format's registered policy; tests pass their own. `also`:
+    other rulers of the same run (base's checks, when the PR changed them); their results are
+    `Graded.also`, and their judge items go into this run's one judge call.
     """
-    suite, case = ctx.suite, ctx.case
-    policy = policy or policy_for(suite.format)
-    by_id: dict[int, ItemResult] = {}
-    checks: list[ItemResult] = []
-    for index, entry in enumerate(case.items):
-        if isinstance(entry, Check):
-            result = await run_check(entry, ctx)
-            by_id[index] = result
-            checks.append(result)
-    pending = [(i, it) for i, it in enumerate(case.items) if not isinstance(it, Check)]
+    rulers = [(ctx.suite, ctx.case, policy or policy_for(ctx.suite.format))]
+    rulers += [(s, c, policy_for(s.format)) for s, c in also]
+    done: dict[str, ItemResult] = {}  # an item written alike in two rulers is graded once
+    by_ruler: list[dict[int, ItemResult]] = []
+    for suite, case, _ in rulers:
+        own = ctx if case is ctx.case else replace(ctx, suite=suite, case=case)
+        # A check may read its case (the output files it names, format fields): the same
+        # check under another case is the same only when those are the same too.
+        where = repr((suite.format, case.output_files, sorted(case.extra.items(), key=str)))
+        by_id: dict[int, ItemResult] = {}
+        for index, entry in enumerate(case.items):
+            if isinstance(entry, Check):
+                key = item_key(entry) + where
+                if key not in done:
+                    done[key] = await run_check(entry, own)
+                by_id[index] = _as(done[key], entry)
+        by_ruler.append(by_id)
+    asked: dict[str, JudgeItem] = {}  # content → item, in the order first asked
+    for (suite, case, pol), by_id in zip(rulers, by_ruler, strict=True):
+        pending = [(i, it) for i, it in enumerate(case.items) if isinstance(it, JudgeItem)]
+        if pending and not pol.judge_needed(suite, case, list(by_id.values())):
+            by_id.update(
+                (i, ItemResult(it.id, it.text, None, GATE_CLOSED, kind="judge", source=it.source))
+                for i, it in pending
+            )
+            continue
+        for _, it in pending:
+            asked.setdefault(item_key(it), it)
     report = JudgeReport(model=judge.model if judge else "")
-    if pending:
-        asked = [it for _, it in pending]
-        if not policy.judge_needed(suite, case, checks):
-            judged = [
-                ItemResult(it.id, it.text, None, GATE_CLOSED, kind="judge", source=it.source)
-                for it in asked
-            ]
-        elif judge is None:
-            judged = [failed(it, "no judge configured") for it in asked]
+    verdicts: dict[str, ItemResult] = {}
+    if asked:
+        items = list(asked.values())
+        if judge is None:
+            judged = [failed(it, "no judge configured") for it in items]
         else:
             judged, report = await judge_run(
                 provider=judge.provider,
                 model=judge.model,
-                case=case,
-                items=asked,
+                case=ctx.case,
+                items=items,
                 transcript=ctx.transcript,
                 tools=judge.tools,
                 max_turns=judge.max_turns,
                 timeout_s=judge.timeout_s,
             )
-        by_id.update((index, result) for (index, _), result in zip(pending, judged, strict=True))
-    ordered = [by_id[i] for i in range(len(case.items))]
-    verdict = policy.verdict(suite, case, ordered, report)
-    results = [*ordered, *verdict.extra_items]
-    return Graded(verdict.status, verdict.score, results, report, verdict.reason)
+        verdicts = dict(zip(asked, judged, strict=True))
+    graded: list[Graded] = []
+    for (suite, case, pol), by_id in zip(rulers, by_ruler, strict=True):
+        for index, item in enumerate(case.items):
+            if index not in by_id:
+                by_id[index] = _as(verdicts[item_key(item)], item)
+        ordered = [by_id[i] for i in range(len(case.items))]
+        verdict = pol.verdict(suite, case, ordered, report)
+        results = [*ordered, *verdict.extra_items]
+        graded.append(Graded(verdict.status, verdict.score, results, report, verdict.reason))
+    first = graded[0]
+    return replace(first, also=tuple(graded[1:]))
+
+
+def _as(result: ItemResult, item: Item) -> ItemResult:
+    """A result given to an item of another ruler that says the same: under its own id."""
+    return result if result.item_id == item.id else replace(result, item_id=item.id)

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evolve_action.model.snapshot import Snapshot
 
 
 class Status(StrEnum):
@@ -139,6 +142,17 @@ class JudgeReport:
     duration_s: float = 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class RulerGrade:
+    """A head run graded with base's checks too, when the PR changed them (issue 26)."""
+
+    key: str  # the ruler's identity (`plan.ruler.ruler_key`)
+    case_id: str  # the case's id on base
+    status: Status  # PASS or FAIL under base's checks
+    score: float = 0.0
+    items: tuple[ItemResult, ...] = ()
+
+
 @dataclass(slots=True)
 class RunResult:
     suite: str  # Suite.rel
@@ -155,6 +169,9 @@ class RunResult:
     error_kind: ErrorKind | None = None
     fingerprint: str = ""
     cached: bool = False
+    ruler: RulerGrade | None = None  # the same run under base's checks, when they changed
+    # What re-grading needs, from the run's end until the cache has it (never in results).
+    snapshot: Snapshot | None = None
 
 
 @dataclass(frozen=True, slots=True)

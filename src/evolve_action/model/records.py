@@ -17,6 +17,7 @@ from evolve_action.model.outcomes import (
     Feedback,
     ItemResult,
     JudgeReport,
+    RulerGrade,
     RunResult,
     Side,
     Status,
@@ -90,6 +91,25 @@ def run_cost(run: RunResult) -> float | None:
     return math.fsum(known) if known else None
 
 
+def ruler_doc(grade: RulerGrade | None) -> dict[str, Any] | None:
+    if grade is None:
+        return None
+    return {
+        "key": grade.key,
+        "case_id": grade.case_id,
+        "status": grade.status.value,
+        "score": grade.score,
+        "items": [item_doc(i) for i in grade.items],
+    }
+
+
+def _ruler(d: Mapping[str, Any] | None) -> RulerGrade | None:
+    if d is None:
+        return None
+    items = tuple(_item(i) for i in d["items"])
+    return RulerGrade(d["key"], d["case_id"], Status(d["status"]), d["score"], items)
+
+
 def run_doc(run: RunResult) -> dict[str, Any]:
     judge = run.judge
     return {
@@ -117,6 +137,8 @@ def run_doc(run: RunResult) -> dict[str, Any]:
             "eval_feedback": feedback_doc(judge.feedback),
             "extractions": dict(judge.extractions),
         },
+        # Only when set, so every other record keeps its shape.
+        **({"ruler": ruler_doc(run.ruler)} if run.ruler is not None else {}),
     }
 
 
@@ -185,4 +207,5 @@ def run_from_doc(d: Mapping[str, Any]) -> RunResult:
         error_kind=ErrorKind(d["error_kind"]) if d["error_kind"] else None,
         fingerprint=d["fingerprint"],
         cached=d["cached"],
+        ruler=_ruler(d.get("ruler")),
     )

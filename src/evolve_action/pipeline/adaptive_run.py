@@ -15,14 +15,15 @@ is a drop), extends the no-skill runs and head's to the next target; head's runs
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 
-from evolve_action.model.evals import Case, Suite
 from evolve_action.model.outcomes import COMPARED, RunResult, Side
 from evolve_action.model.records import run_cost
 from evolve_action.pipeline.execution import Budget, Outcome
 from evolve_action.plan.planning import Plan, RunSpec
+from evolve_action.plan.ruler import CaseDiff
+from evolve_action.verdict import ruler_cells
 from evolve_action.verdict.adaptive import (
     CellEffort,
     Design,
@@ -72,16 +73,40 @@ def _cost_estimator(results: Iterable[RunResult]) -> Callable[[CellKey], float]:
 class Waves:
     """The runs of one job under `auto`: what was planned per (side, cell), and the results."""
 
-    def __init__(self, plan: Plan, design: Design) -> None:
+    def __init__(self, plan: Plan, design: Design, diffs: Sequence[CaseDiff] = ()) -> None:
         self.design = design
         self.plan = plan
-        self.sources: dict[tuple[Side, CellKey], tuple[Suite, Case]] = {}
+        self.diffs = tuple(diffs)
+        self.sources: dict[tuple[Side, CellKey], RunSpec] = {}
         self.planned: dict[tuple[Side, CellKey], int] = {}
         for spec in plan.runs:
             where = (spec.side, _key(spec))
-            self.sources[where] = (spec.suite, spec.case)
+            self.sources[where] = spec  # its suite, case and ruler
             self.planned[where] = max(self.planned.get(where, 0), spec.repetition)
         self.fixed = frozenset(key for _, key in self.planned if key[0] not in plan.adaptive)
+        # Base's ruler (issue 26): its cell is base's case on base and head's case on head.
+        self.aliases: dict[CellKey, dict[Side, CellKey]] = {}
+        for d in self.diffs:
+            if not (d.compared and d.gating):
+                continue
+            for side, own in self.planned:
+                if side is not Side.BASE or own[:2] != (d.suite, d.base_case):
+                    continue
+                head = (d.suite, d.head_case, own[2])
+                if (Side.HEAD, head) in self.planned:
+                    key = (d.suite, ruler_cells.ruler_id(d), own[2])
+                    self.aliases[key] = {Side.BASE: own, Side.HEAD: head}
+        self.fixed |= {k for k, a in self.aliases.items() if a[Side.BASE] in self.fixed}
+
+    def tested(self, results: Sequence[RunResult]) -> list[RunResult]:
+        """The runs as the verdict tests them: base's ruler in place of the comparisons it
+        replaces (`verdict.ruler`), so waves go where the verdict is open."""
+        apart = ruler_cells.not_compared(self.diffs)
+        kept = [r for r in results if (r.suite, r.case_id) not in apart]
+        return kept + ruler_cells.ruler_runs(results, self.diffs)
+
+    def _own(self, side: Side, key: CellKey) -> CellKey:
+        return self.aliases.get(key, {}).get(side, key)
 
     def runs(self, sides: tuple[Side, Side] = COMPARED) -> dict[CellKey, int]:
         """Runs per side so far: the fewer of the two `sides`."""
@@ -89,22 +114,25 @@ class Waves:
         for (side, key), count in self.planned.items():
             if side in sides:
                 out[key] = min(out.get(key, count), count)
+        for key, own in self.aliases.items():  # base's ruler: base's case on base, head's on head
+            if all(side in sides for side in own):
+                out[key] = min(self.planned[(side, k)] for side, k in own.items())
         return out
 
     def specs(self, wave: WavePlan, sides: tuple[Side, Side] = COMPARED) -> list[RunSpec]:
         out = []
         for ext in wave.extend:
             for side in sides:
-                source = self.sources.get((side, ext.key))
+                own = self._own(side, ext.key)
+                source = self.sources.get((side, own))
                 if source is None:
                     continue
-                have = self.planned[(side, ext.key)]
-                suite, case = source
+                have = self.planned[(side, own)]
                 out += [
-                    RunSpec(suite, case, ext.key[2], side, rep)
+                    replace(source, model=ext.key[2], side=side, repetition=rep)
                     for rep in range(have + 1, ext.target + 1)
                 ]
-                self.planned[(side, ext.key)] = max(have, ext.target)
+                self.planned[(side, own)] = max(have, ext.target)
         return out
 
     def effort(
@@ -117,6 +145,10 @@ class Waves:
                 continue
             where = (run.side, (run.suite, run.case_id, run.model))
             ran[where] = ran.get(where, 0) + 1
+        stops = dict(stops)
+        for key, own in self.aliases.items():  # base's ruler's stop is its cases' stop
+            if key in stops:
+                stops.update(dict.fromkeys(own.values(), stops[key]))
         cells = []
         for key in sorted({k for side, k in self.planned if side in COMPARED}):
             base, head = ran.get((Side.BASE, key), 0), ran.get((Side.HEAD, key), 0)
@@ -132,10 +164,15 @@ def _merge(into: Outcome, more: Outcome) -> None:
 
 
 async def run_waves(
-    plan: Plan, run_wave: RunWave, design: Design, limits: Limits
+    plan: Plan,
+    run_wave: RunWave,
+    design: Design,
+    limits: Limits,
+    diffs: Sequence[CaseDiff] = (),
 ) -> tuple[Outcome, Effort]:
-    """The start plan, then waves until every cell is settled, capped, or cut off."""
-    waves = Waves(plan, design)
+    """The start plan, then waves until every cell is settled, capped, or cut off. `diffs`:
+    the cases whose checks the PR changed, tested under base's checks (`verdict.ruler`)."""
+    waves = Waves(plan, design, diffs)
     outcome = await run_wave(plan)
     # Only now: the verdict's cell model loads while the first answers are awaited
     # (`pipeline.job.AFTER_FIRST_REQUEST`), not before the first request.
@@ -144,7 +181,7 @@ async def run_waves(
 
     count = 0
     while True:
-        cells = cells_of(outcome.results, design.bounds)
+        cells = cells_of(waves.tested(outcome.results), design.bounds)
         wave = plan_wave(cells, waves.runs(), design, fixed=waves.fixed)
         lifting = plan_wave(
             cells_of(frame_runs(outcome.results), design.bounds),

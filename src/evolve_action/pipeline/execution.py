@@ -7,6 +7,8 @@ The same holds once the job is told to stop (`stopping.Stop`): no run starts aft
 signal, the runs in flight may end until the stop cuts them, and every run that ended is
 in the cache already (each is stored as it ends), so the next push re-uses it.
 A bug of ours in one run becomes an `internal` error for that run; the others go on.
+A stored run whose case's checks the PR changed is re-graded with base's checks from what
+the cache kept of it (`pipeline.regrade`), without paying its agent again.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from evolve_action.execute.providers.limiter import AdaptiveLimiter
 from evolve_action.execute.scheduler import Job, JobOutcome, Scheduler
 from evolve_action.model.outcomes import ErrorKind, RunResult
 from evolve_action.model.records import run_cost
+from evolve_action.model.snapshot import Snapshot
 from evolve_action.pipeline.pricing import Prices
+from evolve_action.pipeline.regrade import can_regrade, regrade
 from evolve_action.pipeline.runner import RunEnvironment, error_result, execute
 from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.cache import RunCache
@@ -58,6 +62,13 @@ def _internal_error(spec: RunSpec, error: BaseException | None) -> RunResult:
     )
 
 
+def _fits(cached: RunResult, spec: RunSpec) -> bool:
+    """A stored run serves a run graded under base's checks too only when it was graded under
+    that very ruler; else it is re-graded from its snapshot (`pipeline.regrade`), or made
+    again when the cache kept too little of it."""
+    return spec.ruler is None or (cached.ruler is not None and cached.ruler.key == spec.ruler.key)
+
+
 def _as_this_run(cached: RunResult, spec: RunSpec, fingerprint: str) -> RunResult:
     # The same work can serve another side or a moved file: label it as the run asked for.
     return replace(
@@ -69,6 +80,7 @@ def _as_this_run(cached: RunResult, spec: RunSpec, fingerprint: str) -> RunResul
         repetition=spec.repetition,
         fingerprint=fingerprint,
         cached=True,
+        ruler=cached.ruler if spec.ruler is not None else None,
     )
 
 
@@ -99,15 +111,32 @@ async def execute_plan(
     outcome = Outcome()
     slots: list[RunResult | None] = [None] * len(specs)
     pending: list[int] = []
+    # Stored runs to grade with base's checks, which the PR changed: (the run, its snapshot).
+    regrading: dict[int, tuple[RunResult, Snapshot, bool]] = {}
+    tasks = [
+        fingerprinter.task(
+            s.suite, s.case, model=s.model, repetition=s.repetition, skill=s.with_skill
+        )
+        for s in specs
+    ]
     for index, (spec, fp) in enumerate(zip(specs, fingerprints, strict=True)):
         hit = cache.get(fp)
-        if hit is not None:
+        if hit is not None and _fits(hit, spec):
             slots[index] = _as_this_run(hit, spec, fp)
             outcome.cached += 1
             if on_done is not None:
                 on_done(spec, slots[index])  # type: ignore[arg-type]
-        else:
-            pending.append(index)
+            continue
+        own = hit is None  # no run under these very checks: re-grade one of the same work
+        if hit is None and (same := cache.by_task(tasks[index])) is not None:
+            hit = same[1]
+        snapshot = None
+        if hit is not None:
+            snapshot = cache.snapshot(hit.fingerprint)
+        if hit is not None and can_regrade(hit, snapshot):
+            assert snapshot is not None  # can_regrade says so
+            regrading[index] = (_as_this_run(hit, spec, fp), snapshot, own)
+        pending.append(index)
 
     def job(index: int) -> Job[RunResult | None]:
         spec = specs[index]
@@ -115,10 +144,19 @@ async def execute_plan(
         async def run() -> RunResult | None:
             if budget.exhausted or (stop is not None and stop.requested):
                 return None
-            result = budget.prices.reprice(await execute(spec, env))
+            if index in regrading:
+                stored, snapshot, own = regrading.pop(index)
+                before = run_cost(stored) or 0.0
+                result = budget.prices.reprice(await regrade(spec, stored, snapshot, env, own=own))
+                budget.spent_usd += max(0.0, (run_cost(result) or 0.0) - before)
+                result.snapshot = snapshot  # the entry keeps it for the next ruler
+                outcome.cached += 1
+            else:
+                result = budget.prices.reprice(await execute(spec, env))
+                budget.charge(result)
             result.fingerprint = fingerprints[index]
-            budget.charge(result)
-            cache.put(fingerprints[index], result)
+            cache.put(fingerprints[index], result, task=tasks[index])
+            result.snapshot = None  # the cache has it; a job of many runs must not hold them
             return result
 
         return Job(provider=spec.model.split("/", 1)[0], run=run, label=spec.key)

@@ -135,6 +135,7 @@ def _report(
         shard=str(settings.shard) if settings.shard.count > 1 else None,
         judge_model=execution.judge_model if execution else None,
         repo_root=sides.head_root,
+        case_diffs=execution.case_diffs if execution else (),
     )
     return build(settings, execution.results if execution else [], facts, in_progress=in_progress)
 

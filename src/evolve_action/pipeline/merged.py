@@ -124,6 +124,8 @@ def facts_of(docs: Sequence[LoadedResults], merged: Merged, event: Event, head_s
         event_name=next((r.event for r in records if r.event), ""),
         merged_from=len(docs),
         projected_usd=_projected(records),
+        # Every shard classifies the same two trees alike: one list, repeated ones said once.
+        case_diffs=tuple(dict.fromkeys(c.diff for r in records for c in r.case_changes)),
         judge_model=next(
             (j for d in docs if isinstance(j := d.document.get("judge_model"), str)), None
         ),

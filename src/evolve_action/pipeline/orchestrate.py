@@ -34,6 +34,7 @@ from evolve_action.plan.cache import RunCache
 from evolve_action.plan.fingerprints import Fingerprinter
 from evolve_action.plan.no_skill import arm_suites
 from evolve_action.plan.planning import START_RUNS, Plan, RunSpec, plan_runs
+from evolve_action.plan.ruler import CaseDiff, classify_all, skill_touched, with_rulers
 from evolve_action.plan.selection import Selection, inherit_trigger_models, select, shard_plan
 from evolve_action.plan.sides import Sides
 from evolve_action.settings.config import RepoConfig
@@ -112,6 +113,7 @@ class Execution:
     head_suites: list[Suite] = field(default_factory=list)
     base_suites: list[Suite] = field(default_factory=list)
     removed_suites: list[str] = field(default_factory=list)
+    case_diffs: list[CaseDiff] = field(default_factory=list)  # what the PR changed in its evals
     not_run: list[RunSpec] = field(default_factory=list)
     cached: int = 0
     spent_usd: float = 0.0
@@ -177,7 +179,10 @@ async def run_job(
         by_side[Side.NO_SKILL] = armed
     # A shard sees part of the PR only, so no wave can follow: `auto` runs a fixed 3 there.
     start = START_RUNS if settings.shard.count == 1 else None
-    plan = shard_plan(plan_runs(by_side, models, runs=settings.runs, start=start), settings.shard)
+    touched = {s.rel: skill_touched(s, sides.head_root, sides.changed) for s in chosen.head}
+    diffs = classify_all(chosen.base, chosen.head, touched)
+    planned = plan_runs(by_side, models, runs=settings.runs, start=start)
+    plan = shard_plan(with_rulers(planned, chosen.base, diffs), settings.shard)
     env, providers = prepare_environment(request, settings, models, judge)
     prices = prices or Prices({})
     budget = Budget(settings.max_cost_usd, prices=prices)
@@ -196,11 +201,15 @@ async def run_job(
             if on_costing is not None:
                 on_costing(costing)
             outcome = Outcome(not_run=list(plan.runs))
-            done = _execution(settings, models, judge, plan, providers, chosen, outcome, budget)
+            done = _execution(
+                settings, models, judge, plan, providers, chosen, outcome, budget, diffs=diffs
+            )
             done.costing = costing
             return done
         if stop is not None and stop.requested:
-            return _execution(settings, models, judge, plan, providers, chosen, outcome, budget)
+            return _execution(
+                settings, models, judge, plan, providers, chosen, outcome, budget, diffs=diffs
+            )
         async with open_harness(
             settings.harness,
             models,
@@ -234,7 +243,7 @@ async def run_job(
                 )
 
             if to_run.adaptive:
-                outcome, effort = await run_adaptively(to_run, run_wave, settings, budget)
+                outcome, effort = await run_adaptively(to_run, run_wave, settings, budget, diffs)
             else:
                 outcome = await run_wave(to_run)
             if to_run is not plan:  # the waves of `auto` added to the plan that ran
@@ -242,7 +251,9 @@ async def run_job(
     finally:
         await providers.aclose()
     providers.save_recordings()
-    done = _execution(settings, models, judge, plan, providers, chosen, outcome, budget, effort)
+    done = _execution(
+        settings, models, judge, plan, providers, chosen, outcome, budget, effort, diffs=diffs
+    )
     done.costing = costing
     return done
 
@@ -257,6 +268,8 @@ def _execution(
     outcome: Outcome,
     budget: Budget,
     effort: Effort | None = None,
+    *,
+    diffs: list[CaseDiff],
 ) -> Execution:
     return Execution(
         settings=settings,
@@ -273,6 +286,7 @@ def _execution(
         spent_usd=budget.spent_usd,
         interrupted=outcome.interrupted,
         effort=effort,
+        case_diffs=diffs,
     )
 
 
@@ -281,10 +295,11 @@ async def run_adaptively(
     run_wave: Callable[[Plan], Awaitable[Outcome]],
     settings: Settings,
     budget: Budget,
+    diffs: Sequence[CaseDiff] = (),
     clock: Callable[[], float] = time.monotonic,
 ) -> tuple[Outcome, Effort]:
     """`runs: auto`: the start runs, then waves of extra runs where the verdict is open,
     until `max-runs`, the cost budget or `max-minutes` (counted from here) stops them."""
     design = Design(START_RUNS, settings.max_runs, settings.alpha)
     limits = Limits(budget, clock() + settings.max_minutes * 60, clock)
-    return await run_waves(plan, run_wave, design, limits)
+    return await run_waves(plan, run_wave, design, limits, diffs)

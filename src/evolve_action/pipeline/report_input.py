@@ -19,13 +19,22 @@ from evolve_action import __version__
 from evolve_action.model.evals import LoadResult, Suite
 from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.plan.planning import RunSpec, Skip
+from evolve_action.plan.ruler import CaseDiff
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.publish.results import ResultsData
-from evolve_action.publish.results_record import Adaptive, JobRecord
+from evolve_action.publish.results_record import Adaptive, JobRecord, changes_of
 from evolve_action.publish.spend_history import PrSpend
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings
-from evolve_action.verdict import adaptive_verdict, cost_delta, discrimination, lift, stats
+from evolve_action.verdict import (
+    adaptive_verdict,
+    cost_delta,
+    discrimination,
+    lift,
+    ruler,
+    ruler_cells,
+    stats,
+)
 from evolve_action.verdict.gate import COMPLETE, Gate, Shortfall, evaluate
 
 PlannedSide = tuple[str, str, str, Side]  # (suite, case id, model, side) of a planned run
@@ -63,6 +72,7 @@ class Facts:
     merged_from: int | None = None
     judge_model: str | None = None
     repo_root: Path | None = None
+    case_diffs: Sequence[CaseDiff] = ()  # what the PR changed in its own evals, per case
 
 
 @dataclass(frozen=True)
@@ -77,15 +87,21 @@ def build(
     """The report of `runs` under `settings`. The gate is decided here and nowhere else: the
     comment, check run, outputs, job summary and exit code all read `input.gate`."""
     adaptive = facts.adaptive
+    # Base's checks on head's runs, tested in the same family (issue 26); changed cases apart.
+    ruled = ruler_cells.ruler_runs(runs, facts.case_diffs)
+    apart = ruler_cells.not_compared(facts.case_diffs)
     decide_with = None  # runs added because of what was seen are judged sequentially
     if adaptive is not None:
-        decide_with = adaptive_verdict.decider(runs, adaptive.bounds)
+        tested = [r for r in runs if (r.suite, r.case_id) not in apart]
+        decide_with = adaptive_verdict.decider([*tested, *ruled], adaptive.bounds)
     aggregate = stats.aggregate(
         runs,
         [*facts.head_suites, *facts.base_suites],
         alpha=settings.alpha,
         decide_with=decide_with,
         planned=facts.planned,
+        verdict_only=ruled,
+        not_compared=apart,
     )
     suites = [*facts.head_suites, *facts.base_suites]
     lifted = lift.measure(
@@ -96,6 +112,7 @@ def build(
         decider_for=_sequential(adaptive.bounds) if adaptive is not None else None,
     )
     items = discrimination.records(runs)
+    rulers = ruler.report(runs, facts.case_diffs, aggregate.verdict)
     has_base = facts.base_sha is not None
     gate, notices = IN_PROGRESS, tuple[str, ...]()
     if not in_progress:
@@ -137,13 +154,14 @@ def build(
         projected_usd=facts.projected_usd,
         pr_spend_before=facts.pr_spend_before,
         cost_deltas=costs,
+        rulers=rulers,
     )
     data = ResultsData(
         runs=runs,
         aggregate=aggregate,  # computed once, for the report and the files alike
         suites=[*facts.head_suites, *facts.base_suites],
         judge_model=facts.judge_model,
-        record=_record(settings, facts),
+        record=_record(settings, facts, rulers),
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         repo_root=facts.repo_root,
         invalid=facts.invalid,
@@ -159,7 +177,7 @@ def _sequential(bounds: Sequence[int]) -> lift.DeciderFor:
     return lambda frame: adaptive_verdict.decider(frame, bounds)
 
 
-def _record(settings: Settings, facts: Facts) -> JobRecord:
+def _record(settings: Settings, facts: Facts, rulers: ruler.RulerReport) -> JobRecord:
     """What results.json keeps about the job: built here only, for one job and a merge alike."""
     shortfall = facts.shortfall
     return JobRecord(
@@ -183,4 +201,5 @@ def _record(settings: Settings, facts: Facts) -> JobRecord:
         shard=facts.shard,
         merged_from=facts.merged_from,
         projected_usd=facts.projected_usd,
+        case_changes=changes_of(rulers),
     )

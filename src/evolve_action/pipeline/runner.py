@@ -11,8 +11,9 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evolve_action.execute.agent import AgentError, conversation, limits, run_agent
@@ -22,12 +23,14 @@ from evolve_action.execute.setup_commands import SetupError, prepare_workspace
 from evolve_action.execute.skill_install import SKILLS_DIR, WorkspaceError
 from evolve_action.execute.tools import WorkspaceTools, system_prompt
 from evolve_action.execute.workspace import Workspace, prepare
-from evolve_action.model.evals import CaseKind, split_model
-from evolve_action.model.outcomes import ErrorKind, RunResult, Status, Transcript
+from evolve_action.model.evals import Case, CaseKind, Suite, split_model
+from evolve_action.model.outcomes import ErrorKind, RulerGrade, RunResult, Status, Transcript
+from evolve_action.model.snapshot import Snapshot, take
 from evolve_action.plan.planning import RunSpec
 
 if TYPE_CHECKING:
     from evolve_action.execute.harness.run import CliHarness
+    from evolve_action.grade.grading import Graded
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +82,17 @@ async def execute(spec: RunSpec, env: RunEnvironment) -> RunResult:
         message = str(failure) if failure else f"no provider {provider_id!r} is configured"
         kind = failure.kind if failure else ErrorKind.AUTH
         return error_result(spec, kind, message, Transcript())
+    return await in_workspace(
+        spec, env, lambda confinement, ws: _run_in(spec, env, provider, confinement, ws)
+    )
+
+
+async def in_workspace(
+    spec: RunSpec,
+    env: RunEnvironment,
+    work: Callable[[Confinement, Workspace], Awaitable[RunResult]],
+) -> RunResult:
+    """`work` in a fresh workspace of `spec`'s case, confined, removed afterwards."""
     cli = env.harness if spec.suite.agent else None
     # Off the event loop: git and file copies would stall every other run in flight. A future,
     # not a task: `asyncio.run` cancels tasks left at its end, and this one must complete.
@@ -105,7 +119,7 @@ async def execute(spec: RunSpec, env: RunEnvironment) -> RunResult:
         raise
     confinement = Confinement(workspace.root, network=env.network)
     try:
-        return await _run_in(spec, env, provider, confinement, workspace)
+        return await work(confinement, workspace)
     finally:
         confinement.release()
         await asyncio.shield(asyncio.to_thread(workspace.cleanup))
@@ -166,10 +180,12 @@ async def _run_in(
             )
     except AgentError as exc:
         return error_result(spec, exc.kind, str(exc), exc.transcript)
+    known = True  # which files the agent changed: what a snapshot for re-grading keeps
     try:
         transcript.changed_files = await asyncio.to_thread(workspace.changed_files)
     except WorkspaceError as exc:  # the agent removed or broke its workspace
         transcript.notes.append(f"changed files unknown: {exc}")
+        known = False
     transcript.notes[:0] = setup_notes
     note = confinement.note()
     if note:
@@ -182,29 +198,16 @@ async def _run_in(
         return error_result(
             spec, ErrorKind.TIMEOUT, f"no output within {timeout_s:g} s", transcript
         )
-    # Grading is loaded while the first answer is awaited (`pipeline.job.AFTER_FIRST_REQUEST`),
-    # not before the first request.
-    from evolve_action.grade.checks import CheckContext
-    from evolve_action.grade.grading import JudgeSetup, grade_run
-
-    ctx = CheckContext(
-        suite=suite,
-        case=case,
-        workspace=root,
-        transcript=transcript,
-        run_command=confinement.run,
-        timeout_s=limit.timeout_s,
-        network=env.network,
-    )
-    judge = None
-    if env.judge_provider is not None:
-        judge = JudgeSetup(
-            provider=env.judge_provider,
-            model=env.judge_model,
-            tools=WorkspaceTools(root, None, (), JUDGE_TOOLS),
-            timeout_s=limit.timeout_s,
+    # Taken before any check runs: a `command` check may change the workspace.
+    snapshot = Snapshot(complete=False)
+    if known:
+        arguments = [c.arguments for c in transcript.tool_calls]
+        snapshot = await asyncio.to_thread(
+            take, root, transcript.changed_files, transcript.final_text, arguments
         )
-    graded = await grade_run(ctx, judge)
+    ruler = spec.ruler
+    also = [(ruler.suite, ruler.case)] if ruler else []
+    graded = await grade_in(spec, env, root, confinement, transcript, also)
     if graded.judge.error_kind is not None:
         # The judge's provider failed after retries: the run was not graded, not failed.
         result = error_result(
@@ -223,7 +226,52 @@ async def _run_in(
         items=graded.items,
         transcript=transcript,
         judge=graded.judge,
+        ruler=ruler_grade(spec, graded.also),
+        snapshot=snapshot,
     )
+
+
+async def grade_in(
+    spec: RunSpec,
+    env: RunEnvironment,
+    root: Path,
+    confinement: Confinement,
+    transcript: Transcript,
+    also: Sequence[tuple[Suite, Case]] = (),
+) -> Graded:
+    """Grade `spec`'s case (and `also` base's, in the same judge call) in this workspace."""
+    # Grading is loaded while the first answer is awaited (`pipeline.job.AFTER_FIRST_REQUEST`),
+    # not before the first request.
+    from evolve_action.grade.checks import CheckContext
+    from evolve_action.grade.grading import JudgeSetup, grade_run
+
+    limit = limits(spec.case, env.max_turns, env.timeout_s)
+    ctx = CheckContext(
+        suite=spec.suite,
+        case=spec.case,
+        workspace=root,
+        transcript=transcript,
+        run_command=confinement.run,
+        timeout_s=limit.timeout_s,
+        network=env.network,
+    )
+    judge = None
+    if env.judge_provider is not None:
+        judge = JudgeSetup(
+            provider=env.judge_provider,
+            model=env.judge_model,
+            tools=WorkspaceTools(root, None, (), JUDGE_TOOLS),
+            timeout_s=limit.timeout_s,
+        )
+    return await grade_run(ctx, judge, also=also)
+
+
+def ruler_grade(spec: RunSpec, also: Sequence[Graded]) -> RulerGrade | None:
+    """The run under base's checks, kept beside its own grading (and in the cache)."""
+    if spec.ruler is None or not also:
+        return None
+    base, ruler = also[0], spec.ruler
+    return RulerGrade(ruler.key, ruler.case.id, base.status, base.score, tuple(base.items))
 
 
 class UnavailableProvider:

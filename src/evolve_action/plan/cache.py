@@ -16,6 +16,7 @@ from pathlib import Path
 
 from evolve_action.model.outcomes import RunResult, Status
 from evolve_action.model.records import run_doc, run_from_doc
+from evolve_action.model.snapshot import Snapshot, snapshot_doc, snapshot_from_doc
 from evolve_action.util.files import atomic_write
 
 log = logging.getLogger(__name__)
@@ -54,14 +55,53 @@ class RunCache:
         self.hits += 1
         return replace(run, cached=True, fingerprint=fingerprint)
 
-    def put(self, fingerprint: str, run: RunResult) -> None:
+    def snapshot(self, fingerprint: str) -> Snapshot | None:
+        """What re-grading the stored run needs (`model.snapshot`), read only when asked: a
+        hit under an unchanged ruler never needs it. None when the entry has none."""
+        path = self._path(fingerprint)
+        if path is None or not path.is_file():
+            return None
+        try:
+            if path.stat().st_size > MAX_ENTRY_BYTES:
+                return None
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            stored = doc.get("snapshot") if doc.get("fingerprint") == fingerprint else None
+            return snapshot_from_doc(stored) if stored is not None else None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            log.warning("ignoring an unreadable snapshot in %s: %s", path.name, exc)
+            return None
+
+    def by_task(self, task: str) -> tuple[str, RunResult] | None:
+        """A stored run that did the same work (`Fingerprinter.task`), graded under other
+        checks: its fingerprint and the run. None when there is none."""
+        pointer = self._path(task)
+        if pointer is None or not pointer.is_file():
+            return None
+        try:
+            fingerprint = json.loads(pointer.read_text(encoding="utf-8"))["fingerprint"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("ignoring an unreadable cache pointer %s: %s", pointer.name, exc)
+            return None
+        run = self.get(fingerprint) if isinstance(fingerprint, str) else None
+        return (fingerprint, run) if run is not None else None
+
+    def put(self, fingerprint: str, run: RunResult, *, task: str = "") -> None:
+        """Store `run`; `task` (its `Fingerprinter.task`) finds it again under other checks."""
         path = self._path(fingerprint)
         if path is None or run.status is Status.ERROR:
             return
         doc = {"version": FORMAT_VERSION, "fingerprint": fingerprint, "run": run_doc(run)}
+        if run.snapshot is not None:
+            doc["snapshot"] = snapshot_doc(run.snapshot)
         try:
             atomic_write(path, json.dumps(doc, ensure_ascii=False, sort_keys=True))
         except Exception as exc:  # a full disk must not lose the run itself
             log.warning("could not write the cache entry %s: %s", path, exc)
             return
         self.stored += 1
+        pointer = self._path(task) if task and run.snapshot is not None else None
+        if pointer is not None:
+            try:
+                atomic_write(pointer, json.dumps({"fingerprint": fingerprint}))
+            except Exception as exc:  # only a later re-grade is lost
+                log.warning("could not write the cache pointer %s: %s", pointer, exc)

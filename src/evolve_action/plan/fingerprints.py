@@ -34,13 +34,14 @@ GRADING_REVISION = 1
 _ONLY_WHEN_SET = frozenset({"follow_ups", "setup_commands", "content"})
 
 
-def _plain(value: Any) -> Any:
-    """The JSON-able content of a model value; `Origin`s and absolute paths are left out."""
+def plain(value: Any) -> Any:
+    """The JSON-able content of a model value; `Origin`s and absolute paths are left out
+    (`plan.ruler` compares cases by it too)."""
     if isinstance(value, Origin):
         return None
     if is_dataclass(value) and not isinstance(value, type):
         return {
-            f.name: _plain(getattr(value, f.name))
+            f.name: plain(getattr(value, f.name))
             for f in fields(value)
             if f.name != "origin"
             and not (f.name in _ONLY_WHEN_SET and getattr(value, f.name) in ((), None))
@@ -48,17 +49,17 @@ def _plain(value: Any) -> Any:
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+        return {str(k): plain(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
     if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if isinstance(value, frozenset | set):
-        return sorted(_plain(v) for v in value)
+        return sorted(plain(v) for v in value)
     if isinstance(value, Path):
         return None  # fixture sources are hashed by content below
     return value
 
 
-def _digest(data: Any) -> str:
+def digest(data: Any) -> str:
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -84,21 +85,32 @@ def tree_digest(root: Path | None) -> str:
                 entries.append((rel, "link:" + str(path.readlink())))
             else:
                 entries.append((rel, file_digest(path)))
-    return _digest(entries)
+    return digest(entries)
 
 
 def case_digest(suite: Suite, case: Case) -> str:
     fixtures = [(f.dest, file_digest(f.source)) for f in case.files]
-    return _digest(
+    return digest(
         {
             "format": suite.format.value,
-            "policy": _plain(suite.policy),
-            "case": _plain(case),
+            "policy": plain(suite.policy),
+            "case": plain(case),
             "fixtures": fixtures,
             # Only when set, so every other suite keeps the fingerprints it had.
             **({} if suite.agent else {"agent": False}),
         }
     )
+
+
+# Fields of a case that make its task: what the agent is asked to do and within what limits.
+# Everything else a case holds (its items, expected output, format fields) is how it is graded.
+TASK_FIELDS = ("kind", "prompt", "messages", "system", "should_trigger", "max_turns")
+
+
+def task_digest(case: Case) -> str:
+    """What the agent is asked to do: the task fields and the bytes of its staged files."""
+    fixtures = sorted((f.dest, file_digest(f.source)) for f in case.files)
+    return digest({**{n: plain(getattr(case, n)) for n in TASK_FIELDS}, "files": fixtures})
 
 
 class Fingerprinter:
@@ -113,6 +125,7 @@ class Fingerprinter:
         self.harness = harness  # "" for the SDK loop; the CLIs and their versions otherwise
         self._trees: dict[Path | None, str] = {}
         self._cases: dict[tuple[str, str, str, bool], str] = {}
+        self._tasks: dict[tuple[str, str, str, bool], str] = {}
 
     def tree(self, root: Path | None) -> str:
         if root not in self._trees:
@@ -129,7 +142,7 @@ class Fingerprinter:
                 if skill
                 else {"arm": "no-skill"}
             )
-            self._cases[key] = _digest(
+            self._cases[key] = digest(
                 {
                     "case": case_digest(suite, case),
                     **installed,
@@ -140,7 +153,34 @@ class Fingerprinter:
                     **({"harness": self.harness} if self.harness else {}),
                 }
             )
-        return _digest([self._cases[key], model, repetition])
+        return digest([self._cases[key], model, repetition])
+
+    def task(
+        self, suite: Suite, case: Case, *, model: str, repetition: int, skill: bool = True
+    ) -> str:
+        """What the agent's part of a run depends on, and not its grading: two runs with this
+        fingerprint did the same work, so a stored one can be graded again under other checks
+        (`pipeline.regrade`) instead of paying its agent again. The no-skill arm's work is its
+        own (`skill=False`)."""
+        key = (str(suite.path), suite.rel, case.id, skill)
+        if key not in self._tasks:
+            installed = (
+                {"skill": self.tree(suite.skill.dir), "plugin_skills": self._plugin_skills(suite)}
+                if skill
+                else {"arm": "no-skill"}
+            )
+            self._tasks[key] = digest(
+                {
+                    "task": task_digest(case),
+                    "timeout": case.timeout_seconds,
+                    "format": suite.format.value,
+                    "agent": suite.agent,
+                    **installed,
+                    "tool": __version__,
+                    "harness": self.harness,
+                }
+            )
+        return digest(["task", self._tasks[key], model, repetition])
 
     def _plugin_skills(self, suite: Suite) -> str:
         # Trigger runs install every skill of the plugin: any of them can change the outcome.

@@ -24,12 +24,22 @@ FIXED_FALLBACK = 3  # `auto` where no wave can follow (a shard sees only part of
 
 
 @dataclass(frozen=True, slots=True)
+class Ruler:
+    """Base's case, whose checks grade a head run too when the PR changed them (issue 26)."""
+
+    suite: Suite
+    case: Case
+    key: str  # `plan.ruler.ruler_key`: a stored grading under another ruler is not reused
+
+
+@dataclass(frozen=True, slots=True)
 class RunSpec:
     suite: Suite
     case: Case
     model: str  # provider-qualified
     side: Side
     repetition: int  # 1-based
+    ruler: Ruler | None = None  # head runs of a case whose checks the PR changed
 
     @property
     def key(self) -> str:

@@ -51,7 +51,10 @@ def select(head: Sequence[Suite], base: Sequence[Suite], sides: Sides, mode: Mod
     removed = [
         s.rel for s in base if s.rel not in head_rels and (everything or s.rel in sides.changed)
     ]
-    return Selection(chosen, [s for s in base if s.rel in rels], removed)
+    # A deleted eval file still runs on base: its cases are listed as removed, with their
+    # last base pass rate, never dropped silently (issue 26).
+    kept = rels | set(removed)
+    return Selection(chosen, [s for s in base if s.rel in kept], removed)
 
 
 def shard_plan(plan: Plan, shard: Shard) -> Plan:

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from evolve_action.model.evals import EMPTY
+from evolve_action.plan.ruler import CaseChange, CaseDiff
 from evolve_action.verdict.adaptive import CellEffort, Design, Effort, Stop
+from evolve_action.verdict.ruler import RulerReport
 
 # The settings that decide the verdict from the aggregate (input names), as recorded so
 # `report` over these files decides as the job did (`settings.layering.recorded_settings`).
@@ -40,6 +42,59 @@ class Adaptive:
         if self.cells is None:
             return None
         return Effort(Design(self.start, self.max_runs), self.cells, self.waves)
+
+
+@dataclass(frozen=True, slots=True)
+class CaseChangeRecord:
+    """A case the PR changed in its own evals (issue 26); a removed one with its last base
+    pass rate, so it is never dropped silently."""
+
+    diff: CaseDiff
+    base_pass_rate: float | None = None  # removed cases: pooled over models; else None
+
+
+def changes_of(rulers: RulerReport) -> tuple[CaseChangeRecord, ...]:
+    rates = {(r.suite, r.case_id): r.rate for r in rulers.removed}
+    removed = CaseChange.REMOVED
+    return tuple(
+        CaseChangeRecord(d, rates.get((d.suite, d.base_case)) if d.change is removed else None)
+        for d in rulers.diffs
+    )
+
+
+def _change_doc(c: CaseChangeRecord) -> dict[str, Any]:
+    d = c.diff
+    return {
+        "suite": d.suite,
+        "change": d.change.value,
+        "base_case": d.base_case,
+        "head_case": d.head_case,
+        "diffs": list(d.diffs),
+        "gating": d.gating,
+        "what": d.what,
+        "base_pass_rate": c.base_pass_rate,
+    }
+
+
+def _changes_from_doc(listed: Any) -> tuple[CaseChangeRecord, ...]:
+    if not isinstance(listed, list):
+        return ()
+    kinds = {k.value: k for k in CaseChange}
+    out = []
+    for c in listed:
+        if not isinstance(c, Mapping) or c.get("change") not in kinds:
+            continue
+        diff = CaseDiff(
+            _of(c, "suite", str, ""),
+            kinds[c["change"]],
+            _of(c, "base_case", str, ""),
+            _of(c, "head_case", str, ""),
+            tuple(x for x in _of(c, "diffs", list, []) if isinstance(x, str)),
+            c.get("gating") is True,
+            _of(c, "what", str, ""),
+        )
+        out.append(CaseChangeRecord(diff, _of(c, "base_pass_rate", (int, float), None)))
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -68,6 +123,7 @@ class JobRecord:
     shard: str | None = None  # "i/n" when the job ran one part of a sharded plan
     merged_from: int | None = None  # a merge: how many files it read
     projected_usd: float | None = None  # the cost projected before the first call (priced)
+    case_changes: tuple[CaseChangeRecord, ...] = ()  # cases the PR changed in its own evals
 
     def verdict_doc(self) -> dict[str, Any]:
         """The verdict settings as recorded, for `layering.recorded_settings`."""
@@ -122,6 +178,8 @@ def record_doc(record: JobRecord) -> dict[str, Any]:
         doc["merged_from"] = record.merged_from
     if record.projected_usd is not None:
         doc["projected_usd"] = record.projected_usd
+    if record.case_changes:
+        doc["case_changes"] = [_change_doc(c) for c in record.case_changes]
     return doc
 
 
@@ -181,4 +239,5 @@ def record_from_doc(doc: Mapping[str, Any] | None) -> JobRecord:
         shard=_of(doc, "shard", str, None),
         merged_from=_of(doc, "merged_from", int, None),
         projected_usd=_of(doc, "projected_usd", (int, float), None),
+        case_changes=_changes_from_doc(doc.get("case_changes")),
     )

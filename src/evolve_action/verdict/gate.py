@@ -168,6 +168,9 @@ def evaluate(
             failures.append(f"{plural(len(flat), 'skill')} not significantly better than no skill")
     if failures:
         return Gate("failure", "; ".join(failures), 1, count)
+    if has_base and not any(c.head is not None for c in cases):
+        # Every eval was removed (issue 26): nothing was compared, so nothing is green.
+        return Gate("neutral", f"no eval left to compare ({_distinct(cases)} removed)", 0)
     gaps = _gaps(cases, shortfall, has_base)
     if gaps:
         # Green would speak for runs never made: neutral, saying what is missing.

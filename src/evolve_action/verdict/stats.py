@@ -273,6 +273,8 @@ def aggregate(
     alpha: float = DEFAULT_ALPHA,
     decide_with: Decider | None = None,
     planned: Collection[tuple[str, str, str, Side]] = (),
+    verdict_only: Iterable[RunResult] = (),
+    not_compared: Collection[tuple[str, str]] = (),
 ) -> Aggregate:
     """Everything the comment, the gate and the results files report about `runs`.
 
@@ -281,6 +283,10 @@ def aggregate(
 
     `decide_with` makes the verdict from the counts: the fixed-N exact tests when None; the
     sequential one (`adaptive_verdict.decider`) when runs were added because of what was seen.
+
+    `verdict_only`: runs the verdict tests and no row shows (base's checks on head's runs,
+    `verdict.ruler`); `not_compared`: (suite, case id) whose task the PR changed, shown and
+    never tested.
 
     `suites` supplies case names, kinds and policies; pass head suites before base suites so
     a case changed by the PR is described as it is on head.
@@ -314,7 +320,14 @@ def aggregate(
             for side, r in grouped[key].items()
         }
         rows.append((key, case, sides.get(Side.BASE), sides.get(Side.HEAD)))
-    cells = {k: _cell(b, h) for k, _, b, h in rows}
+    cells = {k: _cell(b, h) for k, _, b, h in rows if k[:2] not in not_compared}
+    extra: dict[CellKey, dict[Side, list[RunResult]]] = {}
+    for run in verdict_only:
+        key = (run.suite, run.case_id, run.model)
+        extra.setdefault(key, {}).setdefault(run.side, []).append(run)
+    for key, by_side in extra.items():
+        b, h = (side_stats(by_side.get(s, []), None, None) for s in (Side.BASE, Side.HEAD))
+        cells[key] = _cell(b, h)
     sides_planned: dict[CellKey, set[Side]] = {}
     for rel, case_id, model, side in planned:
         sides_planned.setdefault((rel, case_id, model), set()).add(side)
@@ -331,7 +344,10 @@ def aggregate(
         cases.append(
             CaseStats(
                 rel, case_id, name, model, base, head, delta, test,
-                _case_label(base, head, finding, sides_planned.get((rel, case_id, model), set())),
+                Label.NOT_COMPARED if base and head and (rel, case_id) in not_compared
+                else _case_label(
+                    base, head, finding, sides_planned.get((rel, case_id, model), set())
+                ),
                 adjusted,
             )
         )  # fmt: skip

@@ -18,6 +18,7 @@ from evolve_action.publish import spend_history
 from evolve_action.publish.render import build_cases as cases
 from evolve_action.publish.render import build_lift as lift
 from evolve_action.publish.render import build_verdict as verdict
+from evolve_action.publish.render import ruler
 from evolve_action.publish.render.build_verdict import points as points
 from evolve_action.publish.render.cost_rows import cost_rows
 from evolve_action.publish.render.effort import lines as effort_lines
@@ -60,6 +61,9 @@ def build_view(report: ReportInput) -> CommentView:
         new=cases.phrases(report, index, Label.NEW) if report.has_base else (),
         removed=cases.phrases(report, index, Label.REMOVED) if report.has_base else (),
         unchanged_failures=cases.unchanged_failures(report, index) if report.has_base else (),
+        ruler_hidden=ruler.hidden(report, index),
+        removed_passing=ruler.removed_while_passing(report, index),
+        eval_changes=ruler.notes(report, index),
         failures=failures,
         failures_total=len(failures),
         suggestions=cases.suggestions(report),

@@ -161,6 +161,7 @@ def group_verdict(report: ReportInput, g: GroupStats) -> str:
         (Label.REMOVED, "{} removed"),
         (Label.ERROR, "{} errored"),
         (Label.NOT_RUN, "{} not run on one side"),
+        (Label.NOT_COMPARED, "{} changed by this PR, not compared"),
     ):
         n = dropped if lab == "dropped" else g.labels.get(str(lab), 0)
         if n:

@@ -96,8 +96,8 @@ def fit_comment(
         if not keep:
             view = view.without("failures")
         text = render(view, name=name, env=env)
-    droppable: tuple[str, ...] = ("costs", "suggestions", "cannot_tell", "drops", "suites")
-    droppable += ("unchanged_failures", "improved", "new")
+    droppable: tuple[str, ...] = ("costs", "suggestions", "cannot_tell", "eval_changes", "drops")
+    droppable += ("suites", "unchanged_failures", "improved", "new")
     for part in (*droppable, "removed"):
         if _size(text) <= budget:
             break

@@ -9,7 +9,7 @@ gate once, so every output reads the same verdict. The comment's parts (`build`,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from evolve_action.model.evals import LoadResult, Suite
 from evolve_action.model.outcomes import RunResult
@@ -22,6 +22,7 @@ from evolve_action.verdict.cost_delta import CostDelta
 from evolve_action.verdict.discrimination import ItemRecord
 from evolve_action.verdict.gate import Gate
 from evolve_action.verdict.lift import Lift
+from evolve_action.verdict.ruler import RulerReport
 from evolve_action.verdict.stats import Aggregate
 
 
@@ -53,6 +54,9 @@ class ReportInput:
     projected_usd: float | None = None  # the cost projected before the first call; None: unknown
     pr_spend_before: PrSpend | None = None  # what earlier jobs on the PR paid (our comment's)
     cost_deltas: Sequence[CostDelta] = ()  # tokens, cost, turns, time base → head
+    rulers: RulerReport = field(
+        default_factory=RulerReport
+    )  # what the PR changed in its own evals (issue 26)
 
     @property
     def has_base(self) -> bool:

@@ -125,6 +125,11 @@ class CommentView:
     new: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     unchanged_failures: tuple[str, ...] = ()
+    # The PR's changes to its own evals (`render.ruler`, escaped): regressions only base's
+    # checks show, cases removed while passing, and the other changes as information.
+    ruler_hidden: tuple[str, ...] = ()
+    removed_passing: tuple[str, ...] = ()
+    eval_changes: tuple[str, ...] = ()
     failures: tuple[FailureRow, ...] = ()
     failures_total: int = 0
     suggestions: tuple[Suggestion, ...] = ()
