@@ -53,7 +53,7 @@ COPY pyproject.toml README.md ./
 COPY src ./src
 RUN python -m pip install --no-deps . \
     && rm -rf build src \
-    && python -c 'from evolve_action.execute.sandbox_user import add_pool_users; add_pool_users()'
+    && python -c 'from evolve_action.execute.sandbox.user import add_pool_users; add_pool_users()'
 
 # No USER: GitHub runs container actions as root and mounts /github/workspace and
 # /github/file_commands owned by the runner user; its docs ask actions not to set USER, because

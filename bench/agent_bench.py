@@ -23,11 +23,11 @@ from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
 
 from evolve_action.execute.agent import run_agent
-from evolve_action.execute.providers.base import ChatMessage, TextPart, ToolResultPart, ToolSpec
 from evolve_action.execute.providers.faults import RetryPolicy
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
 from evolve_action.execute.providers.registry import build_provider
 from evolve_action.execute.scheduler import Job, run_jobs
+from evolve_action.model.provider import ChatMessage, TextPart, ToolResultPart, ToolSpec
 from tests.fakes.llm_server import FakeLLM, Reply, Request, text
 
 

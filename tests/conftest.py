@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.execute.sandbox_shared import runs_dir
+from evolve_action.execute.sandbox.shared import runs_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"

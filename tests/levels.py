@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.execute import sandbox, sandbox_python
-from evolve_action.execute.sandbox import BwrapStatus, Level, probe_bwrap, probe_user
+from evolve_action.execute.sandbox import confine as sandbox
+from evolve_action.execute.sandbox import python as sandbox_python
+from evolve_action.execute.sandbox.confine import BwrapStatus, Level, probe_bwrap, probe_user
 
 BWRAP, USER = "bwrap", "user"
 LEVELS = [

@@ -13,8 +13,14 @@ from pathlib import Path
 import pytest
 
 from evolve_action.commands import cli
-from evolve_action.execute import sandbox
-from evolve_action.execute.sandbox import BwrapStatus, Level, UserStatus, job_level, probe_user
+from evolve_action.execute.sandbox import confine as sandbox
+from evolve_action.execute.sandbox.confine import (
+    BwrapStatus,
+    Level,
+    UserStatus,
+    job_level,
+    probe_user,
+)
 from tests.e2e.test_pull_request import REPO, agent, container_env, make_repo, run_container
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import FakeLLM

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.execute.sandbox_shared import RUNS_ROOT
+from evolve_action.execute.sandbox.shared import RUNS_ROOT
 from tests.e2e.test_pull_request import REPO, container_env, run_container
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from evolve_action.execute.agent import AgentError, Limits, conversation, limits, run_agent
-from evolve_action.execute.providers.base import ChatMessage, TextPart, ToolResultPart, ToolSpec
 from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
 from evolve_action.execute.providers.registry import build_provider
-from evolve_action.execute.sandbox import Confinement, SandboxMode
+from evolve_action.execute.sandbox.confine import Confinement, SandboxMode
 from evolve_action.execute.skill_install import SkillInfo
-from evolve_action.execute.tools import WorkspaceTools, system_prompt
+from evolve_action.execute.tools.run import WorkspaceTools, system_prompt
 from evolve_action.model.evals import Case, Message, Origin
 from evolve_action.model.outcomes import ErrorKind
+from evolve_action.model.provider import ChatMessage, TextPart, ToolResultPart, ToolSpec
 from tests.fakes.llm_server import Call, FakeLLM, Fault, Reply, Stall, call, scripted_agent, text
 
 MODELS = {"anthropic": "anthropic/claude-sonnet-4-6", "openai": "openai/gpt-5.4"}

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.execute.providers.base import ToolResultPart
-from evolve_action.execute.sandbox import Confinement, SandboxMode, probe_bwrap, probe_user
-from evolve_action.execute.tools import WorkspaceTools
+from evolve_action.execute.sandbox.confine import Confinement, SandboxMode, probe_bwrap, probe_user
+from evolve_action.execute.tools.run import WorkspaceTools
 from evolve_action.execute.workspace import Workspace, WorkspaceError, prepare
 from evolve_action.model.evals import Case, Fixture, Format, Origin, Skill, Suite
+from evolve_action.model.provider import ToolResultPart
 
 PLANTED = {
     "ANTHROPIC_API_KEY": "sk-ant-PLANTED-A",

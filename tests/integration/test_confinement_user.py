@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.execute import sandbox_user
-from evolve_action.execute.sandbox import Confinement, SandboxMode, probe_user
-from evolve_action.execute.sandbox_drop import SANDBOX_GID
-from evolve_action.execute.sandbox_shared import runs_dir, world_writable
-from evolve_action.execute.sandbox_user import POOL_FIRST, POOL_SIZE, exposures
-from evolve_action.execute.tools import WorkspaceTools
+from evolve_action.execute.sandbox import user as sandbox_user
+from evolve_action.execute.sandbox.confine import Confinement, SandboxMode, probe_user
+from evolve_action.execute.sandbox.drop import SANDBOX_GID
+from evolve_action.execute.sandbox.shared import runs_dir, world_writable
+from evolve_action.execute.sandbox.user import POOL_FIRST, POOL_SIZE, exposures
+from evolve_action.execute.tools.run import WorkspaceTools
 from evolve_action.execute.workspace import prepare
 from evolve_action.model.evals import Case, Fixture, Format, Origin, Skill, Suite
 from tests.conftest import reachable_place
@@ -287,9 +287,9 @@ async def test_our_own_launchers_get_a_python_the_user_can_start(
 ) -> None:
     """The CLI harness's relay runs as the sandbox user: its interpreter must be one that user
     can start, which ours (a venv or pyenv build under /root) may not be."""
-    from evolve_action.execute import sandbox
-    from evolve_action.execute.sandbox import BwrapStatus
-    from evolve_action.execute.sandbox_python import python_for_commands
+    from evolve_action.execute.sandbox import confine as sandbox
+    from evolve_action.execute.sandbox.confine import BwrapStatus
+    from evolve_action.execute.sandbox.python import python_for_commands
 
     monkeypatch.setattr(sandbox, "probe_bwrap", lambda: BwrapStatus(False, "not here"))
     python_for_commands.cache_clear()

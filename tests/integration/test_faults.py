@@ -8,18 +8,18 @@ from typing import Any
 
 import pytest
 
-from evolve_action.execute.providers.base import (
+from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
+from evolve_action.execute.providers.limiter import AdaptiveLimiter
+from evolve_action.execute.providers.registry import build_provider
+from evolve_action.execute.scheduler import Job, run_jobs
+from evolve_action.model.outcomes import ErrorKind
+from evolve_action.model.provider import (
     ChatMessage,
     ChatRequest,
     ChatResponse,
     ProviderError,
     TextPart,
 )
-from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
-from evolve_action.execute.providers.limiter import AdaptiveLimiter
-from evolve_action.execute.providers.registry import build_provider
-from evolve_action.execute.scheduler import Job, run_jobs
-from evolve_action.model.outcomes import ErrorKind
 from tests.fakes.llm_server import Disconnect, FakeLLM, Fault, Malformed, Stall, text
 
 MODELS = {"anthropic": "claude-sonnet-4-6", "openai": "gpt-5.4"}

@@ -342,7 +342,7 @@ async def test_no_interpreter_for_the_relay_is_a_harness_error_before_the_cli_st
 ) -> None:
     """Where the confinement can start no Python (ours hidden, no system one), every CLI run
     says what to do, and no model request is made."""
-    from evolve_action.execute import sandbox_python
+    from evolve_action.execute.sandbox import python as sandbox_python
 
     monkeypatch.setattr(sandbox_python, "_startable", lambda level, program, needs: False)
     suite, case = suite_and_case(make_repo(tmp_path / "repo", {"evals.json": TASK}))

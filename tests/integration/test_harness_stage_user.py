@@ -18,8 +18,8 @@ import pytest
 from evolve_action.execute.harness import install
 from evolve_action.execute.harness.install import CliBinary
 from evolve_action.execute.harness.stage import obstacle, place
-from evolve_action.execute.sandbox import Confinement, Level, SandboxMode, probe_user
-from evolve_action.execute.sandbox_user import POOL_FIRST
+from evolve_action.execute.sandbox.confine import Confinement, Level, SandboxMode, probe_user
+from evolve_action.execute.sandbox.user import POOL_FIRST
 from tests.conftest import reachable_place
 from tests.unit.test_harness_stage import fake_install
 

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from evolve_action.execute.providers.base import Provider
 from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
 from evolve_action.execute.providers.registry import build_provider
 from evolve_action.grade.judge import judge_run
 from evolve_action.model.evals import Case, JudgeItem, Origin, Scale
 from evolve_action.model.outcomes import Transcript
+from evolve_action.model.provider import Provider
 from tests.fakes.llm_server import Call, FakeLLM, Reply
 from tests.unit.judge_fakes import FakeToolBox
 

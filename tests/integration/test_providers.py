@@ -9,7 +9,10 @@ from typing import Any
 import pytest
 
 from evolve_action.execute.providers import catalog
-from evolve_action.execute.providers.base import (
+from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
+from evolve_action.execute.providers.registry import build_provider
+from evolve_action.model.outcomes import ErrorKind
+from evolve_action.model.provider import (
     ChatMessage,
     ChatRequest,
     ProviderError,
@@ -18,9 +21,6 @@ from evolve_action.execute.providers.base import (
     ToolSpec,
     ToolUsePart,
 )
-from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
-from evolve_action.execute.providers.registry import build_provider
-from evolve_action.model.outcomes import ErrorKind
 from tests.fakes.llm_server import Call, FakeLLM, Reply, call, text
 
 SKILL = ToolSpec(

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from evolve_action.execute.agent import AgentError, run_agent
-from evolve_action.execute.providers.base import ChatMessage, ChatRequest, Provider, TextPart
 from evolve_action.execute.providers.faults import RetryPolicy
 from evolve_action.execute.providers.registry import build_provider
 from evolve_action.execute.providers.replay import (
@@ -21,10 +20,11 @@ from evolve_action.execute.providers.replay import (
     request_key,
     save_cassette,
 )
-from evolve_action.execute.sandbox import Confinement, SandboxMode
+from evolve_action.execute.sandbox.confine import Confinement, SandboxMode
 from evolve_action.execute.skill_install import SkillInfo
-from evolve_action.execute.tools import WorkspaceTools, system_prompt
+from evolve_action.execute.tools.run import WorkspaceTools, system_prompt
 from evolve_action.model.outcomes import ErrorKind, Transcript
+from evolve_action.model.provider import ChatMessage, ChatRequest, Provider, TextPart
 from tests.fakes.llm_server import FakeLLM, call, scripted_agent, text
 
 GREETER = SkillInfo(

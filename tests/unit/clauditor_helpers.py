@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evolve_action.formats import clauditor
 from evolve_action.formats.base import LoadContext
+from evolve_action.formats.clauditor import load as clauditor
 from evolve_action.formats.documents import read
 from evolve_action.model.evals import LoadResult, Skill
 

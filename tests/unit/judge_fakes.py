@@ -7,15 +7,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from evolve_action.execute.providers.base import (
+from evolve_action.execute.providers.registry import PROVIDERS
+from evolve_action.model.outcomes import Usage
+from evolve_action.model.provider import (
     ChatRequest,
     ChatResponse,
     ToolResultPart,
     ToolSpec,
     ToolUsePart,
 )
-from evolve_action.execute.providers.registry import PROVIDERS
-from evolve_action.model.outcomes import Usage
 
 Reply = ChatResponse | Exception | Callable[[ChatRequest], ChatResponse]
 

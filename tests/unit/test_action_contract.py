@@ -182,7 +182,7 @@ def test_entrypoint_execs_so_the_cli_keeps_its_pid(tmp_path: Path) -> None:
 
 def test_dockerfile_names_the_sandbox_users() -> None:
     text = " ".join(a for _, a in _dockerfile())
-    assert "from evolve_action.execute.sandbox_user import add_pool_users; add_pool_users()" in text
+    assert "from evolve_action.execute.sandbox.user import add_pool_users; add_pool_users()" in text
 
 
 def test_dockerignore_keeps_exactly_what_the_dockerfile_copies() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from evolve_action.formats.evolve_assertions import derived_text
+from evolve_action.formats.evolve.assertions import derived_text
 from evolve_action.grade.checks import CheckContext, run_check
 from evolve_action.model.evals import Case, Check, Format, Origin, Skill, Suite
 from evolve_action.model.outcomes import CommandResult, ItemResult, ToolCall, Transcript

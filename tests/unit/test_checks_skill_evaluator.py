@@ -14,7 +14,7 @@ import pytest
 
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import read
-from evolve_action.formats.skill_evaluator import load
+from evolve_action.formats.skill_evaluator.load import load
 from evolve_action.grade.checks import CheckContext, run_check
 from evolve_action.grade.checks.skill_evaluator import glob_match, matching
 from evolve_action.model.evals import Case, Check, Format, Origin, Skill, Suite
@@ -389,7 +389,7 @@ async def test_corpus_structural_sample_reproduced(corpus_dir: Path, tmp_path: P
 
 async def test_custom_script__under_the_real_sandbox(tmp_path: Path) -> None:
     """Inside bubblewrap the workspace is /workspace: OUTPUTS_DIR must follow it."""
-    from evolve_action.execute.sandbox import Confinement, probe_bwrap
+    from evolve_action.execute.sandbox.confine import Confinement, probe_bwrap
 
     if not probe_bwrap().works:
         pytest.skip("bubblewrap does not work on this machine")

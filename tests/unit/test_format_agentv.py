@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evolve_action.formats import agentv, load_file
+from evolve_action.formats import load_file
+from evolve_action.formats.agentv import load as agentv
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import Document, DocumentError, read
 from evolve_action.model.evals import Case, Check, Format, JudgeItem, LoadResult, Scale, Skill

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evolve_action.formats import load_all
-from evolve_action.formats.agentv_csv import assertion
+from evolve_action.formats.agentv.csv import assertion
 from evolve_action.model.evals import Severity
 
 CSV = (

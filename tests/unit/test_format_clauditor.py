@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from evolve_action.formats.clauditor_items import EXTRACT_ID
+from evolve_action.formats.clauditor.items import EXTRACT_ID
 from evolve_action.model.evals import CaseKind, Format, Scale, Severity
 from tests.unit.clauditor_helpers import (
     CORPUS_LAYOUT,

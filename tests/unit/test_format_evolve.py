@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from evolve_action.formats import evolve, load_file
+from evolve_action.formats import load_file
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import read
-from evolve_action.formats.evolve_files import stage
+from evolve_action.formats.evolve import load as evolve
+from evolve_action.formats.evolve.files import stage
 from evolve_action.model.evals import Check, Format, JudgeItem, LoadResult, Severity, Skill, Suite
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.formats import evolve
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import read
-from evolve_action.formats.evolve_files import stage
+from evolve_action.formats.evolve import load as evolve
+from evolve_action.formats.evolve.files import stage
 from evolve_action.model.evals import Skill
 from tests.unit.test_format_evolve import case, load_data, messages, repo, suite_of
 

@@ -8,9 +8,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evolve_action.formats import evolve, triggers
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import Document
+from evolve_action.formats.evolve import load as evolve
+from evolve_action.formats.evolve import triggers as triggers
 from evolve_action.model.evals import LoadResult, Severity, Skill
 
 KEYS = st.sampled_from(

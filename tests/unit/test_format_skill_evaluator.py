@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import Document, read
-from evolve_action.formats.skill_evaluator import load, matches
+from evolve_action.formats.skill_evaluator.load import load, matches
 from evolve_action.model.evals import (
     Case,
     Check,

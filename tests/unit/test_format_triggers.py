@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from evolve_action.formats import triggers
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import read
+from evolve_action.formats.evolve import triggers as triggers
 from evolve_action.model.evals import CaseKind, Format, LoadResult, Severity, Skill, Suite
 
 

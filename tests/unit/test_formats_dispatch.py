@@ -141,7 +141,7 @@ def test_load_file__a_missing_loader_module_is_a_clear_problem(
 def test_load_file__a_loader_returning_garbage_is_a_bug_problem(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import evolve_action.formats.triggers as triggers
+    import evolve_action.formats.evolve.triggers as triggers
 
     monkeypatch.setattr(triggers, "load", lambda doc, ctx: None)
     path = tmp_path / "triggers.json"

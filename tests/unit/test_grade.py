@@ -6,13 +6,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evolve_action.execute.providers.base import ChatRequest, ChatResponse
 from evolve_action.grade import checks
 from evolve_action.grade.checks import CheckContext
 from evolve_action.grade.grading import GATE_CLOSED, JudgeSetup, grade_run
 from evolve_action.grade.scoring import Verdict
 from evolve_action.model.evals import Case, Check, Format, JudgeItem, Origin, Skill, Suite
 from evolve_action.model.outcomes import CommandResult, ItemResult, JudgeReport, Status, Transcript
+from evolve_action.model.provider import ChatRequest, ChatResponse
 from tests.unit.judge_fakes import ScriptedProvider, submit
 
 ORIGIN = Origin("evals/s/evals.json", 1)

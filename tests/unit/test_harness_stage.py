@@ -21,8 +21,8 @@ import pytest
 from evolve_action.execute.harness import install
 from evolve_action.execute.harness.install import CLAUDE, CODEX, CliBinary, installed
 from evolve_action.execute.harness.stage import obstacle, place, stage_dir
-from evolve_action.execute.sandbox import Confinement, Level, SandboxMode, probe_bwrap
-from evolve_action.execute.sandbox_bwrap import masked
+from evolve_action.execute.sandbox.bwrap import masked
+from evolve_action.execute.sandbox.confine import Confinement, Level, SandboxMode, probe_bwrap
 
 
 def fake_install(directory: Path) -> dict[str, CliBinary]:

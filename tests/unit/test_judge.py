@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evolve_action.execute.providers.base import ChatRequest, ChatResponse, ProviderError
 from evolve_action.grade.judge import judge_run
 from evolve_action.grade.judge_parse import find_grading, verdicts
 from evolve_action.model.evals import (
@@ -22,6 +21,7 @@ from evolve_action.model.evals import (
     Scale,
 )
 from evolve_action.model.outcomes import ErrorKind, ItemResult, JudgeReport, Transcript
+from evolve_action.model.provider import ChatRequest, ChatResponse, ProviderError
 from tests.unit.judge_fakes import FakeToolBox, ScriptedProvider, submit, text, tool
 
 ORIGIN = Origin("evals/s/evals.json", 3)

@@ -270,7 +270,7 @@ def test_the_report_stages_load_only_after_the_runs_start() -> None:
 LATE = """
 import asyncio, sys
 from evolve_action.execute.providers import transport
-from evolve_action.execute.providers.base import ChatMessage, ChatRequest, TextPart
+from evolve_action.model.provider import ChatMessage, ChatRequest, TextPart
 from evolve_action.execute.providers.registry import build_provider
 from evolve_action.execute.providers.setup import preload_sdks
 from evolve_action.settings.inputs import from_values

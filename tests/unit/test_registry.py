@@ -6,7 +6,6 @@ import pytest
 
 from evolve_action.execute.providers import catalog
 from evolve_action.execute.providers.anthropic import AnthropicProvider
-from evolve_action.execute.providers.base import ProviderError
 from evolve_action.execute.providers.faults import classify_status, retry_after_seconds
 from evolve_action.execute.providers.openai import OpenAIProvider
 from evolve_action.execute.providers.registry import (
@@ -16,6 +15,7 @@ from evolve_action.execute.providers.registry import (
     resolve_model,
 )
 from evolve_action.model.outcomes import ErrorKind, Usage
+from evolve_action.model.provider import ProviderError
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,6 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from evolve_action.execute.providers.base import ChatRequest, ChatResponse
 from evolve_action.formats import load_all
 from evolve_action.grade.grading import JudgeSetup, grade_run
 from evolve_action.model.evals import (
@@ -23,6 +22,7 @@ from evolve_action.model.evals import (
     Suite,
 )
 from evolve_action.model.outcomes import RulerGrade, RunResult, Side, Status
+from evolve_action.model.provider import ChatRequest, ChatResponse
 from evolve_action.plan.planning import plan_runs
 from evolve_action.plan.ruler import CaseChange, classify, describe, skill_touched, with_rulers
 from evolve_action.verdict import ruler, ruler_cells

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.execute import sandbox, sandbox_python
-from evolve_action.execute.sandbox import (
+from evolve_action.execute.sandbox import confine as sandbox
+from evolve_action.execute.sandbox import python as sandbox_python
+from evolve_action.execute.sandbox.confine import (
     BwrapStatus,
     Choice,
     Confinement,
@@ -238,7 +239,7 @@ async def test_cancellation_while_the_process_starts_leaves_nothing_and_never_ha
     """A cancellation can land between asyncio's fork and its pipes being connected; the
     child's background job then holds the pipes. Cancelled at each step of the start, the run
     ends at once and no process of it survives."""
-    from evolve_action.execute.sandbox_exec import spawn
+    from evolve_action.execute.sandbox.exec import spawn
 
     script = f"sleep 300 & echo $! >> {ws}/bg.pids; sleep 300"
     for steps in range(8):
@@ -287,7 +288,7 @@ def test_auto_takes_the_strongest_level_that_works(monkeypatch: pytest.MonkeyPat
 
 TWO_ASKING = """
 import threading
-from evolve_action.execute import sandbox
+from evolve_action.execute.sandbox import confine as sandbox
 other = threading.Thread(target=sandbox.job_level)
 other.start()
 asked = sandbox.job_level()  # most likely while the other thread is still probing
@@ -342,7 +343,7 @@ async def test_auto_without_bwrap_or_user_runs_directly_and_warns_once(
     _no_user(monkeypatch)
     sandbox._warn_unsandboxed.cache_clear()
     conf = Confinement(ws)
-    with caplog.at_level(logging.WARNING, logger="evolve_action.execute.sandbox"):
+    with caplog.at_level(logging.WARNING, logger="evolve_action.execute.sandbox.confine"):
         first = await conf.run("echo one", timeout_s=5)
         second = await conf.run("echo two", timeout_s=5)
     assert (first.stdout, second.stdout) == ("one\n", "two\n")
@@ -425,7 +426,7 @@ def _alive(pid: int) -> bool:
 _PEEK = """
 import asyncio, os, subprocess, sys
 from pathlib import Path
-from evolve_action.execute.sandbox import Confinement, SandboxMode
+from evolve_action.execute.sandbox.confine import Confinement, SandboxMode
 
 peek = f"cat /proc/{os.getpid()}/environ"
 before = subprocess.run(["/bin/sh", "-c", peek], capture_output=True, text=True).stdout
@@ -463,8 +464,8 @@ def test_unsandboxed_commands_cannot_read_our_environment(ws: Path) -> None:
 
 
 def test_the_pool_users_are_named_once(tmp_path: Path) -> None:
-    from evolve_action.execute.sandbox_drop import SANDBOX_GID
-    from evolve_action.execute.sandbox_user import POOL_FIRST, POOL_SIZE, add_pool_users
+    from evolve_action.execute.sandbox.drop import SANDBOX_GID
+    from evolve_action.execute.sandbox.user import POOL_FIRST, POOL_SIZE, add_pool_users
 
     (tmp_path / "passwd").write_text("root:x:0:0:root:/root:/bin/sh\n")
     (tmp_path / "group").write_text("root:x:0:\n")
@@ -482,7 +483,7 @@ def test_the_pool_users_are_named_once(tmp_path: Path) -> None:
 
 
 def test_default_hidden_names_daemon_sockets_and_the_runners_checkout(host_dir: Path) -> None:
-    from evolve_action.execute.sandbox import default_hidden
+    from evolve_action.execute.sandbox.confine import default_hidden
 
     checkout = host_dir / "checkout"
     checkout.mkdir()
@@ -535,7 +536,7 @@ async def test_the_relay_interpreter_is_one_bubblewrap_shows(
 ) -> None:
     """A clone under /tmp has its venv's python there, which bubblewrap's own /tmp hides:
     the real interpreter behind the link is used instead, and it starts in the sandbox."""
-    from evolve_action.execute.sandbox import Level
+    from evolve_action.execute.sandbox.confine import Level
 
     with tempfile.TemporaryDirectory(prefix="evolve-venv-", dir="/tmp") as venv:
         link = Path(venv) / "python"

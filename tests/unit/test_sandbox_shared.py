@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.execute import sandbox_acl
-from evolve_action.execute.sandbox_acl import GROUP, MASK, Entry
-from evolve_action.execute.sandbox_drop import SANDBOX_GID
-from evolve_action.execute.sandbox_shared import close_shared_dirs, world_writable
+from evolve_action.execute.sandbox import acl as sandbox_acl
+from evolve_action.execute.sandbox.acl import GROUP, MASK, Entry
+from evolve_action.execute.sandbox.drop import SANDBOX_GID
+from evolve_action.execute.sandbox.shared import close_shared_dirs, world_writable
 
 POOL_UID = 50_000
 OTHER_UID = 1234
@@ -105,7 +105,7 @@ def test_a_directory_behind_a_closed_one_is_not_looked_at(tmp_path: Path) -> Non
 
 
 def test_what_cannot_be_closed_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import evolve_action.execute.sandbox_shared as shared
+    import evolve_action.execute.sandbox.shared as shared
 
     monkeypatch.setattr(shared, "in_own_container", lambda: False)
     monkeypatch.setattr(sandbox_acl, "deny_group", lambda path, gid: "no ACLs here")
@@ -121,7 +121,7 @@ def test_what_cannot_be_closed_is_named(tmp_path: Path, monkeypatch: pytest.Monk
 
 def test_a_link_to_a_closed_directory_is_closed_too() -> None:
     """The kernel checks the directory a link leads to, with its ACL: so must we."""
-    from evolve_action.execute.sandbox_user import unreachable_parent
+    from evolve_action.execute.sandbox.user import unreachable_parent
     from tests.conftest import reachable_place
 
     with reachable_place("evolve-acl-link-", 0o755) as place:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from evolve_action.formats.clauditor_items import EXTRACT_ID
+from evolve_action.formats.clauditor.items import EXTRACT_ID
 from evolve_action.grade.scoring import Verdict, policy_for
 from evolve_action.model.evals import Case, Format, Suite
 from evolve_action.model.outcomes import ItemResult, JudgeReport, Status

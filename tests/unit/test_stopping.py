@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.execute.providers.base import ProviderError
 from evolve_action.model.evals import Case, Format, Origin, Skill, Suite
 from evolve_action.model.outcomes import ErrorKind, Side
+from evolve_action.model.provider import ProviderError
 from evolve_action.pipeline.runner import RunEnvironment, UnavailableProvider, execute
 from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.planning import RunSpec

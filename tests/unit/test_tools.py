@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from evolve_action.execute import sandbox, tools_fs
-from evolve_action.execute.providers.base import ToolBox, ToolResultPart
-from evolve_action.execute.sandbox import BwrapStatus, Confinement, SandboxMode
+from evolve_action.execute.sandbox import confine as sandbox
+from evolve_action.execute.sandbox.confine import BwrapStatus, Confinement, SandboxMode
 from evolve_action.execute.skill_install import SkillInfo
-from evolve_action.execute.tools import (
+from evolve_action.execute.tools import fs as tools_fs
+from evolve_action.execute.tools.fs import glob_regex
+from evolve_action.execute.tools.run import (
     AGENT_TOOLS,
     JUDGE_TOOLS,
     TRIGGER_TOOLS,
@@ -21,7 +22,7 @@ from evolve_action.execute.tools import (
     find_skill,
     system_prompt,
 )
-from evolve_action.execute.tools_fs import glob_regex
+from evolve_action.model.provider import ToolBox, ToolResultPart
 
 SKILLS = (
     SkillInfo("pdf", "Work with PDF files.", "# PDF\nSteps.\n", ".claude/skills/pdf", ("x.py",)),

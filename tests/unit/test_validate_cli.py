@@ -244,7 +244,7 @@ def test_validate__paths_below_the_working_directory_keep_their_prefix(
 def test_validate__a_crashing_loader_is_reported_not_raised(
     in_repo: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import evolve_action.formats.evolve as evolve_loader
+    import evolve_action.formats.evolve.load as evolve_loader
 
     def explode(*_: object) -> None:
         raise KeyError("boom")

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO
 
 from evolve_action.execute.providers.setup import ModelChoiceError
-from evolve_action.execute.sandbox import unconfined_refusal
+from evolve_action.execute.sandbox.confine import unconfined_refusal
 from evolve_action.formats import load_all
 from evolve_action.model.outcomes import RunResult, Status
 from evolve_action.model.spend import spend_of, spend_text

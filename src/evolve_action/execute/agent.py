@@ -19,7 +19,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from evolve_action.execute.providers.base import (
+from evolve_action.model.evals import Case, split_model
+from evolve_action.model.outcomes import ToolCall, Transcript
+from evolve_action.model.provider import (
     ChatMessage,
     ChatRequest,
     Part,
@@ -30,8 +32,6 @@ from evolve_action.execute.providers.base import (
     ToolResultPart,
     ToolUsePart,
 )
-from evolve_action.model.evals import Case, split_model
-from evolve_action.model.outcomes import ToolCall, Transcript
 
 DEFAULT_MAX_TURNS = 20  # evolve's default
 DEFAULT_TIMEOUT_S = 600.0  # evolve's default

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
 
-from evolve_action.execute.sandbox import resolved
+from evolve_action.execute.sandbox.confine import resolved
 from evolve_action.util import frontmatter
 
 SKILLS_DIR = ".claude/skills"

@@ -29,8 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from evolve_action.execute.sandbox import HOME_DIR, TMP_DIR
-from evolve_action.execute.sandbox_shared import runs_dir
+from evolve_action.execute.sandbox.confine import HOME_DIR, TMP_DIR
+from evolve_action.execute.sandbox.shared import runs_dir
 from evolve_action.execute.skill_install import (
     SKILLS_DIR,
     SkillInfo,

@@ -4,7 +4,7 @@
 `evals.json` may be evolve, skill-creator or skill-evaluator), sets aside a file whose shape is
 another tool's (`shapes.py`: a Vally `eval.yaml`, a CI workflow named `eval.yml`) with a
 notice instead of errors, and hands the document to that
-format's loader module, `evolve_action.formats.<module>.load(doc, ctx)`. Whatever happens, the
+format's loader, `evolve_action.formats.<family>.load.load(doc, ctx)`. Whatever happens, the
 caller gets a `LoadResult` back: parse errors become problems at their line, and a loader that
 crashes becomes a problem that says so, so one bad file never stops a run.
 """
@@ -23,16 +23,16 @@ from evolve_action.formats.documents import Document, DocumentError, read
 from evolve_action.model.evals import Format, LoadResult, Origin, Problem, Severity
 
 MODULES: dict[Format, str] = {
-    Format.EVOLVE: "evolve",
-    Format.TRIGGERS: "triggers",
-    Format.SKILL_EVALUATOR: "skill_evaluator",
-    Format.AGENTV: "agentv",
-    Format.CLAUDITOR: "clauditor",
-    Format.VALLY: "vally",
-    Format.SKILL_VALIDATOR: "skill_validator",
-    Format.WAZA: "waza",
-    Format.TESSL: "tessl",
-    Format.PROMPTFOO: "promptfoo",
+    Format.EVOLVE: "evolve.load",
+    Format.TRIGGERS: "evolve.triggers",
+    Format.SKILL_EVALUATOR: "skill_evaluator.load",
+    Format.AGENTV: "agentv.load",
+    Format.CLAUDITOR: "clauditor.load",
+    Format.VALLY: "vally.load",
+    Format.SKILL_VALIDATOR: "skill_validator.load",
+    Format.WAZA: "waza.load",
+    Format.TESSL: "tessl.load",
+    Format.PROMPTFOO: "promptfoo.load",
 }
 
 # Keys only skill-evaluator's extension of skill-creator's evals.json uses.

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from evolve_action.formats.agentv_keys import (
+from evolve_action.formats.agentv.keys import (
     CASE_NO_EFFECT,
     CASE_READ,
     SUITE_NO_EFFECT,

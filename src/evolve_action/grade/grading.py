@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from evolve_action.execute.providers.base import Provider, ToolBox
 from evolve_action.grade.checks import CheckContext, run_check
 from evolve_action.grade.judge import judge_run
 from evolve_action.grade.judge_parse import failed
 from evolve_action.grade.scoring import Policy, policy_for
 from evolve_action.model.evals import Case, Check, Item, JudgeItem, Suite
 from evolve_action.model.outcomes import ItemResult, JudgeReport, Status
+from evolve_action.model.provider import Provider, ToolBox
 from evolve_action.plan.ruler import item_key
 
 GATE_CLOSED = "not judged: structural gate closed"

@@ -23,17 +23,6 @@ import asyncio
 import time
 from collections.abc import Sequence
 
-from evolve_action.execute.providers.base import (
-    ChatMessage,
-    ChatRequest,
-    ChatResponse,
-    Provider,
-    ProviderError,
-    TextPart,
-    ToolBox,
-    ToolResultPart,
-    ToolSpec,
-)
 from evolve_action.grade.judge_parse import Grading, failed, find_grading, verdicts
 from evolve_action.grade.judge_prompt import (
     SUBMIT_TOOL,
@@ -45,6 +34,17 @@ from evolve_action.grade.judge_prompt import (
 )
 from evolve_action.model.evals import Case, JudgeItem, split_model
 from evolve_action.model.outcomes import ItemResult, JudgeReport, Transcript, Usage
+from evolve_action.model.provider import (
+    ChatMessage,
+    ChatRequest,
+    ChatResponse,
+    Provider,
+    ProviderError,
+    TextPart,
+    ToolBox,
+    ToolResultPart,
+    ToolSpec,
+)
 
 JUDGE_MAX_TOKENS = 8192
 NUDGE = f"Now call {SUBMIT_TOOL} with your grading of every item."

@@ -13,9 +13,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evolve_action.execute.providers.base import ToolSpec
 from evolve_action.model.evals import Case, JudgeItem, Scale
 from evolve_action.model.outcomes import Transcript
+from evolve_action.model.provider import ToolSpec
 from evolve_action.util.text import cut_bytes
 
 SUBMIT_TOOL = "submit_grading"

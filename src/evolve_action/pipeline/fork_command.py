@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from evolve_action.execute.sandbox import unconfined_refusal
+from evolve_action.execute.sandbox.confine import unconfined_refusal
 from evolve_action.model.outcomes import RunResult
 from evolve_action.pipeline.job import JobSetup
 from evolve_action.pipeline.orchestrate import Request

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from evolve_action.execute.sandbox import job_level
+from evolve_action.execute.sandbox.confine import job_level
 from evolve_action.grade import checks
 from evolve_action.model.evals import LoadResult
 from evolve_action.model.outcomes import RunResult

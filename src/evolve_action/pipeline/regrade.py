@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-from evolve_action.execute.sandbox import Confinement
+from evolve_action.execute.sandbox.confine import Confinement
 from evolve_action.execute.workspace import Workspace
 from evolve_action.model.outcomes import ErrorKind, RulerGrade, RunResult, Usage
 from evolve_action.model.snapshot import Snapshot, restore

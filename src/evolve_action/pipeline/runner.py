@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evolve_action.execute.agent import AgentError, conversation, limits, run_agent
-from evolve_action.execute.providers.base import ChatRequest, ChatResponse, Provider, ProviderError
-from evolve_action.execute.sandbox import Confinement
+from evolve_action.execute.sandbox.confine import Confinement
 from evolve_action.execute.setup_commands import SetupError, prepare_workspace
 from evolve_action.execute.skill_install import SKILLS_DIR, WorkspaceError
-from evolve_action.execute.tools import WorkspaceTools, system_prompt
+from evolve_action.execute.tools.run import WorkspaceTools, system_prompt
 from evolve_action.execute.workspace import Workspace, prepare
 from evolve_action.model.evals import Case, CaseKind, Suite, split_model
 from evolve_action.model.outcomes import ErrorKind, RulerGrade, RunResult, Status, Transcript
+from evolve_action.model.provider import ChatRequest, ChatResponse, Provider, ProviderError
 from evolve_action.model.snapshot import Snapshot, take
 from evolve_action.plan.planning import RunSpec
 

@@ -31,19 +31,19 @@ from evolve_action.execute.harness.install import CliBinary, InstallError, defau
 from evolve_action.execute.harness.proxy import CredentialProxy, Session
 from evolve_action.execute.harness.relay import PORT_MARK
 from evolve_action.execute.providers import catalog
-from evolve_action.execute.providers.base import ProviderError
 from evolve_action.execute.providers.faults import RetryPolicy
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
 from evolve_action.execute.providers.registry import credentials
-from evolve_action.execute.sandbox import (
+from evolve_action.execute.sandbox.confine import (
     DEFAULT_PATH,
     HOME_DIR,
     TMP_DIR,
     Confinement,
 )
-from evolve_action.execute.sandbox_python import python_for_commands
+from evolve_action.execute.sandbox.python import python_for_commands
 from evolve_action.model.evals import Case, CaseKind, split_model
 from evolve_action.model.outcomes import ErrorKind, Transcript
+from evolve_action.model.provider import ProviderError
 from evolve_action.plan.fingerprints import case_digest, tree_digest
 from evolve_action.plan.planning import RunSpec
 

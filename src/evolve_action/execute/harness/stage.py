@@ -47,9 +47,9 @@ from evolve_action.execute.harness.install import (
     this_platform,
     user_cache,
 )
-from evolve_action.execute.sandbox import Level, default_hidden, job_level
-from evolve_action.execute.sandbox_bwrap import masked
-from evolve_action.execute.sandbox_user import POOL_FIRST, POOL_SIZE, allows, unreachable_parent
+from evolve_action.execute.sandbox.bwrap import masked
+from evolve_action.execute.sandbox.confine import Level, default_hidden, job_level
+from evolve_action.execute.sandbox.user import POOL_FIRST, POOL_SIZE, allows, unreachable_parent
 
 log = logging.getLogger(__name__)
 

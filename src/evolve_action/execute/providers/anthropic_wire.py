@@ -10,7 +10,9 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from evolve_action.execute.providers import catalog
-from evolve_action.execute.providers.base import (
+from evolve_action.execute.providers.faults import MalformedResponse
+from evolve_action.model.outcomes import Usage
+from evolve_action.model.provider import (
     ChatMessage,
     ChatRequest,
     ChatResponse,
@@ -18,8 +20,6 @@ from evolve_action.execute.providers.base import (
     ToolResultPart,
     ToolUsePart,
 )
-from evolve_action.execute.providers.faults import MalformedResponse
-from evolve_action.model.outcomes import Usage
 
 if TYPE_CHECKING:  # the SDK loads only with the provider that uses it
     from anthropic.types import Message

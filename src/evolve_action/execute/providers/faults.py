@@ -22,9 +22,9 @@ if TYPE_CHECKING:
     import anthropic
     import openai
 
-from evolve_action.execute.providers.base import ChatRequest, ChatResponse, Provider, ProviderError
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
 from evolve_action.model.outcomes import ErrorKind
+from evolve_action.model.provider import ChatRequest, ChatResponse, Provider, ProviderError
 
 T = TypeVar("T")
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from evolve_action.execute.providers.base import ChatRequest, ChatResponse
 from evolve_action.execute.providers.openai_wire import build_body, parse_completion
 from evolve_action.execute.providers.sdk import SdkAdapter
+from evolve_action.model.provider import ChatRequest, ChatResponse
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from evolve_action.execute.providers import catalog
-from evolve_action.execute.providers.base import Provider, ProviderError
 from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
 from evolve_action.model.evals import split_model
 from evolve_action.model.outcomes import ErrorKind
+from evolve_action.model.provider import Provider, ProviderError
 
 
 @dataclass(frozen=True, slots=True)

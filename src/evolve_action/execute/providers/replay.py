@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evolve_action.execute.providers.base import (
+from evolve_action.model.outcomes import ErrorKind, Usage
+from evolve_action.model.provider import (
     ChatMessage,
     ChatRequest,
     ChatResponse,
@@ -33,7 +34,6 @@ from evolve_action.execute.providers.base import (
     TextPart,
     ToolUsePart,
 )
-from evolve_action.model.outcomes import ErrorKind, Usage
 
 CASSETTE_VERSION = 1
 

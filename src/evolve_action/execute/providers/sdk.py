@@ -14,8 +14,8 @@ import ssl
 from typing import Any, Generic, TypeVar
 
 from evolve_action.execute.providers import transport
-from evolve_action.execute.providers.base import ChatRequest, ChatResponse
 from evolve_action.execute.providers.faults import MalformedResponse, classify
+from evolve_action.model.provider import ChatRequest, ChatResponse
 
 C = TypeVar("C")
 

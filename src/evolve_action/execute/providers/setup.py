@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evolve_action.execute.providers import catalog, transport
-from evolve_action.execute.providers.base import Provider, ProviderError
 from evolve_action.execute.providers.faults import RetryPolicy
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
 from evolve_action.execute.providers.registry import (
@@ -38,6 +37,7 @@ from evolve_action.execute.providers.replay import (
     save_cassette,
 )
 from evolve_action.model.evals import split_model
+from evolve_action.model.provider import Provider, ProviderError
 from evolve_action.util import startup
 
 if TYPE_CHECKING:

@@ -1,0 +1,3 @@
+"""promptfoo skill configs: agent-SDK providers and their assertions.
+
+`load.py` is the loader `formats.load_file` calls."""

@@ -1,0 +1,309 @@
+"""The dotnet skill-validator loader: `tests/eval.yaml` (or dotnet/skills'
+`tests/<plugin>/<skill>/eval.yaml`) holding `scenarios:`.
+
+A scenario (eng/skill-validator/README.md) has `name`, `prompt`, `setup` (`copy_test_files`,
+`files` with `source` relative to the skill folder or inline `content`, `commands`),
+`assertions`, `rubric`, `expect_tools`, `reject_tools`, `max_turns`, `max_tokens`, `timeout`
+(seconds) and `expect_activation`. Assertions are Vally's static graders under snake_case
+names (`output_contains` ignores case), so they run as the same checks; constraints and
+`expect_activation` are gates. Each rubric item is scored 1-5 by the judge, as the tool's
+independent mode does, and passes at 3.
+
+skill-validator's own verdict is the improvement of a run with the skill over one without;
+here the PR's base is the comparison, and a run passes when its assertions and constraints
+hold and every rubric item scores 3 or more. A setup file may be written inline (`content`,
+staged as its text, size-bounded); `setup.commands` run in the confinement before the agent
+starts, and, as skill-validator does, their exit codes are not checked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evolve_action.formats.base import LoadContext, Problems
+from evolve_action.formats.documents import Document
+from evolve_action.formats.placement import inside
+from evolve_action.formats.vally.common import At, js_regex, strings, text
+from evolve_action.formats.vally.graders import LIKERT_ANCHORS, activation_check, constraint_items
+from evolve_action.model.evals import (
+    Case,
+    Check,
+    Fixture,
+    Format,
+    Item,
+    JudgeItem,
+    LoadResult,
+    Origin,
+    Scale,
+    SetupCommand,
+    Severity,
+    Skill,
+    Suite,
+)
+from evolve_action.model.fixtures import fixture_dest, inline_refusal
+from evolve_action.util.text import json_kind
+
+SCENARIO_KEYS = frozenset(
+    {"name", "prompt", "setup", "assertions", "rubric", "timeout", "expect_activation"}
+    | {"expect_tools", "reject_tools", "max_turns", "max_tokens"}
+)
+CONSTRAINT_KEYS = ("expect_tools", "reject_tools", "max_turns", "max_tokens")
+# assertion type → (vally check family, negated, subject key, the check's own subject key)
+ASSERTIONS = {
+    "output_contains": ("output-contains", False, "value", "substring"),
+    "output_not_contains": ("output-contains", True, "value", "substring"),
+    "output_matches": ("output-matches", False, "pattern", "pattern"),
+    "output_not_matches": ("output-matches", True, "pattern", "pattern"),
+    "file_exists": ("file-exists", False, "path", "path"),
+    "file_not_exists": ("file-exists", True, "path", "path"),
+    "file_contains": ("file-contains", False, "value", "value"),
+    "file_not_contains": ("file-contains", True, "value", "value"),
+    "exit_success": ("exit-success", False, "", ""),
+}
+MAX_COPIED = 2000
+
+
+def load(doc: Document, ctx: LoadContext) -> LoadResult:
+    problems = Problems(doc)
+    suite = _suite(doc, ctx, problems)
+    errors = any(p.severity is Severity.ERROR for p in problems.items)
+    fmt = Format.SKILL_VALIDATOR
+    return LoadResult(doc.rel, fmt, None if errors else suite, tuple(problems.items))
+
+
+def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
+    data = doc.data
+    if not isinstance(data, dict) or not isinstance(data.get("scenarios"), list):
+        problems.error((), "a skill-validator eval file is a mapping with a `scenarios:` list")
+        return None
+    for key in data:
+        if key != "scenarios":
+            problems.warn((key,), f"unknown key {key!r} is ignored; check its spelling")
+    skill = skill_for(doc.path, ctx)
+    cases: list[Case] = []
+    seen: dict[str, Origin] = {}
+    for i, raw in enumerate(data["scenarios"]):
+        case = _case(doc, ctx, problems, skill, ("scenarios", i), raw)
+        if case is None:
+            continue
+        if case.id in seen:
+            problems.error(("scenarios", i, "name"), f"{case.id!r} is already at {seen[case.id]}")
+            continue
+        seen[case.id] = case.origin
+        cases.append(case)
+    if not data["scenarios"]:
+        problems.warn(("scenarios",), "no scenarios: add some, or remove the file")
+    return Suite(
+        format=Format.SKILL_VALIDATOR,
+        path=doc.path,
+        rel=doc.rel,
+        skill=skill,
+        cases=tuple(cases),
+        name=skill.name,
+        warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
+    )
+
+
+def skill_for(path: Path, ctx: LoadContext) -> Skill:
+    """`<skill>/tests/eval.yaml`, or dotnet/skills' `tests/<plugin>/<skill>/eval.yaml` for
+    `plugins/<plugin>/skills/<skill>/`; else the skill discovery found."""
+    folder = path.parent
+    candidates = [folder.parent] if folder.name == "tests" else []
+    candidates.append(ctx.root / "plugins" / folder.parent.name / "skills" / folder.name)
+    for candidate in candidates:
+        if (candidate / "SKILL.md").is_file() and inside(candidate, ctx.root.resolve()):
+            plugin = candidate.parent.parent if candidate.parent.name == "skills" else None
+            return Skill(
+                candidate.name,
+                candidate.resolve(),
+                plugin.name if plugin else "",
+                plugin.resolve() if plugin else None,
+            )
+    return ctx.skill
+
+
+def _case(
+    doc: Document, ctx: LoadContext, problems: Problems, skill: Skill, at: At, raw: Any
+) -> Case | None:
+    if not isinstance(raw, dict):
+        problems.error(at, f"a scenario is a mapping with name and prompt, not {json_kind(raw)}")
+        return None
+    for key in raw:
+        if key not in SCENARIO_KEYS:
+            problems.warn((*at, key), f"unknown scenario key {key!r} is ignored; check it")
+    name = text(problems, (*at, "name"), raw.get("name"))
+    prompt = text(problems, (*at, "prompt"), raw.get("prompt"))
+    if name is None or prompt is None:
+        return None
+    files, commands = _setup(doc, ctx, problems, skill, (*at, "setup"), raw.get("setup"))
+    items: list[Item] = _assertions(problems, (*at, "assertions"), raw.get("assertions"))
+    items += _rubric(problems, (*at, "rubric"), raw.get("rubric"))
+    limits = {k: raw[k] for k in CONSTRAINT_KEYS if k in raw}
+    gates, max_turns = constraint_items(problems, at, limits or None, block="")
+    items += gates
+    if raw.get("expect_activation") is not None:
+        check = activation_check(
+            problems, (*at, "expect_activation"), raw["expect_activation"], skill
+        )
+        items += [check] if check is not None else []
+    timeout = raw.get("timeout")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+    ):
+        problems.error((*at, "timeout"), f"must be a number of seconds, not {timeout!r}")
+        timeout = None
+    return Case(
+        id=name,
+        prompt=prompt,
+        origin=problems.origin(*at),
+        files=tuple(files),
+        setup_commands=tuple(commands),
+        items=tuple(items),
+        max_turns=max_turns,
+        timeout_seconds=float(timeout) if timeout is not None else None,
+    )
+
+
+def _setup(
+    doc: Document, ctx: LoadContext, problems: Problems, skill: Skill, at: At, value: Any
+) -> tuple[list[Fixture], list[SetupCommand]]:
+    """Files to stage and commands to run before the agent starts."""
+    if value is None:
+        return [], []
+    if not isinstance(value, dict):
+        problems.error(at, f"must be a mapping, not {json_kind(value)}")
+        return [], []
+    root = ctx.root.resolve()
+    origin = problems.origin(*at)
+    files: list[Fixture] = []
+    commands = _commands(problems, (*at, "commands"), value.get("commands"))
+    if value.get("copy_test_files") is True:
+        siblings = sorted(
+            p for p in doc.path.parent.rglob("*")
+            if p.is_file() and not p.is_symlink() and p != doc.path
+        )  # fmt: skip
+        if len(siblings) > MAX_COPIED:
+            problems.error((*at, "copy_test_files"), f"copies over {MAX_COPIED} files; stage fewer")
+            return [], commands
+        files += [
+            Fixture(p.absolute(), p.relative_to(doc.path.parent).as_posix(), origin)
+            for p in siblings
+        ]
+    entries = value.get("files") or []
+    if not isinstance(entries, list):
+        problems.error((*at, "files"), f"must be a list, not {json_kind(entries)}")
+        return files, commands
+    base = skill.dir or doc.path.parent  # `source` is relative to the skill folder
+    inline: list[str] = []
+    for j, entry in enumerate(entries):
+        where = (*at, "files", j)
+        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+            problems.error(where, "a setup file is {path, source} or {path, content}")
+            continue
+        dest = entry["path"].rstrip("/")  # absolute is refused: the tool would write there
+        bad_dest = fixture_dest(dest)
+        if bad_dest is not None:
+            problems.error((*where, "path"), f"{entry['path']!r}: {bad_dest}")
+            continue
+        if "content" in entry:
+            fixture = _inline(problems, where, entry["content"], dest, doc, inline)
+            files += [fixture] if fixture is not None else []
+            continue
+        source = text(problems, (*where, "source"), entry.get("source"))
+        if source is None:
+            continue
+        path = base / source
+        if not inside(path, root) or not path.is_file():
+            problems.error(
+                (*where, "source"),
+                f"{source!r} is no file inside the repository (read relative to the skill"
+                " folder); add it or fix the path",
+            )
+            continue
+        files.append(Fixture(path.absolute(), dest, problems.origin(*where)))
+    return files, commands
+
+
+def _inline(
+    problems: Problems, at: At, content: Any, dest: str, doc: Document, inline: list[str]
+) -> Fixture | None:
+    """A file written inline (`{path, content}`), staged as its text, within the size limits."""
+    if not isinstance(content, str):
+        problems.error((*at, "content"), f"must be the file's text, not {json_kind(content)}")
+        return None
+    too_big = inline_refusal(content, inline)
+    if too_big is not None:
+        problems.error((*at, "content"), too_big)
+        return None
+    inline.append(content)
+    return Fixture(doc.path.absolute(), dest, problems.origin(*at), content=content)
+
+
+def _commands(problems: Problems, at: At, value: Any) -> list[SetupCommand]:
+    """`setup.commands`, run before the agent; skill-validator ignores their exit codes."""
+    if value is None:
+        return []
+    said = strings(problems, at, value) or []
+    return [
+        SetupCommand(run, problems.origin(*at, i), check_exit=False) for i, run in enumerate(said)
+    ]
+
+
+def _assertions(problems: Problems, at: At, value: Any) -> list[Item]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        problems.error(at, f"must be a list of assertions, not {json_kind(value)}")
+        return []
+    items: list[Item] = []
+    for j, raw in enumerate(value):
+        kind = raw.get("type") if isinstance(raw, dict) else None
+        if kind not in ASSERTIONS:
+            known = ", ".join(ASSERTIONS)
+            problems.error((*at, j, "type"), f"unknown assertion type {kind!r}; use one of {known}")
+            continue
+        family, negate, subject, param = ASSERTIONS[kind]
+        params: dict[str, Any] = {"negate": negate}
+        if kind in ("output_contains", "output_not_contains"):
+            params["ignore_case"] = True
+        if subject:
+            said = text(problems, (*at, j, subject), raw.get(subject))
+            if said is None:
+                continue
+            params[param] = said
+        if family.startswith("file-") and subject != "path":
+            path = text(problems, (*at, j, "path"), raw.get("path"))
+            if path is None:
+                continue
+            params["path"] = path
+        if param == "pattern":
+            params["pattern"], why = js_regex(params["pattern"])
+            if why is not None:  # .NET regexes allow lookaround; RE2 does not
+                problems.warn((*at, j, "pattern"), f"this assertion is not run: {why}")
+                params["skip"] = why
+                family = "skipped"
+        text_ = f"{kind} {params.get(param, '')!r}".rstrip(" '")
+        origin = problems.origin(*at, j)
+        items.append(Check(f"{kind}-{j + 1}", f"vally.{family}", text_, origin, params, group=kind))
+    return items
+
+
+def _rubric(problems: Problems, at: At, value: Any) -> list[Item]:
+    if value is None:
+        return []
+    said = strings(problems, at, value) or []
+    return [
+        JudgeItem(
+            f"rubric-{j + 1}",
+            item,
+            problems.origin(*at, j),
+            Scale.LIKERT5,
+            kind="rubric",
+            anchors=LIKERT_ANCHORS,
+            params={"threshold": 0.5},
+            group="rubric",
+            source="rubric",
+        )
+        for j, item in enumerate(said)
+    ]
