@@ -1,8 +1,11 @@
 """The package layout stays true: every module lives in a stage, imports run only downstream,
 and no two modules import each other, even through a chain (docs/architecture.md).
 
-Every import counts: module level, inside functions (the lazy ones that keep start-up fast)
-and under `TYPE_CHECKING`, because each is a dependency a reader has to hold in mind.
+Every import counts: module level, inside functions (the lazy ones that keep start-up fast),
+under `TYPE_CHECKING`, and by string: a literal that names one of the package's modules
+(`importlib.import_module("evolve_action.grade.grading")`), or an f-string that starts with a
+package's dotted name (`f"evolve_action.grade.checks.{name}"`) counts as importing it, because
+each is a dependency a reader has to hold in mind.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "settings": frozenset({"formats", "model", "util"}),
     "plan": frozenset({"settings", "formats", "model", "util"}),
     "execute": frozenset({"plan", "settings", "model", "util"}),
-    "grade": frozenset({"execute", "plan", "settings", "model", "util"}),
+    "grade": frozenset({"plan", "settings", "model", "util"}),
     "verdict": frozenset({"plan", "settings", "model", "util"}),
     "publish": frozenset({"verdict", "grade", "plan", "settings", "model", "util"}),
     "pipeline": frozenset(
@@ -64,8 +67,14 @@ def modules() -> dict[str, Path]:
 
 def imports(name: str, path: Path, known: dict[str, Path]) -> Iterator[tuple[str, int]]:
     """The package's own modules `name` imports, with the line of each import."""
+    return _imports_of_source(path.read_text(encoding="utf-8"), name, path, known)
+
+
+def _imports_of_source(
+    source: str, name: str, path: Path, known: dict[str, Path]
+) -> Iterator[tuple[str, int]]:
     here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -79,6 +88,15 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> Iterator[tuple[str
             for alias in node.names:
                 if alias.name in known:
                     yield alias.name, node.lineno
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if node.value in known:
+                yield node.value, node.lineno
+        elif isinstance(node, ast.JoinedStr) and node.values:
+            head = node.values[0]
+            if isinstance(head, ast.Constant) and isinstance(head.value, str):
+                prefix = head.value.rstrip(".")
+                if prefix in known and prefix != ROOT:
+                    yield prefix, node.lineno
 
 
 def stage(name: str) -> str | None:
@@ -177,6 +195,20 @@ def test_the_cycle_finder_finds_cycles() -> None:
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
     assert cycles(edges) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_imports_by_string_count() -> None:
+    """A module named in a string is a dependency like any other (issue 30's hidden channel)."""
+    source = (
+        "import importlib\n"
+        "importlib.import_module('evolve_action.publish.post')\n"
+        "name = 'x'\n"
+        "importlib.import_module(f'evolve_action.grade.checks.{name}')\n"
+    )
+    known = {"evolve_action.publish.post": Path(), "evolve_action.grade.checks": Path()}
+    here = PACKAGE / "execute" / "probe.py"
+    found = list(_imports_of_source(source, "evolve_action.execute.probe", here, known))
+    assert found == [("evolve_action.publish.post", 2), ("evolve_action.grade.checks", 4)]
 
 
 def test_the_order_itself_has_no_cycle() -> None:

@@ -232,18 +232,22 @@ import evolve_action.commands.cli, evolve_action.commands.run, evolve_action.com
 import evolve_action.pipeline.orchestrate, evolve_action.pipeline.runner
 import evolve_action.execute.providers.openai, evolve_action.execute.providers.anthropic
 from evolve_action.pipeline.job import AFTER_FIRST_REQUEST
-late = [m for m in AFTER_FIRST_REQUEST if isinstance(m, str)]
-print(json.dumps({
+late = ("evolve_action.publish.post", "evolve_action.grade.checks.agentv",
+        "evolve_action.pipeline.report_input", "evolve_action.grade.grading")
+before = {
     "loaded": sorted(
         m for m in sys.modules if m in late or m.startswith("evolve_action.publish.")
     ),
-    "late": late,
-    "missing": [m for m in late if importlib.util.find_spec(m) is None],
-    "calls": [f.__name__ for f in AFTER_FIRST_REQUEST if not isinstance(f, str)],
+    "calls": [f.__name__ for f in AFTER_FIRST_REQUEST],
     "grade_verdict": sorted(
         m for m in sys.modules if m.startswith(("evolve_action.grade", "evolve_action.verdict"))
     ),
-}))
+}
+for step in AFTER_FIRST_REQUEST:
+    if step.__name__ != "job_level":
+        step()
+before["after"] = [m for m in late if m in sys.modules]
+print(json.dumps(before))
 """
 
 
@@ -253,9 +257,14 @@ def test_the_report_stages_load_only_after_the_runs_start() -> None:
     answers are awaited (`AFTER_FIRST_REQUEST`)."""
     seen = json.loads(_python(BEFORE_FIRST_REQUEST).splitlines()[-1])
     assert seen["loaded"] == ["evolve_action.publish.actions_io"]  # RunnerFiles, a dataclass
-    assert "evolve_action.publish.post" in seen["late"] and seen["missing"] == []
-    assert "evolve_action.grade.checks.agentv" in seen["late"]  # grading the first answer
-    assert seen["calls"] == ["job_level"]  # the sandbox probe, a child process
+    # grading the first answer, the sandbox probe (a child process), then the report
+    assert seen["calls"] == ["_import_grading", "job_level", "_import_report"]
+    assert seen["after"] == [
+        "evolve_action.publish.post",
+        "evolve_action.grade.checks.agentv",
+        "evolve_action.pipeline.report_input",
+        "evolve_action.grade.grading",
+    ]
     # Of grading only the checks' registry; of the verdict what plans the first runs.
     assert seen["grade_verdict"] == [
         "evolve_action.grade",
@@ -279,8 +288,18 @@ from tests.fakes.llm_server import FakeLLM, text
 provider_id = sys.argv[1]
 settings = from_values({"models": f"{provider_id}/m", "judge-model": f"{provider_id}/m"})
 late = ("evolve_action.verdict.stats", "evolve_action.publish.post", "evolve_action.no_such")
+
+
+def report() -> None:
+    import evolve_action.verdict.stats, evolve_action.publish.post
+
+
+def broken() -> None:
+    import evolve_action.no_such
+
+
 keys = {f"{provider_id.upper()}_API_KEY": "k"}
-thread = preload_sdks(settings, keys, replay=False, then=late)
+thread = preload_sdks(settings, keys, replay=False, then=(broken, report))
 asyncio.run(transport.imported(provider_id))
 # The SDK is in; the thread keeps the late modules for the wait on the first answer.
 print(thread.is_alive(), any(m in sys.modules for m in late))

@@ -39,8 +39,8 @@ from evolve_action.util import startup
 
 log = logging.getLogger(__name__)
 
-# A module to import, or a function to call, once the first request has left.
-Later = str | Callable[[], object]
+# A function to call once the first request has left (the caller names what it imports).
+Later = Callable[[], object]
 
 # Each provider's SDK, then what its client imports on its first call (the resource our calls
 # go through, the async transport's event-loop backend): loaded here, that is off the first
@@ -78,7 +78,7 @@ def ssl_context() -> ssl.SSLContext:
 def preload(provider_ids: Iterable[str], then: Sequence[Later] = ()) -> threading.Thread | None:
     """Import these providers' SDKs in a worker thread, in the order given (put first the
     provider the first request goes to), after building the shared SSL context; once the
-    first request has left, import the modules named in `then` and call its functions.
+    first request has left, call the functions in `then`.
 
     One thread, not one per SDK: imports hold the GIL almost throughout, so two threads
     would only interleave and finish the first-needed SDK later. Returns the thread, or
@@ -118,10 +118,7 @@ def _import(provider_ids: list[str], then: tuple[Later, ...]) -> None:
     _left.wait()
     for step in then:
         try:
-            if isinstance(step, str):
-                importlib.import_module(step)
-            else:
-                step()
+            step()
         except Exception as exc:  # the main thread's own import or call raises it again
             log.debug("preparing %s failed: %s", step, exc)
 
