@@ -8,7 +8,8 @@ import pytest
 
 from evolve_action.model.outcomes import RunResult, Side, Status
 from evolve_action.settings.inputs import Settings
-from evolve_action.verdict.gate import Gate, Shortfall, evaluate, pct
+from evolve_action.util.text import pct
+from evolve_action.verdict.gate import Gate, Shortfall, evaluate
 from evolve_action.verdict.stats import aggregate
 
 M1, M2 = "anthropic/claude-sonnet-4-6", "openai/gpt-5.4"

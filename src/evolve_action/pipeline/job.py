@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from evolve_action.publish.spend_history import PrSpend
     from evolve_action.verdict.gate import Gate, Shortfall
 
+
 # What the job needs only once its runs are under way: the grading and checks of the first
 # answer and the sandbox's level (its note), then the verdict, the report and the results
 # files. None of it is done before the first request; `preload_sdks` has the SDK import
@@ -158,8 +159,9 @@ def _write(setup: JobSetup, report: Report) -> Path:
 
 def _shortfall(execution: Execution | None, stop: Stop) -> Shortfall:
     """The runs planned and not made, and why (the gate decides nothing over them)."""
+    from evolve_action.util.text import plural
     from evolve_action.verdict.adaptive import Stop as CellStop
-    from evolve_action.verdict.gate import Shortfall, plural
+    from evolve_action.verdict.gate import Shortfall
 
     if execution is None:
         return Shortfall(stopped_by=stop.signal)
@@ -180,7 +182,7 @@ def _shortfall(execution: Execution | None, stop: Stop) -> Shortfall:
 
 def _notices(execution: Execution | None, shortfall: Shortfall) -> tuple[str, ...]:
     """The comment's word on an unfinished job: what happened, and what was kept."""
-    from evolve_action.verdict.gate import plural
+    from evolve_action.util.text import plural
 
     if not shortfall.stopped_by:
         return (f"Incomplete: {'; '.join(shortfall.cut)}.",) if shortfall.cut else ()

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 
 from evolve_action.publish.results import LoadedResults
 from evolve_action.settings.inputs import SettingsError, from_values
-from evolve_action.verdict.gate import Shortfall, plural
+from evolve_action.util.text import plural
+from evolve_action.verdict.gate import Shortfall
 
 SIGNAL_NAMES = ("SIGTERM", "SIGINT")  # what a results file may say stopped its job
 

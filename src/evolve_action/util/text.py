@@ -59,3 +59,14 @@ def json_kind(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "a list"
     return "a mapping"
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 eval`, `3 evals`; `many` for an irregular plural."""
+    return f"{count} {word if count == 1 else (many or word + 's')}"
+
+
+def pct(rate: float) -> str:
+    """A rate as a percentage, with a decimal only where it matters (62.5%, 70%)."""
+    text = f"{rate * 100:.1f}".removesuffix(".0")
+    return f"{text}%"

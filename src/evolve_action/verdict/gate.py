@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from evolve_action.settings.inputs import Settings
+from evolve_action.util.text import pct, plural
 from evolve_action.verdict.budget import MAX_RUNS
 from evolve_action.verdict.decide import Finding, Verdict
 from evolve_action.verdict.lift import Lift
@@ -95,16 +96,6 @@ class Shortfall:
 
 
 COMPLETE = Shortfall()
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    return f"{count} {word if count == 1 else (many or word + 's')}"
-
-
-def pct(rate: float) -> str:
-    """A rate as a percentage, with a decimal only where it matters (62.5%, 70%)."""
-    text = f"{rate * 100:.1f}".removesuffix(".0")
-    return f"{text}%"
 
 
 def _distinct(cases: Iterable[CaseStats]) -> int:

@@ -26,7 +26,7 @@ from evolve_action.publish.render.escape import cell, code, inline, marker
 from evolve_action.publish.render.report import ReportInput, tokens
 from evolve_action.publish.render.view import CommentView, SuiteRow
 from evolve_action.settings.inputs import CommentMode, Mode
-from evolve_action.verdict.gate import pct, plural
+from evolve_action.util.text import pct, plural
 from evolve_action.verdict.significance import Label
 from evolve_action.verdict.stats import GroupStats
 

@@ -17,7 +17,7 @@ from evolve_action.model.outcomes import ErrorKind, RunResult, Side, Status
 from evolve_action.publish.render.escape import cell, code, inline
 from evolve_action.publish.render.view import FailureRow, Problem, Suggestion
 from evolve_action.publish.results_skill_creator import aggregate_feedback
-from evolve_action.verdict.gate import plural
+from evolve_action.util.text import plural
 from evolve_action.verdict.significance import Label
 from evolve_action.verdict.stats import CaseStats, SideStats
 

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING
 from evolve_action.publish.render.build_cases import MAX_PHRASES, CaseIndex, counts, link, why
 from evolve_action.publish.render.escape import cell, code
 from evolve_action.publish.render.view import CaseRow
+from evolve_action.util.text import pct, plural
 from evolve_action.verdict.budget import CaseKey
 from evolve_action.verdict.decide import Finding
-from evolve_action.verdict.gate import pct, plural, runs_phrase
+from evolve_action.verdict.gate import runs_phrase
 from evolve_action.verdict.significance import Label
 from evolve_action.verdict.stats import CaseStats, GroupStats, SideStats
 

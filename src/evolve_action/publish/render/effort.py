@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from evolve_action.publish.render.escape import cell, code
 from evolve_action.publish.render.view import EffortRow
+from evolve_action.util.text import plural
 from evolve_action.verdict.adaptive import Effort, Stop
-from evolve_action.verdict.gate import plural
 
 if TYPE_CHECKING:
     from evolve_action.publish.render.report import ReportInput
