@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from textwrap import dedent
 
@@ -16,42 +14,13 @@ from evolve_action.grade.checks import CheckContext, run_check
 from evolve_action.grade.scoring import policy_for
 from evolve_action.model.evals import Case, Format, Skill, Suite
 from evolve_action.model.outcomes import (
-    CommandResult,
     ItemResult,
     JudgeReport,
     ToolCall,
     Transcript,
     Usage,
 )
-
-
-async def run_command(
-    command: str | Sequence[str],
-    *,
-    cwd: Path | None = None,
-    timeout_s: float,
-    stdin: str | None = None,
-    extra_env: Mapping[str, str] | None = None,
-) -> CommandResult:
-    """A plain runner for tests (the confined one is another module's)."""
-    argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=cwd,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-    except OSError as exc:
-        return CommandResult(-1, "", "", error=str(exc))
-    try:
-        out, err = await asyncio.wait_for(proc.communicate((stdin or "").encode()), timeout_s)
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
-        return CommandResult(-1, "", "", timed_out=True)
-    return CommandResult(proc.returncode or 0, out.decode(), err.decode())
+from tests.fakes.commands import run_command
 
 
 def load_case(tmp_path: Path, assertions: str, extra: str = "", **files: str) -> tuple[Suite, Case]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,20 +12,10 @@ from evolve_action.grade.checks import CheckContext, kinds, run_check
 from evolve_action.grade.checks.clauditor_urls import probe, vet
 from evolve_action.model import clauditor_formats
 from evolve_action.model.evals import Case, Check, Format, Origin, Skill, Suite
-from evolve_action.model.outcomes import CommandResult, ItemResult, Transcript
+from evolve_action.model.outcomes import ItemResult, Transcript
+from tests.fakes.commands import no_commands
 
 ORIGIN = Origin("skills/demo/SKILL.eval.json", 1)
-
-
-async def no_commands(
-    command: str | Sequence[str],
-    *,
-    cwd: Path | None = None,
-    timeout_s: float,
-    stdin: str | None = None,
-    extra_env: Mapping[str, str] | None = None,
-) -> CommandResult:
-    raise AssertionError("clauditor checks never run commands")
 
 
 async def grade(

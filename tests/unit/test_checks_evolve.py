@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import os
-import signal
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,47 +11,9 @@ from evolve_action.formats.evolve.assertions import derived_text
 from evolve_action.grade.checks import CheckContext, run_check
 from evolve_action.model.evals import Case, Check, Format, Origin, Skill, Suite
 from evolve_action.model.outcomes import CommandResult, ItemResult, ToolCall, Transcript
+from tests.fakes.commands import ShellRunner
 
 ORIGIN = Origin("evals/demo/evals.json", 1)
-
-
-class ShellRunner:
-    """A small real runner: `/bin/sh -c` in a minimal environment, killed at the timeout."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, Path | None, float]] = []
-
-    async def __call__(
-        self,
-        command: str | Sequence[str],
-        *,
-        cwd: Path | None = None,
-        timeout_s: float,
-        stdin: str | None = None,
-        extra_env: Mapping[str, str] | None = None,
-    ) -> CommandResult:
-        assert isinstance(command, str)
-        self.calls.append((command, cwd, timeout_s))
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                "/bin/sh",
-                "-c",
-                command,
-                cwd=cwd,
-                env={"PATH": "/usr/bin:/bin", "HOME": str(cwd)},
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            return CommandResult(-1, "", "", error=str(exc.strerror))
-        try:
-            out, err = await asyncio.wait_for(proc.communicate(), timeout_s)
-        except TimeoutError:
-            os.killpg(proc.pid, signal.SIGKILL)
-            await proc.wait()
-            return CommandResult(-1, "", "", timed_out=True)
-        return CommandResult(proc.returncode or 0, out.decode(), err.decode())
 
 
 def make_check(kind: str, **params: Any) -> Check:
@@ -205,7 +163,7 @@ async def test_command_runs_in_the_workspace_with_the_case_timeout(ws: Path) -> 
         make_check("command", run="cat f.txt"), context(ws, runner=runner, timeout=7)
     )
     assert result.passed is True and result.evidence == "exit 0: alpha\nbeta gamma\n"
-    assert runner.calls == [("cat f.txt", ws, 7)]
+    assert [(c.argv[-1], c.cwd, c.timeout) for c in runner.calls] == [("cat f.txt", ws, 7)]
 
 
 async def test_command_expect_exit(ws: Path) -> None:

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import time
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,45 +14,8 @@ from evolve_action.formats.skill_evaluator.load import load
 from evolve_action.grade.checks import CheckContext, run_check
 from evolve_action.grade.checks.skill_evaluator import glob_match, matching
 from evolve_action.model.evals import Case, Check, Format, Origin, Skill, Suite
-from evolve_action.model.outcomes import CommandResult, ItemResult, ToolCall, Transcript
-
-
-class ShellRunner:
-    """A tiny real CommandRunner: no confinement, just a subprocess with a timeout."""
-
-    def __init__(self) -> None:
-        self.calls: list[dict[str, Any]] = []
-
-    async def __call__(
-        self,
-        command: str | Sequence[str],
-        *,
-        cwd: Path | None = None,
-        timeout_s: float,
-        stdin: str | None = None,
-        extra_env: Mapping[str, str] | None = None,
-    ) -> CommandResult:
-        argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
-        self.calls.append({"argv": argv, "cwd": cwd, "timeout": timeout_s, "env": extra_env})
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **(extra_env or {})}
-        start = time.monotonic()
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=cwd,
-            env=env,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
-        try:
-            out, err = await asyncio.wait_for(proc.communicate(), timeout_s)
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
-            return CommandResult(-1, "", "", timed_out=True, duration_s=time.monotonic() - start)
-        return CommandResult(
-            proc.returncode or 0, out.decode(), err.decode(), duration_s=time.monotonic() - start
-        )
+from evolve_action.model.outcomes import ItemResult, ToolCall, Transcript
+from tests.fakes.commands import ShellRunner
 
 
 def make_check(kind: str, critical: bool = False, **params: Any) -> Check:
@@ -325,9 +284,9 @@ async def test_custom_script__exit_zero_passes_in_workspace(tmp_path: Path) -> N
     assert result.passed is True
     assert result.evidence == "exit code 0: ok in $OUTPUTS_DIR"
     (call,) = runner.calls
-    assert call["argv"][0] == "bash" and call["argv"][-1] == script
-    assert call["cwd"] == tmp_path
-    assert call["timeout"] == 30.0
+    assert call.argv[0] == "bash" and call.argv[-1] == script
+    assert call.cwd == tmp_path
+    assert call.timeout == 30.0
 
 
 async def test_custom_script__outputs_dir_is_the_workspace_as_the_command_sees_it(
@@ -358,7 +317,7 @@ async def test_custom_script__timeout_capped_by_case(tmp_path: Path) -> None:
     result = await run(make_check("custom_script", script="sleep 5"), ctx)
     assert result.passed is False
     assert result.evidence == "the script timed out after 0.3 s"
-    assert runner.calls[0]["timeout"] == 0.3
+    assert runner.calls[0].timeout == 0.3
 
 
 # --- the corpus's own structural.json, reproduced ---------------------------------------------

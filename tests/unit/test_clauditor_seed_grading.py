@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,8 @@ import pytest
 from evolve_action.grade.checks import CheckContext
 from evolve_action.grade.grading import JudgeSetup, grade_run
 from evolve_action.model.evals import Case, Suite
-from evolve_action.model.outcomes import CommandResult, Status, Transcript
+from evolve_action.model.outcomes import Status, Transcript
+from tests.fakes.commands import no_commands
 from tests.unit.clauditor_helpers import load_spec, seed_examples
 from tests.unit.judge_fakes import ScriptedProvider, submit
 
@@ -19,17 +19,6 @@ VENUES = "\n".join(
     f"**{i}. Park {i}** — {i} Main St — https://park{i}.example.com" for i in range(1, 4)
 )
 OUTPUT = f"# Venues\n\n{VENUES}\n\n" + "Details. " * 60
-
-
-async def no_commands(
-    command: str | Sequence[str],
-    *,
-    cwd: Path | None = None,
-    timeout_s: float,
-    stdin: str | None = None,
-    extra_env: Mapping[str, str] | None = None,
-) -> CommandResult:
-    raise AssertionError("clauditor checks never run commands")
 
 
 def seed_suite(tmp_path: Path, shared_dir: Path) -> tuple[Suite, Case]:

@@ -18,7 +18,7 @@ from evolve_action.grade.checks import CheckContext, run_check
 from evolve_action.grade.scoring import policy_for
 from evolve_action.model.evals import Format, JudgeItem, Scale, Severity, Suite
 from evolve_action.model.outcomes import ItemResult, JudgeReport, Status, ToolCall, Transcript
-from tests.unit.test_checks_agentv import run_command
+from tests.fakes.commands import run_command
 
 SKILL = "---\nname: code-review\ndescription: d\n---\nbody\n"
 CONFIG = """\

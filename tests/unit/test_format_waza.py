@@ -16,7 +16,7 @@ from evolve_action.formats import load_all
 from evolve_action.grade.checks import CheckContext, run_check
 from evolve_action.model.evals import CaseKind, Format, Severity, Suite
 from evolve_action.model.outcomes import ToolCall, Transcript
-from tests.unit.test_checks_agentv import run_command
+from tests.fakes.commands import run_command
 
 SKILL = "---\nname: explainer\ndescription: d\n---\nbody\n"
 EVAL = """\

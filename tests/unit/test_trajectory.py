@@ -12,7 +12,7 @@ from evolve_action.formats import load_all, trajectory
 from evolve_action.grade.checks import CheckContext, run_check
 from evolve_action.grade.checks.trajectory import verdict
 from evolve_action.model.outcomes import ToolCall, Transcript
-from tests.unit.test_checks_agentv import run_command
+from tests.fakes.commands import run_command
 
 CALLS = ["Skill", "Read", "Read", "Write"]
 
