@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.actions import pull_request_event, runner_env
 from tests.gitrepo import git, put
 from tests.reliability.helpers import PR, REPO, SKILL, base_env, case, evals
 
@@ -100,16 +101,7 @@ def pending_env(
     tmp: Path, gh_url: str, *, head: str, base: str, head_repo: str = FORK
 ) -> dict[str, str]:
     """The `pull_request_target` job with `pending-check`: no checkout, no model key."""
-    event = tmp / "target-event.json"
-    event.write_text(json.dumps({
-        "action": "synchronize",
-        "number": PR,
-        "pull_request": {
-            "number": PR,
-            "base": {"sha": base, "ref": "main", "repo": {"full_name": REPO}},
-            "head": {"sha": head, "ref": "feature", "repo": {"full_name": head_repo}},
-        },
-    }))  # fmt: skip
+    event = pull_request_event(tmp / "target-event.json", base, head, head_repo=head_repo)
     empty = tmp / "empty-workspace"
     empty.mkdir(exist_ok=True)
     env = _actions(tmp, gh_url, event, "pull_request_target", base, empty)
@@ -120,20 +112,7 @@ def pending_env(
 def _actions(
     tmp: Path, gh_url: str, event: Path, name: str, sha: str, workspace: Path
 ) -> dict[str, str]:
-    for out in ("output", "summary"):
-        (tmp / out).touch()
-    return {
-        "GITHUB_ACTIONS": "true",
-        "CI": "true",
-        "GITHUB_EVENT_NAME": name,
-        "GITHUB_EVENT_PATH": str(event),
-        "GITHUB_REPOSITORY": REPO,
-        "GITHUB_WORKSPACE": str(workspace),
-        "GITHUB_SHA": sha,
-        "GITHUB_RUN_ID": "4343",
-        "GITHUB_SERVER_URL": "https://github.example",
-        "GITHUB_API_URL": gh_url,
-        "GITHUB_OUTPUT": str(tmp / "output"),
-        "GITHUB_STEP_SUMMARY": str(tmp / "summary"),
-        "INPUT_GITHUB-TOKEN": "ghs_fake",
-    }
+    return runner_env(
+        tmp, event_name=name, event=event, workspace=workspace, sha=sha, api_url=gh_url,
+        run_id="4343",
+    )  # fmt: skip

@@ -35,16 +35,36 @@ def write_tree(root: Path, files: Mapping[str, str]) -> Path:
 
 @contextmanager
 def serving(
-    script: Script, monkeypatch: pytest.MonkeyPatch, providers: Sequence[str] = ("anthropic",)
+    script: Script | None,
+    monkeypatch: pytest.MonkeyPatch,
+    providers: Sequence[str] = ("anthropic",),
+    *,
+    key: str = "test-key",
 ) -> Iterator[FakeLLM]:
-    """The fake, started, with each provider's key and base URL in the environment."""
+    """The fake, started, with each provider's key and base URL in the environment; the other
+    provider's key is removed, so a developer's own key never decides what a test sees."""
     with FakeLLM(script) as server:
-        for provider in providers:
-            monkeypatch.setenv(f"{provider.upper()}_API_KEY", "test-key")
+        for provider in ("anthropic", "openai"):
+            if provider not in providers:
+                monkeypatch.delenv(f"{provider.upper()}_API_KEY", raising=False)
+                continue
+            monkeypatch.setenv(f"{provider.upper()}_API_KEY", key)
             url = server.anthropic_base_url if provider == "anthropic" else server.openai_base_url
             monkeypatch.setenv(f"{provider.upper()}_BASE_URL", url)
         yield server
         assert not server.script_errors, server.script_errors
+
+
+def greeter_repo(root: Path, skill: str, evals: str) -> Path:
+    """A plugin repository with one skill, `skills/greeter`, and its `evals/greeter/evals.json`."""
+    return write_tree(
+        root,
+        {
+            ".claude-plugin/plugin.json": '{"name": "demo"}',
+            "skills/greeter/SKILL.md": skill,
+            "evals/greeter/evals.json": evals,
+        },
+    )
 
 
 @dataclass(frozen=True)

@@ -17,13 +17,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.actions import REPO as REPO
+from tests.actions import pull_request_event, runner_env
 from tests.e2e import openapi_check
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
 from tests.gitrepo import git, put
 
-REPO = "acme/skills"
 SKILL = "---\nname: {name}\ndescription: {name} writes a message file.\n---\n{body}\n"
 
 
@@ -104,35 +105,13 @@ def fakes() -> Iterator[tuple[FakeLLM, GitHubFake]]:
 def container_env(
     root: Path, tmp: Path, llm: FakeLLM, gh: GitHubFake, base: str, head: str
 ) -> dict[str, str]:
-    event = tmp / "event.json"
-    event.write_text(json.dumps({
-        "action": "synchronize",
-        "number": 7,
-        "pull_request": {
-            "number": 7,
-            "base": {"sha": base, "ref": "main", "repo": {"full_name": REPO}},
-            "head": {"sha": head, "ref": "feature", "repo": {"full_name": REPO}},
-        },
-    }))  # fmt: skip
-    files = {name: tmp / name for name in ("output", "summary")}
-    for path in files.values():
-        path.touch()
+    event = pull_request_event(tmp / "event.json", base, head)
     return {
         "PATH": os.environ["PATH"],
         "HOME": str(tmp),
-        "GITHUB_ACTIONS": "true",
-        "CI": "true",
-        "GITHUB_EVENT_NAME": "pull_request",
-        "GITHUB_EVENT_PATH": str(event),
-        "GITHUB_REPOSITORY": REPO,
-        "GITHUB_WORKSPACE": str(root),
-        "GITHUB_SHA": head,
-        "GITHUB_RUN_ID": "4242",
-        "GITHUB_SERVER_URL": "https://github.example",
-        "GITHUB_API_URL": gh.url,
-        "GITHUB_OUTPUT": str(files["output"]),
-        "GITHUB_STEP_SUMMARY": str(files["summary"]),
-        "INPUT_GITHUB-TOKEN": "ghs_fake",
+        **runner_env(
+            tmp, event_name="pull_request", event=event, workspace=root, sha=head, api_url=gh.url
+        ),
         "INPUT_MODELS": "anthropic, openai",
         "INPUT_JUDGE-MODEL": "anthropic",
         "INPUT_RUNS": "4",

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.actions import pull_request_event
 from tests.e2e import openapi_check
 from tests.e2e.test_pull_request import (
     REPO,
@@ -46,17 +47,7 @@ def fakes() -> Iterator[tuple[FakeLLM, GitHubFake]]:
 
 
 def pr_event(tmp: Path, base: str, head: str, *, head_repo: str = REPO) -> str:
-    path = tmp / "event.json"
-    path.write_text(json.dumps({
-        "action": "synchronize",
-        "number": 7,
-        "pull_request": {
-            "number": 7,
-            "base": {"sha": base, "ref": "main", "repo": {"full_name": REPO}},
-            "head": {"sha": head, "ref": "feature", "repo": {"full_name": head_repo}},
-        },
-    }))  # fmt: skip
-    return str(path)
+    return str(pull_request_event(tmp / "event.json", base, head, head_repo=head_repo))
 
 
 def workflow_run_event(tmp: Path, head: str, *, prs: list[int]) -> str:

@@ -10,6 +10,7 @@ import pytest
 
 from evolve_action.commands.cli import main
 from evolve_action.publish.results import load_results
+from tests.e2e.local_run import greeter_repo, serving
 from tests.fakes.llm_server import FakeLLM, call, text
 from tests.fakes.scripts import agent_and_judge, tool_names
 
@@ -44,14 +45,7 @@ EVALS = {
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / ".claude-plugin").mkdir(parents=True)
-    (root / ".claude-plugin/plugin.json").write_text('{"name": "demo"}')
-    (root / "skills/greeter").mkdir(parents=True)
-    (root / "skills/greeter/SKILL.md").write_text(SKILL)
-    (root / "evals/greeter").mkdir(parents=True)
-    (root / "evals/greeter/evals.json").write_text(json.dumps(EVALS, indent=2))
-    return root
+    return greeter_repo(tmp_path / "repo", SKILL, json.dumps(EVALS, indent=2))
 
 
 @pytest.fixture
@@ -62,13 +56,8 @@ def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
         call("Bash", command="echo done > status.txt"),
         text("I greeted Ada in hello.txt."),
     )
-    with FakeLLM(agent_and_judge(turns)) as server:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
-        monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+    with serving(agent_and_judge(turns), monkeypatch, ("anthropic", "openai")) as server:
         yield server
-        assert not server.script_errors, server.script_errors
 
 
 def test_run_base_none__both_providers_pass_and_fail_as_authored(

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from evolve_action.commands.cli import main
+from tests.e2e.local_run import serving
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
 from tests.gitrepo import git
@@ -64,12 +65,8 @@ def agent(request: Request) -> Answer:
 
 @pytest.fixture
 def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    with FakeLLM(agent) as server:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
-        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with serving(agent, monkeypatch) as server:
         yield server
-        assert not server.script_errors, server.script_errors
 
 
 def test_compare_with_base__regression_new_removed_and_a_second_run_from_cache(

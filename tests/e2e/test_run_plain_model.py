@@ -15,6 +15,7 @@ import pytest
 
 from evolve_action.commands.cli import main
 from evolve_action.publish.results import load_results
+from tests.e2e.local_run import serving
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLLM, Request, text
 
@@ -46,12 +47,8 @@ def _script(request: Request) -> Reply:
 
 @pytest.fixture
 def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    with FakeLLM(_script) as server:
-        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-        monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
-        monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with serving(_script, monkeypatch, ("openai",)) as server:
         yield server
-        assert not server.script_errors, server.script_errors
 
 
 def test_run__a_file_without_a_skill_is_two_plain_calls_per_case(

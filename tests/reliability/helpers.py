@@ -21,13 +21,14 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from tests.actions import PR as PR
+from tests.actions import REPO as REPO
+from tests.actions import pull_request_event, runner_env
 from tests.fakes.github_server import GitHubFake, _Handler
 from tests.fakes.llm_server import Answer, Request, call, text
 from tests.fakes.scripts import grading, tool_names
 from tests.gitrepo import git, put
 
-REPO = "acme/skills"
-PR = 7
 SKILL = "---\nname: greeter\ndescription: greeter writes a message file.\n---\nWrite `{msg}`.\n"
 # A generous limit that only matters when something hangs.
 CLI_TIMEOUT_S = 120
@@ -106,36 +107,15 @@ def actions_env(
     root: Path, tmp: Path, llm_urls: tuple[str, str], gh_url: str, base: str, head: str
 ) -> dict[str, str]:
     """The container's environment for a `pull_request` event on PR 7 (see tests/e2e)."""
-    event = tmp / "event.json"
-    event.write_text(json.dumps({
-        "action": "synchronize",
-        "number": PR,
-        "pull_request": {
-            "number": PR,
-            "base": {"sha": base, "ref": "main", "repo": {"full_name": REPO}},
-            "head": {"sha": head, "ref": "feature", "repo": {"full_name": REPO}},
-        },
-    }))  # fmt: skip
-    for name in ("output", "summary"):
-        (tmp / name).touch()
+    event = pull_request_event(tmp / "event.json", base, head)
     return {
         **base_env(tmp, llm_urls),
-        "GITHUB_ACTIONS": "true",
-        "CI": "true",
+        **runner_env(
+            tmp, event_name="pull_request", event=event, workspace=root, sha=head, api_url=gh_url
+        ),
         # Scripted commands only; where nothing can confine them the job would refuse to start
         # (tested in tests/e2e/test_confinement_level.py). Changes nothing where it can.
         "INPUT_ALLOW-UNCONFINED": "true",
-        "GITHUB_EVENT_NAME": "pull_request",
-        "GITHUB_EVENT_PATH": str(event),
-        "GITHUB_REPOSITORY": REPO,
-        "GITHUB_WORKSPACE": str(root),
-        "GITHUB_SHA": head,
-        "GITHUB_RUN_ID": "4242",
-        "GITHUB_SERVER_URL": "https://github.example",
-        "GITHUB_API_URL": gh_url,
-        "GITHUB_OUTPUT": str(tmp / "output"),
-        "GITHUB_STEP_SUMMARY": str(tmp / "summary"),
-        "INPUT_GITHUB-TOKEN": "ghs_fake",
         "INPUT_MODELS": "anthropic, openai",
         "INPUT_JUDGE-MODEL": "anthropic",
         "INPUT_RUNS": "2",
