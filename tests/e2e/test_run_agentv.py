@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.local_run import GREETER_TURNS, run_locally, serving, write_tree
+from tests.e2e.local_run import run_locally, write_tree
 from tests.fakes.llm_server import FakeLLM
-from tests.fakes.scripts import agent_and_judge, tool_names
+from tests.fakes.scripts import tool_names
 
 SKILL = """---
 name: greeter
@@ -65,15 +64,8 @@ def repo(tmp_path: Path) -> Path:
     })  # fmt: skip
 
 
-@pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    turns = GREETER_TURNS
-    with serving(agent_and_judge(turns), monkeypatch) as server:
-        yield server
-
-
 def test_run__an_agentv_suite_is_loaded_run_and_graded(
-    repo: Path, llm: FakeLLM, capsys: pytest.CaptureFixture[str]
+    repo: Path, greeter_llm: FakeLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:
     done = run_locally(repo, capsys, extra=("--runs", "1"))
     out, loaded = done.out, done.results
@@ -91,12 +83,12 @@ def test_run__an_agentv_suite_is_loaded_run_and_graded(
         ("calls", 1.0),
     ]
     assert ada.score == 1.0
-    agent_calls = [r for r in llm.requests if "submit_grading" not in tool_names(r)]
+    agent_calls = [r for r in greeter_llm.requests if "submit_grading" not in tool_names(r)]
     # The two cases run concurrently: greet-ada's first call is the one not about Bob.
     first = next(json.dumps(r.body) for r in agent_calls if "Greet Bob." not in json.dumps(r.body))
     assert "[file: evals/greeter/guests.txt]" in first and "Greet the first guest." in first
-    judge_calls = [r for r in llm.requests if "submit_grading" in tool_names(r)]
+    judge_calls = [r for r in greeter_llm.requests if "submit_grading" in tool_names(r)]
     assert len(judge_calls) == 1  # greet-bob has nothing for the judge
     assert "The greeting names Ada" in json.dumps(judge_calls[0].body)
-    bodies = json.dumps([r.body for r in llm.requests])
+    bodies = json.dumps([r.body for r in greeter_llm.requests])
     assert str(repo) not in bodies and "/tmp/" not in bodies

@@ -6,14 +6,13 @@ call, and promptfoo's verdict (every assertion passes)."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.local_run import GREETER_TURNS, run_locally, serving, write_tree
+from tests.e2e.local_run import run_locally, write_tree
 from tests.fakes.llm_server import FakeLLM
-from tests.fakes.scripts import agent_and_judge, tool_names
+from tests.fakes.scripts import tool_names
 
 SKILL = """---
 name: greeter
@@ -53,16 +52,9 @@ def repo(tmp_path: Path) -> Path:
     })  # fmt: skip
 
 
-@pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    turns = GREETER_TURNS
-    with serving(agent_and_judge(turns), monkeypatch) as server:
-        yield server
-
-
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_run__a_promptfoo_skill_config_is_run_and_graded(
-    repo: Path, llm: FakeLLM, capsys: pytest.CaptureFixture[str]
+    repo: Path, greeter_llm: FakeLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:
     done = run_locally(repo, capsys, extra=("--runs", "1"))
     assert done.code == 0, done.out
@@ -74,5 +66,5 @@ def test_run__a_promptfoo_skill_config_is_run_and_graded(
         "javascript-3": True,
         "llm-rubric-4": True,
     }, [(i.item_id, i.evidence) for i in run.items]
-    agent_calls = [r for r in llm.requests if "submit_grading" not in tool_names(r)]
+    agent_calls = [r for r in greeter_llm.requests if "submit_grading" not in tool_names(r)]
     assert "Greet Ada as the skill says." in str(agent_calls[0].body)

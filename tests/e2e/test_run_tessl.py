@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.local_run import run_locally, serving, write_tree
-from tests.fakes.llm_server import Answer, Call, FakeLLM, Request, call, calls, scripted_agent, text
-from tests.fakes.scripts import tool_names, user_text
+from tests.fakes.llm_server import Answer, Call, FakeLLM, Request, call, calls, text
+from tests.fakes.scripts import agent_and_judge, tool_names, user_text
 
 SKILL = "---\nname: greeter\ndescription: Writes greeting files.\n---\nWrite `hello.txt`.\n"
 CRITERIA = {
@@ -49,16 +49,12 @@ def repo(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    agent = scripted_agent(
+    turns = (
         call("Skill", skill="greeter"),
         call("Write", file_path="hello.txt", content="Hello, Ada! So glad you came.\n"),
         text("Done: hello.txt greets Ada."),
     )
-
-    def script(request: Request) -> Answer:
-        return judge(request) if "submit_grading" in tool_names(request) else agent(request)
-
-    with serving(script, monkeypatch) as server:
+    with serving(agent_and_judge(turns, judge=judge), monkeypatch) as server:
         yield server
 
 

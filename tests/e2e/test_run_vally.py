@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.local_run import GREETER_TURNS, run_locally, serving, write_tree
-from tests.fakes.llm_server import Answer, Call, FakeLLM, Request, calls, scripted_agent
-from tests.fakes.scripts import tool_names, user_text
+from tests.fakes.llm_server import Answer, Call, FakeLLM, Request, calls
+from tests.fakes.scripts import agent_and_judge, tool_names, user_text
 
 SKILL = """---
 name: greeter
@@ -72,12 +72,7 @@ def repo(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    agent = scripted_agent(*GREETER_TURNS)
-
-    def script(request: Request) -> Answer:
-        return judge(request) if "submit_grading" in tool_names(request) else agent(request)
-
-    with serving(script, monkeypatch) as server:
+    with serving(agent_and_judge(GREETER_TURNS, judge=judge), monkeypatch) as server:
         yield server
 
 

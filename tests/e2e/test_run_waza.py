@@ -5,14 +5,13 @@ confined, `text`, `file`, `behavior`, a `prompt` grader in the one judge call), 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.local_run import GREETER_TURNS, run_locally, serving, write_tree
+from tests.e2e.local_run import run_locally, write_tree
 from tests.fakes.llm_server import FakeLLM
-from tests.fakes.scripts import agent_and_judge, tool_names
+from tests.fakes.scripts import tool_names
 
 SKILL = """---
 name: greeter
@@ -58,15 +57,8 @@ def repo(tmp_path: Path) -> Path:
     })  # fmt: skip
 
 
-@pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    turns = GREETER_TURNS
-    with serving(agent_and_judge(turns), monkeypatch) as server:
-        yield server
-
-
 def test_run__a_waza_eval_is_loaded_run_and_graded(
-    repo: Path, llm: FakeLLM, capsys: pytest.CaptureFixture[str]
+    repo: Path, greeter_llm: FakeLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:
     done = run_locally(repo, capsys)
     assert done.code == 0, done.out
@@ -81,5 +73,5 @@ def test_run__a_waza_eval_is_loaded_run_and_graded(
             "expected.output": True,
             "has_output": True,
         }, [(i.item_id, i.evidence) for i in run.items]
-    judged = [r for r in llm.requests if "submit_grading" in tool_names(r)]
+    judged = [r for r in greeter_llm.requests if "submit_grading" in tool_names(r)]
     assert judged and all("greets Ada warmly" in str(r.body) for r in judged)

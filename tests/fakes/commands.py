@@ -70,26 +70,13 @@ class ShellRunner:
         return CommandResult(proc.returncode or 0, out.decode(), err.decode(), duration_s=took)
 
 
-async def run_command(
-    command: str | Sequence[str],
-    *,
-    cwd: Path | None = None,
-    timeout_s: float,
-    stdin: str | None = None,
-    extra_env: Mapping[str, str] | None = None,
-) -> CommandResult:
-    """`ShellRunner` for a test that does not look at the calls."""
-    runner = ShellRunner()
-    return await runner(command, cwd=cwd, timeout_s=timeout_s, stdin=stdin, extra_env=extra_env)
-
-
-async def no_commands(
-    command: str | Sequence[str],
-    *,
-    cwd: Path | None = None,
-    timeout_s: float,
-    stdin: str | None = None,
-    extra_env: Mapping[str, str] | None = None,
-) -> CommandResult:
+class NoCommands(ShellRunner):
     """For checks that must never run a command (clauditor's)."""
-    raise AssertionError(f"this check ran a command it should not have: {command!r}")
+
+    async def __call__(self, command: str | Sequence[str], **_: object) -> CommandResult:
+        raise AssertionError(f"this check ran a command it should not have: {command!r}")
+
+
+# For a test that does not look at the calls.
+run_command = ShellRunner()
+no_commands = NoCommands()

@@ -51,13 +51,17 @@ def grading(request: Request, verdict: Callable[[int, str], bool] = lambda _n, _
 
 
 def agent_and_judge(
-    turns: Sequence[Answer], verdict: Callable[[int, str], bool] = lambda _n, _t: True
+    turns: Sequence[Answer],
+    verdict: Callable[[int, str], bool] = lambda _n, _t: True,
+    *,
+    judge: Callable[[Request], Answer] | None = None,
 ) -> Callable[[Request], Answer]:
+    """The agent plays `turns`; the judge is `judge`, or passes the items `verdict` picks."""
     agent = scripted_agent(*turns)
 
     def script(request: Request) -> Answer:
         if "submit_grading" in tool_names(request):
-            return grading(request, verdict)
+            return judge(request) if judge else grading(request, verdict)
         return agent(request)
 
     return script

@@ -1,0 +1,18 @@
+"""Fixtures the end-to-end tests share (plain helpers are in `local_run.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.e2e.local_run import GREETER_TURNS, serving
+from tests.fakes.llm_server import FakeLLM
+from tests.fakes.scripts import agent_and_judge
+
+
+@pytest.fixture
+def greeter_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
+    """The fake on Anthropic's URL: the agent greets Ada (`GREETER_TURNS`), the judge passes."""
+    with serving(agent_and_judge(GREETER_TURNS), monkeypatch) as server:
+        yield server
