@@ -23,9 +23,10 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from evolve_action.util.text import pct, plural
 from evolve_action.verdict.budget import MAX_RUNS, at_level
 from evolve_action.verdict.decide import Cell, Finding, decide
-from evolve_action.verdict.gate import Gate, pct, plural
+from evolve_action.verdict.gate import Gate
 from evolve_action.verdict.sequential import CellKey
 from evolve_action.verdict.significance import Label
 from evolve_action.verdict.stats import Aggregate, CaseStats

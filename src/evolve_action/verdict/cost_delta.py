@@ -21,7 +21,8 @@ from dataclasses import dataclass, replace
 
 from evolve_action.model.outcomes import RunResult, Side, Status
 from evolve_action.model.records import run_cost
-from evolve_action.verdict.gate import Gate, plural
+from evolve_action.util.text import plural
+from evolve_action.verdict.gate import Gate
 
 MIN_PASSING = 2
 

@@ -12,8 +12,8 @@ from evolve_action.publish.render.build_verdict import p_is, points
 from evolve_action.publish.render.escape import cell, code
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.publish.render.view import CannotTell
+from evolve_action.util.text import pct, plural
 from evolve_action.verdict.discrimination import ItemRecord, shares
-from evolve_action.verdict.gate import pct, plural
 
 MAX_ITEMS = 30  # past this the section is noise; results.json has every record
 ARM_NAMES = {Side.BASE: "base", Side.HEAD: "head", Side.NO_SKILL: "no skill"}

@@ -12,9 +12,10 @@ from collections.abc import Sequence
 
 from evolve_action.publish.render.build import points
 from evolve_action.publish.render.escape import cell, code
+from evolve_action.util.text import pct, plural
 from evolve_action.verdict.budget import MAX_RUNS
 from evolve_action.verdict.calibration import Calibration, Row
-from evolve_action.verdict.gate import Gate, pct, plural
+from evolve_action.verdict.gate import Gate
 
 TITLE = "evolve calibration"
 

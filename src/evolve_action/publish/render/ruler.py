@@ -15,7 +15,7 @@ from evolve_action.plan.ruler import CaseChange, CaseDiff
 from evolve_action.publish.render.build_cases import CaseIndex
 from evolve_action.publish.render.escape import cell, code, inline
 from evolve_action.publish.render.report import ReportInput
-from evolve_action.verdict.gate import pct
+from evolve_action.util.text import pct
 from evolve_action.verdict.ruler import RulerRow
 from evolve_action.verdict.ruler_cells import Tally
 
