@@ -2,7 +2,7 @@
 
 One case, one scripted agent for all four set-ups: load the skill, run a shell command,
 write a file, answer (four model calls). Each set-up (sdk/cli × Anthropic/OpenAI) runs it
-`--runs` times one after another through `runner.execute`, as the pipeline would: a fresh
+`--runs` times one after another through `runner.run_and_grade`, as the pipeline would: a fresh
 workspace, the agent, the checks. The fake answers instantly, so the wall time is what the
 harness itself costs (starting a CLI, its sandbox, the relay and the proxy, versus our
 loop); the tokens are what each harness sends for the same work (its system prompt and
@@ -27,8 +27,8 @@ from typing import Any
 
 from evolve_action.execute.providers.registry import build_provider
 from evolve_action.model.outcomes import Side, Status
-from evolve_action.pipeline.orchestrate import open_harness
-from evolve_action.pipeline.runner import RunEnvironment, execute
+from evolve_action.pipeline.environment import open_harness
+from evolve_action.pipeline.runner import RunEnvironment, run_and_grade
 from evolve_action.plan.planning import RunSpec
 from evolve_action.settings.inputs import Harness
 from tests.fakes.cli_agents import (
@@ -91,7 +91,7 @@ async def measure(
         )
         for repetition in range(1, runs + 1):
             started = time.monotonic()
-            result = await execute(RunSpec(suite, case, model, Side.HEAD, repetition), env)
+            result = await run_and_grade(RunSpec(suite, case, model, Side.HEAD, repetition), env)
             walls.append(time.monotonic() - started)
             results.append(result)
     await provider.aclose()

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from evolve_action.model.outcomes import ErrorKind, Status
-from evolve_action.pipeline.orchestrate import Loaded, Request, run_job
+from evolve_action.pipeline.plan_and_run import plan_and_run
+from evolve_action.pipeline.request import Loaded, Request
 from evolve_action.plan.sides import Sides
 from evolve_action.publish.results import ResultsData, load_results, write_results
 from evolve_action.settings.inputs import from_values
@@ -50,7 +51,7 @@ def test_corpus_file__runs_and_grades_end_to_end(
     settings = from_values(values)
     request = Request(values=values, environ=environ, root=placed.root)  # type: ignore[attr-defined]
     sides = Sides(placed.root, "", None, "")  # type: ignore[attr-defined]
-    execution = asyncio.run(run_job(request, settings, sides, Loaded(suites=[suite]), None))
+    execution = asyncio.run(plan_and_run(request, settings, sides, Loaded(suites=[suite]), None))
     assert len(execution.results) == len(suite.cases)
     for run in execution.results:
         internal = run.status is Status.ERROR and run.error_kind is ErrorKind.INTERNAL

@@ -1,6 +1,6 @@
 """`harness: cli` with the real Claude Code and Codex binaries, against the fake LLM server.
 
-Each test runs one planned run through `runner.execute`, as the pipeline does: a workspace,
+Each test runs one planned run through `runner.run_and_grade`, as the pipeline does: a workspace,
 the CLI launched by the confinement through the relay, every model call through the
 credential proxy to the fake, then the checks. The CLIs are the pinned releases `./dev test`
 installs into `.cache/clis`; without them these tests skip and say why.
@@ -20,7 +20,7 @@ from evolve_action.execute.providers.faults import RetryPolicy
 from evolve_action.execute.providers.registry import build_provider
 from evolve_action.model.evals import Case, Suite
 from evolve_action.model.outcomes import ErrorKind, RunResult, Side, Status
-from evolve_action.pipeline.runner import RunEnvironment, execute
+from evolve_action.pipeline.runner import RunEnvironment, run_and_grade
 from evolve_action.plan.planning import RunSpec
 from tests.conftest import reachable_place
 from tests.fakes.cli_agents import (
@@ -127,7 +127,7 @@ async def _once(
             harness=harness,
             **kw,
         )
-        return await execute(RunSpec(suite, case, model, Side.HEAD, 1), env)
+        return await run_and_grade(RunSpec(suite, case, model, Side.HEAD, 1), env)
 
 
 @pytest.mark.parametrize("cli", CLIS)

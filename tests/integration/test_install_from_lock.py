@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # Third-party modules the program imports; an entry missing from the lock fails here.
 IMPORTS = (
     "anthropic, openai, github, jsonschema, yaml, json5, jinja2, re2,"
-    " evolve_action.pipeline.orchestrate"
+    " evolve_action.pipeline.plan_and_run"
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(150)]

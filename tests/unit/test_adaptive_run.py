@@ -1,4 +1,4 @@
-"""Waves of `runs: auto` over a stand-in for `execute_plan`: which runs each wave asks for, the
+"""Waves of `runs: auto` over a stand-in for `run_plan`: which runs each wave asks for, the
 budget and the clock, and the verdict and effort that come out."""
 
 from __future__ import annotations

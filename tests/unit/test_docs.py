@@ -223,7 +223,7 @@ def test_development_names_functions_that_exist_where_it_says() -> None:
             checked += 1
             if not module.is_file() or not _defines(module, name):
                 stale.append(f"docs/development.md:{number}: {path} {name}")
-        # "`orchestrate.run_job`", "`grade/checks` `run_check`": a module (or package) and a name.
+        # "`plan_and_run.run_adaptively`", "`grade/checks` `run_check`": a module and a name.
         pairs = re.findall(r"`(\w+)\.(\w+)`", line)
         pairs += [(p.rsplit("/", 1)[-1], n) for p, n in re.findall(r"`([\w/]+)` `(\w+)`", line)]
         for stem, name in pairs:

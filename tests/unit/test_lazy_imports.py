@@ -18,7 +18,7 @@ HEAVY = ("anthropic", "openai", "github", "jinja2", "jsonschema", "json5")
 
 PROBE = """
 import sys
-import evolve_action.commands.cli, evolve_action.pipeline.orchestrate, evolve_action.commands.run
+import evolve_action.commands.cli, evolve_action.pipeline.plan_and_run, evolve_action.commands.run
 import evolve_action.commands.actions_flow, evolve_action.pipeline.job, evolve_action.publish.post
 from evolve_action.execute.providers.registry import build_provider
 evolve_action.commands.cli.build_parser()
@@ -220,7 +220,7 @@ def test_the_collector_pauses_for_start_up_and_resumes_for_the_job() -> None:
 def test_an_sdk_run_does_not_import_the_cli_harness() -> None:
     # Its proxy, installer and staging cost tens of milliseconds before the first request.
     code = (
-        "import sys, evolve_action.pipeline.orchestrate, evolve_action.pipeline.runner;"
+        "import sys, evolve_action.pipeline.plan_and_run, evolve_action.pipeline.runner;"
         " print(sorted(m for m in sys.modules if m.startswith('evolve_action.execute.harness')))"
     )
     assert _python(code).strip() == "[]"
@@ -228,8 +228,8 @@ def test_an_sdk_run_does_not_import_the_cli_harness() -> None:
 
 BEFORE_FIRST_REQUEST = """
 import importlib.util, json, sys
-import evolve_action.commands.cli, evolve_action.commands.run, evolve_action.commands.actions_flow
-import evolve_action.pipeline.orchestrate, evolve_action.pipeline.runner
+import evolve_action.commands.cli, evolve_action.commands.run, evolve_action.commands.local_flow
+import evolve_action.pipeline.plan_and_run, evolve_action.pipeline.runner
 import evolve_action.execute.providers.openai, evolve_action.execute.providers.anthropic
 from evolve_action.pipeline.job import AFTER_FIRST_REQUEST
 late = ("evolve_action.publish.post", "evolve_action.grade.checks.agentv",

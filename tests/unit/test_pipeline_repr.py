@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from evolve_action.pipeline.orchestrate import Execution
+from evolve_action.pipeline.plan_and_run import Execution
 
 
 def test_execution_repr_does_not_walk_the_runs() -> None:
@@ -20,4 +20,4 @@ def test_execution_repr_does_not_walk_the_runs() -> None:
         results=cast(Any, [Loud()]),
         providers=cast(Any, Loud()),
     )
-    assert repr(execution).startswith("<evolve_action.pipeline.orchestrate.Execution object")
+    assert repr(execution).startswith("<evolve_action.pipeline.plan_and_run.Execution object")

@@ -79,7 +79,7 @@ def test_every_input_is_a_settings_field_and_parses_its_own_default() -> None:
 
 
 def test_effective_settings__config_beats_defaults_but_not_explicit_inputs(tmp_path: Path) -> None:
-    from evolve_action.pipeline.orchestrate import Request, effective_settings
+    from evolve_action.pipeline.request import Request, effective_settings
 
     (tmp_path / ".evolve.yaml").write_text("alpha: 0.1\nruns: 7\nmax_cost_usd: 2.5\n")
     defaults = {spec.name: spec.default for spec in INPUTS}  # what action.yml passes
@@ -92,7 +92,7 @@ def test_effective_settings__config_beats_defaults_but_not_explicit_inputs(tmp_p
 
 
 def test_effective_settings__the_harness_comes_from_the_input_or_the_config(tmp_path: Path) -> None:
-    from evolve_action.pipeline.orchestrate import Request, effective_settings
+    from evolve_action.pipeline.request import Request, effective_settings
     from evolve_action.settings.inputs import Harness
 
     defaults = {spec.name: spec.default for spec in INPUTS}

@@ -14,7 +14,7 @@ import pytest
 from evolve_action.model.evals import Case, Format, Origin, Skill, Suite
 from evolve_action.model.outcomes import ErrorKind, Side
 from evolve_action.model.provider import ProviderError
-from evolve_action.pipeline.runner import RunEnvironment, UnavailableProvider, execute
+from evolve_action.pipeline.runner import RunEnvironment, UnavailableProvider, run_and_grade
 from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.planning import RunSpec
 
@@ -140,7 +140,7 @@ def test_a_run_cut_while_its_workspace_is_built_leaves_no_workspace(
     env = RunEnvironment(providers={"anthropic": failing})
 
     async def job() -> None:
-        run = asyncio.ensure_future(execute(spec, env))
+        run = asyncio.ensure_future(run_and_grade(spec, env))
         while not runs.exists() or not any(runs.iterdir()):  # the thread has begun building
             await asyncio.sleep(0.001)
         run.cancel()

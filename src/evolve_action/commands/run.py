@@ -93,7 +93,7 @@ def _execute(args: argparse.Namespace, stop: Stop) -> int:
         print(f"evolve-action: --root {root} is not a directory", file=sys.stderr)
         return 2
     # The SDKs take a second or more to import: only a run that needs them pays for it.
-    from evolve_action.pipeline.orchestrate import Request, effective_settings
+    from evolve_action.pipeline.request import Request, effective_settings
 
     request = Request(
         values=values,
@@ -118,11 +118,11 @@ def _execute(args: argparse.Namespace, stop: Stop) -> int:
     # Beside git and loading; what the job needs only after its first requests comes once
     # the first has left.
     preload_sdks(settings, environ, replay=args.replay is not None, then=AFTER_FIRST_REQUEST)
-    from evolve_action.commands import actions_flow
+    from evolve_action.commands import actions_flow, local_flow
 
     if in_actions:
         base = "" if args.base == "none" else args.base
         return actions_flow.run_in_actions(request, settings, config, environ, base=base, stop=stop)
-    return actions_flow.run_locally(
+    return local_flow.run_locally(
         request, settings, config, args.base, sys.stdout, quiet=args.quiet, stop=stop
     )

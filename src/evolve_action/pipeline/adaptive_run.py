@@ -1,6 +1,6 @@
 """Executing `runs: auto`: the start wave, then waves of extra runs where the verdict is open.
 
-Each wave is an ordinary plan handed to `execution.execute_plan` (through `run_wave`), so the
+Each wave is an ordinary plan handed to `execution.run_plan` (through `run_wave`), so the
 cache, the cost budget, the concurrency limits and the SIGTERM handling are the same as for a
 fixed plan. Extra runs are new repetitions of the same case and model, hence new fingerprints:
 a base run made in a wave is stored in the cache and comes back free on the next push, and

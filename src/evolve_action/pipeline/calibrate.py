@@ -1,7 +1,7 @@
 """The user's own A/A: every eval of one tree, run as two independent sides, through one verdict.
 
-A calibration is the job a pull request gets (`job.run`: the same planning, models, judge,
-harness, budget, stop handling and report), on a pair of sides that are the same tree:
+A calibration is the job a pull request gets (`job.run_and_report`: the same planning, models,
+judge, harness, budget, stop handling and report), on a pair of sides that are the same tree:
 side A is labelled base and side B head. What the verdict then flags is a false alarm, and
 `verdict.calibration` measures the rest (moved, flipped, spread, runs to catch a break).
 
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from evolve_action.model.outcomes import RunResult, Status
 from evolve_action.pipeline import job
-from evolve_action.pipeline.orchestrate import Request
+from evolve_action.pipeline.request import Request
 from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.changes import Worktrees, ensure_commit, resolve
 from evolve_action.plan.planning import RunSpec
@@ -114,7 +114,7 @@ def run(
         request, settings, config, event, stream=stream, on_done=on_done, stop=stop or Stop()
     )
     try:
-        finished, _ = job.run(setup, sides)
+        finished, _ = job.run_and_report(setup, sides)
     finally:
         sides.close()
     from evolve_action.publish.calibration import write_files

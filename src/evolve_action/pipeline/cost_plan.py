@@ -1,6 +1,6 @@
 """Before the first call: the plan's projection, and `max-cost-usd`'s cut of it.
 
-`run_job` asks this once its runs are planned and fingerprinted, before any run starts: which
+`plan_and_run` asks this once its runs are planned and fingerprinted, before any run starts: which
 runs the cache will answer (free), what each other run is projected to cost
 (`plan.projection`), and, with `max-cost-usd` below the projection, which runs are cut
 (`plan.budget_cut`). The job prints the words at once (the log's first cost line comes

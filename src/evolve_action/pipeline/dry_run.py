@@ -1,7 +1,7 @@
 """`dry-run`: the plan and its projected cost, printed, and no model called.
 
 The job loads the eval files of both sides, plans the runs, fingerprints them, reads the
-cache and projects the cost exactly as a real job does before its first call (`run_job`
+cache and projects the cost exactly as a real job does before its first call (`plan_and_run`
 with `dry_run` set returns there), then prints the plan (runs per case, model and side) and
 the projection to the log, and to the job summary inside Actions. Nothing is posted and no
 results are written: a dry run decides nothing.
@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from evolve_action.pipeline.job import JobSetup
-from evolve_action.pipeline.orchestrate import load_suites, run_job
+from evolve_action.pipeline.plan_and_run import plan_and_run
 from evolve_action.pipeline.pricing import Prices
+from evolve_action.pipeline.request import load_suites
 from evolve_action.plan.planning import RunSpec
 from evolve_action.plan.sides import Sides
 from evolve_action.publish.actions_io import write_summary
@@ -44,7 +45,7 @@ def dry_run(setup: JobSetup, sides: Sides, out: TextIO) -> int:
     head = load_suites(sides.head_root, settings, setup.config)
     base = load_suites(sides.base_root, settings, setup.config) if sides.base_root else None
     execution = asyncio.run(
-        run_job(setup.request, settings, sides, head, base, prices=Prices(setup.config.prices))
+        plan_and_run(setup.request, settings, sides, head, base, prices=Prices(setup.config.prices))
     )
     lines = [f"Dry run: {len(execution.plan.runs)} runs planned; nothing is called."]
     lines += [f"  {row}" for row in plan_rows(execution.plan.runs)]

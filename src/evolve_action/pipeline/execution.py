@@ -25,7 +25,7 @@ from evolve_action.model.records import run_cost
 from evolve_action.model.snapshot import Snapshot
 from evolve_action.pipeline.pricing import Prices
 from evolve_action.pipeline.regrade import can_regrade, regrade
-from evolve_action.pipeline.runner import RunEnvironment, error_result, execute
+from evolve_action.pipeline.runner import RunEnvironment, error_result, run_and_grade
 from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.cache import RunCache
 from evolve_action.plan.fingerprints import Fingerprinter
@@ -84,7 +84,7 @@ def _as_this_run(cached: RunResult, spec: RunSpec, fingerprint: str) -> RunResul
     )
 
 
-async def execute_plan(
+async def run_plan(
     plan: Plan,
     env: RunEnvironment,
     *,
@@ -152,7 +152,7 @@ async def execute_plan(
                 result.snapshot = snapshot  # the entry keeps it for the next ruler
                 outcome.cached += 1
             else:
-                result = budget.prices.reprice(await execute(spec, env))
+                result = budget.prices.reprice(await run_and_grade(spec, env))
                 budget.charge(result)
             result.fingerprint = fingerprints[index]
             cache.put(fingerprints[index], result, task=tasks[index])

@@ -29,7 +29,7 @@ from pathlib import Path
 from evolve_action.execute.sandbox.confine import unconfined_refusal
 from evolve_action.model.outcomes import RunResult
 from evolve_action.pipeline.job import JobSetup
-from evolve_action.pipeline.orchestrate import Request
+from evolve_action.pipeline.request import Request
 from evolve_action.plan.changes import GitError
 from evolve_action.plan.planning import RunSpec
 from evolve_action.plan.pr_fetch import auth_environ, checkout_is, fetch_pull_commit

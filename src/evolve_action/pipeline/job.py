@@ -1,12 +1,12 @@
 """One job from start to finish: trees, loading, the in-progress report, runs, results, report.
 
-`commands.actions_flow.run_locally` and `run_in_actions` share everything but where the report
-goes: a terminal, or GitHub (comment, check run, outputs, summary). A SIGTERM or SIGINT (a
-cancelled workflow) stops the job whatever it is doing (`stopping`): no run starts after it,
-the runs in flight end or are cut, what finished is written (and was cached as it finished),
-and the report says "stopped before the end: N of M runs done" with a `cancelled` check, so
-paid-for work is never lost and a verdict is never drawn from runs that were not made.
-"""
+`commands.local_flow.run_locally` and `actions_flow.run_in_actions` share everything but where
+the report goes: a terminal, or GitHub (comment, check run, outputs, summary). A SIGTERM or
+SIGINT (a cancelled workflow) stops the job whatever it is doing (`stopping`): no run starts
+after it, the runs in flight end or are cut, what finished is written (and was cached as it
+finished), and the report says "stopped before the end: N of M runs done" with a `cancelled`
+check, so paid-for work is never lost and a verdict is never drawn from runs that were not
+made."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ from evolve_action.execute.sandbox.confine import job_level
 from evolve_action.grade import checks
 from evolve_action.model.evals import LoadResult
 from evolve_action.model.outcomes import RunResult
-from evolve_action.pipeline.orchestrate import Execution, Loaded, Request, load_suites, run_job
+from evolve_action.pipeline.plan_and_run import Execution, plan_and_run
+from evolve_action.pipeline.request import Loaded, Request, load_suites
 from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.planning import RunSpec
 from evolve_action.plan.sides import Sides
@@ -207,7 +208,7 @@ async def _execute(setup: JobSetup, sides: Sides, head: Loaded, base: Loaded | N
             print(f"evolve-action: {line}", file=setup.stream, flush=True)
 
     async with setup.stop.watching():
-        return await run_job(
+        return await plan_and_run(
             setup.request,
             setup.settings,
             sides,
@@ -220,7 +221,7 @@ async def _execute(setup: JobSetup, sides: Sides, head: Loaded, base: Loaded | N
         )
 
 
-def run(setup: JobSetup, sides: Sides) -> tuple[Finished, Published | None]:
+def run_and_report(setup: JobSetup, sides: Sides) -> tuple[Finished, Published | None]:
     """The whole job on prepared sides; publishes when a publisher is given."""
     started = time.monotonic()
     settings, config, stop = setup.settings, setup.config, setup.stop

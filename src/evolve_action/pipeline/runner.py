@@ -73,7 +73,7 @@ def error_result(
     )
 
 
-async def execute(spec: RunSpec, env: RunEnvironment) -> RunResult:
+async def run_and_grade(spec: RunSpec, env: RunEnvironment) -> RunResult:
     """Run and grade one (case, model, side, repetition)."""
     provider_id, _ = split_model(spec.model)
     provider = env.providers.get(provider_id)

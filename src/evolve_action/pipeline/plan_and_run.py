@@ -7,28 +7,24 @@ built by the caller and passed in, so tests drive the whole pipeline against loo
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from evolve_action.execute.providers.setup import (
     Providers,
-    build_providers,
     choose_judge,
     choose_models,
 )
-from evolve_action.formats import load_all
-from evolve_action.model.evals import LoadResult, Problem, Suite
+from evolve_action.model.evals import Suite
 from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.pipeline.adaptive_run import Limits, run_waves
 from evolve_action.pipeline.cost_plan import Costing, cost_plan
-from evolve_action.pipeline.execution import Budget, Outcome, execute_plan
+from evolve_action.pipeline.environment import open_harness, prepare_environment
+from evolve_action.pipeline.execution import Budget, Outcome, run_plan
 from evolve_action.pipeline.pricing import Prices
-from evolve_action.pipeline.runner import RunEnvironment, UnavailableProvider
+from evolve_action.pipeline.request import Loaded, Request
 from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.cache import RunCache
 from evolve_action.plan.fingerprints import Fingerprinter
@@ -37,66 +33,10 @@ from evolve_action.plan.planning import START_RUNS, Plan, RunSpec, plan_runs
 from evolve_action.plan.ruler import CaseDiff, classify_all, skill_touched, with_rulers
 from evolve_action.plan.selection import Selection, inherit_trigger_models, select, shard_plan
 from evolve_action.plan.sides import Sides
-from evolve_action.settings.config import RepoConfig
-from evolve_action.settings.inputs import Harness, Settings
-from evolve_action.settings.layering import settings_for
+from evolve_action.settings.inputs import Settings
 from evolve_action.verdict.adaptive import Design, Effort
 
-if TYPE_CHECKING:
-    from evolve_action.execute.harness.run import CliHarness
-
 log = logging.getLogger(__name__)
-
-
-@contextlib.asynccontextmanager
-async def open_harness(
-    harness: Harness, models: Sequence[str], **options: Any
-) -> AsyncIterator[CliHarness | None]:
-    """The job's harness: None for the SDK loop, else `open_cli_harness(models, **options)`,
-    imported only then (its proxy, installer and staging are no part of an SDK run)."""
-    if harness is Harness.SDK:
-        yield None
-        return
-    from evolve_action.execute.harness.run import open_cli_harness
-
-    async with open_cli_harness(models, **options) as cli:
-        yield cli
-
-
-@dataclass(frozen=True)
-class Request:
-    """One invocation: raw input values plus the local-only options."""
-
-    values: Mapping[str, str]  # input name → raw string, as given (flags or INPUT_*)
-    environ: Mapping[str, str]  # for the SDKs' own variables (keys, base URLs)
-    root: Path
-    record_dir: Path | None = None
-    replay_dir: Path | None = None
-    keep_workspaces: bool = False
-
-
-@dataclass
-class Loaded:
-    suites: list[Suite] = field(default_factory=list)
-    invalid: list[LoadResult] = field(default_factory=list)
-    warnings: list[Problem] = field(default_factory=list)
-
-
-def effective_settings(request: Request) -> tuple[Settings, RepoConfig, tuple[Problem, ...]]:
-    """Inputs win over the repository config file, which wins over the defaults
-    (`layering.settings_for`, shared with `report`)."""
-    return settings_for(request.values, request.root)
-
-
-def load_suites(root: Path, settings: Settings, config: RepoConfig) -> Loaded:
-    out = Loaded()
-    for result in load_all(root, paths=settings.paths, layout=config.layout or "auto"):
-        if result.ok and result.suite is not None:
-            out.suites.append(result.suite)
-            out.warnings.extend(p for p in result.problems if p not in result.errors)
-        else:
-            out.invalid.append(result)
-    return out
 
 
 # No generated repr: on Python 3.11, `asyncio.run` ends with `signal.getsignal(SIGINT)`, which
@@ -122,36 +62,7 @@ class Execution:
     costing: Costing | None = None  # the projection before the first call, and its cut
 
 
-def prepare_environment(
-    request: Request, settings: Settings, models: Sequence[str], judge_model: str
-) -> tuple[RunEnvironment, Providers]:
-    keys = {"anthropic": settings.anthropic_api_key, "openai": settings.openai_api_key}
-    providers = build_providers(
-        [*models, judge_model],
-        keys=keys,
-        environ=request.environ,
-        max_concurrency=settings.max_concurrency,
-        record_dir=request.record_dir,
-        replay_dir=request.replay_dir,
-    )
-    judge_id = judge_model.split("/", 1)[0]
-    judge_provider = providers.built.get(judge_id)
-    if judge_provider is None and judge_id in providers.errors:
-        judge_provider = UnavailableProvider(providers.errors[judge_id])
-    env = RunEnvironment(
-        providers=providers.built,
-        provider_errors=providers.errors,
-        judge_provider=judge_provider,
-        judge_model=judge_model,
-        max_turns=settings.max_turns,
-        timeout_s=settings.timeout_seconds,
-        network=settings.agent_network,
-        keep_workspaces=request.keep_workspaces,
-    )
-    return env, providers
-
-
-async def run_job(
+async def plan_and_run(
     request: Request,
     settings: Settings,
     sides: Sides,
@@ -230,7 +141,7 @@ async def run_job(
             to_run = costing.to_run(plan)
 
             async def run_wave(wave: Plan) -> Outcome:
-                return await execute_plan(
+                return await run_plan(
                     wave,
                     env,
                     max_concurrency=settings.max_concurrency,

@@ -1,0 +1,67 @@
+"""`evolve-action run` outside Actions: the working tree against a base (or none), printed to
+the terminal, the exit code from the gate."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, TextIO
+
+from evolve_action.commands.actions_flow import run_to_exit
+from evolve_action.commands.calibrate_flow import calibrate_locally
+from evolve_action.commands.printing import print_run, print_summary
+from evolve_action.pipeline import job
+from evolve_action.pipeline.request import Request
+from evolve_action.pipeline.stopping import Stop
+from evolve_action.plan.changes import GitError
+from evolve_action.plan.sides import local_sides
+from evolve_action.settings.config import RepoConfig
+from evolve_action.settings.events import Event
+from evolve_action.settings.inputs import Mode, Settings
+
+if TYPE_CHECKING:
+    pass
+
+
+def run_locally(
+    request: Request,
+    settings: Settings,
+    config: RepoConfig,
+    base: str,
+    out: TextIO,
+    *,
+    quiet: bool = False,
+    stop: Stop | None = None,
+) -> int:
+    if settings.mode is Mode.CALIBRATE:
+        return calibrate_locally(request, settings, config, out, quiet=quiet, stop=stop)
+    try:
+        sides = local_sides(request.root, base)
+    except GitError as exc:
+        print(f"evolve-action: {exc}", file=sys.stderr)
+        return 2
+    setup = job.JobSetup(
+        request, settings, config, Event(name="local"), stream=out,
+        on_done=None if quiet else lambda spec, result: print_run(out, spec, result),
+        stop=stop or Stop(),
+    )  # fmt: skip
+    done = run_to_exit(setup, sides, out)
+    if isinstance(done, int):
+        return done
+    code, finished = done
+    for invalid in finished.invalid:
+        for problem in invalid.problems:
+            print(problem.render(), file=sys.stderr)
+    failures = print_summary(out, finished.execution.results, invalid=len(finished.invalid))
+    if finished.report.has_base:
+        # Loaded only now: nothing of the report is needed before the runs are done.
+        from evolve_action.publish.render.build import build_view
+        from evolve_action.publish.render.comment import render
+
+        print("", file=out)
+        print(render(build_view(finished.report)), file=out)
+    print(f"results: {finished.results_path}", file=out)
+    if finished.gate.conclusion == "cancelled":
+        print(f"evolve-action: {finished.gate.reason}", file=sys.stderr)
+        return code
+    # Without a base there is no gate to speak of: any failed or errored run fails.
+    return code if finished.report.has_base else failures
