@@ -16,6 +16,7 @@ from evolve_action.commands.cli import main
 from evolve_action.model.outcomes import RunResult
 from evolve_action.publish.results import LoadedResults, load_results
 from tests.fakes.llm_server import Answer, FakeLLM, Script, call, text
+from tests.gitrepo import git
 
 # The agent of every greeter example: loads the skill, writes the greeting, says so.
 GREETER_TURNS: tuple[Answer, ...] = (
@@ -53,6 +54,20 @@ def serving(
             monkeypatch.setenv(f"{provider.upper()}_BASE_URL", url)
         yield server
         assert not server.script_errors, server.script_errors
+
+
+def commit_sides(root: Path, head: Mapping[str, str] | None = None) -> Path:
+    """`root` committed on `main` as base; with `head`, those files written over it and
+    committed on a branch `pr`, which stays checked out."""
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    if head is not None:
+        git(root, "checkout", "-q", "-b", "pr")
+        write_tree(root, head)
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", "head")
+    return root
 
 
 def greeter_repo(root: Path, skill: str, evals: str) -> Path:

@@ -13,37 +13,21 @@ import jsonschema
 import pytest
 
 from evolve_action.commands.cli import main
+from tests.e2e.local_run import commit_sides, greeter_repo
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names, user_text
-from tests.gitrepo import git
+from tests.sample_evals import GREETER_SKILL
+from tests.sample_evals import greeter_case as case
 
-SKILL = "---\nname: greeter\ndescription: Greets people in hello.txt.\n---\nWrite `Hello, Ada!`.\n"
+SKILL = GREETER_SKILL.format(body="Write `Hello, Ada!`.")
 SCHEMA = Path(__file__).resolve().parents[1] / "data/skill_creator_benchmark.schema.json"
 RUNS = 4
 
 
-def case(case_id: str, pattern: str) -> dict[str, object]:
-    return {
-        "id": case_id,
-        "prompt": f"Greet Ada ({case_id}).",
-        "assertions": [{"type": "regex", "path": "hello.txt", "pattern": pattern}],
-    }
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / ".claude-plugin").mkdir(parents=True)
-    (root / ".claude-plugin/plugin.json").write_text('{"name": "demo"}')
-    (root / "skills/greeter").mkdir(parents=True)
-    (root / "skills/greeter/SKILL.md").write_text(SKILL)
     evals = [case("steady", "^Hello, Ada!$"), case("coin", "^Hello, Ada!$"), case("never", "Bob")]
-    (root / "evals/greeter").mkdir(parents=True)
-    (root / "evals/greeter/evals.json").write_text(json.dumps({"evals": evals}))
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "skill")
-    return root
+    return commit_sides(greeter_repo(tmp_path / "repo", SKILL, json.dumps({"evals": evals})))
 
 
 class Agent:

@@ -19,13 +19,14 @@ from typing import Any
 import pytest
 
 from evolve_action.commands.cli import main
+from tests.e2e.local_run import commit_sides, greeter_repo
 from tests.fakes.cli_agents import Step, agent, cli_dir, load_skill, say, write
 from tests.fakes.llm_server import FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
-from tests.gitrepo import git
 from tests.levels import LEVELS, at_level
+from tests.sample_evals import GREETER_SKILL
 
-SKILL = "---\nname: greeter\ndescription: Greets people in hello.txt.\n---\n{body}\n"
+SKILL = GREETER_SKILL
 CASE = {
     "id": "greet",
     "prompt": "Greet Ada.",
@@ -36,20 +37,12 @@ CASE = {
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / ".claude-plugin").mkdir(parents=True)
-    (root / ".claude-plugin/plugin.json").write_text('{"name": "demo"}')
-    (root / "skills/greeter").mkdir(parents=True)
-    (root / "skills/greeter/SKILL.md").write_text(SKILL.format(body="Write `Hello, Ada!`."))
-    (root / "evals/greeter").mkdir(parents=True)
-    (root / "evals/greeter/evals.json").write_text(json.dumps({"evals": [CASE]}))
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    git(root, "checkout", "-q", "-b", "pr")
-    (root / "skills/greeter/SKILL.md").write_text(SKILL.format(body="SHOUT: write `HELLO ADA`."))
-    git(root, "commit", "-q", "-am", "head")
-    return root
+    root = greeter_repo(
+        tmp_path / "repo", SKILL.format(body="Write `Hello, Ada!`."), json.dumps({"evals": [CASE]})
+    )
+    return commit_sides(
+        root, {"skills/greeter/SKILL.md": SKILL.format(body="SHOUT: write `HELLO ADA`.")}
+    )
 
 
 def steps(request: Request) -> list[Step]:

@@ -18,6 +18,7 @@ import pytest
 
 from evolve_action.publish.results import load_results
 from tests.fakes.llm_server import FakeLLM, Request, text
+from tests.sample_evals import keyword_eval
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,21 +30,7 @@ sys.argv = ["evolve-action", *sys.argv[1:]]
 runpy.run_module("evolve_action", run_name="__main__")
 """
 
-EVAL = """\
-description: two cases
-tests:
-  - id: case-0
-    criteria: The reply mentions kw0x
-    input: 'Reply in one sentence about the keyword. Keyword: kw0x'
-    assertions:
-      - {type: regex, value: '\\bkw0x\\b'}
-      - {type: llm-grader, name: judge}
-  - id: case-1
-    criteria: The reply mentions kw1x
-    input: 'Reply in one sentence about the keyword. Keyword: kw1x'
-    assertions:
-      - {type: regex, value: '\\bkw1x\\b'}
-"""
+EVAL = keyword_eval("two cases", 2, judged={0})
 
 
 def _script(request: Request) -> object:

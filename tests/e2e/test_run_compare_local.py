@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 
 from evolve_action.commands.cli import main
-from tests.e2e.local_run import serving
+from tests.e2e.local_run import commit_sides, greeter_repo, serving
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
 from tests.gitrepo import git
+from tests.sample_evals import GREETER_SKILL
+from tests.sample_evals import greeter_case as case
 
-SKILL = "---\nname: greeter\ndescription: Greets people in hello.txt.\n---\n{body}\n"
+SKILL = GREETER_SKILL
 
 
 def write_evals(repo: Path, cases: list[dict[str, object]]) -> None:
@@ -23,30 +25,21 @@ def write_evals(repo: Path, cases: list[dict[str, object]]) -> None:
     path.write_text(json.dumps({"evals": cases}, indent=2))
 
 
-def case(case_id: str, pattern: str) -> dict[str, object]:
-    return {
-        "id": case_id,
-        "prompt": f"Greet Ada ({case_id}).",
-        "assertions": [{"type": "regex", "path": "hello.txt", "pattern": pattern}],
-    }
+def evals(*cases: dict[str, object]) -> str:
+    return json.dumps({"evals": list(cases)}, indent=2)
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / ".claude-plugin").mkdir(parents=True)
-    (root / ".claude-plugin/plugin.json").write_text('{"name": "demo"}')
-    (root / "skills/greeter").mkdir(parents=True)
-    (root / "skills/greeter/SKILL.md").write_text(SKILL.format(body="Write `Hello, Ada!`."))
-    write_evals(root, [case("greet", "^Hello, Ada!$"), case("old", "Ada")])
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    git(root, "checkout", "-q", "-b", "pr")
-    (root / "skills/greeter/SKILL.md").write_text(SKILL.format(body="SHOUT: write `HELLO ADA`."))
-    write_evals(root, [case("greet", "^Hello, Ada!$"), case("new", "ADA")])
-    git(root, "commit", "-q", "-am", "head")
-    return root
+    root = greeter_repo(
+        tmp_path / "repo",
+        SKILL.format(body="Write `Hello, Ada!`."),
+        evals(case("greet", "^Hello, Ada!$"), case("old", "Ada")),
+    )
+    return commit_sides(root, {
+        "skills/greeter/SKILL.md": SKILL.format(body="SHOUT: write `HELLO ADA`."),
+        "evals/greeter/evals.json": evals(case("greet", "^Hello, Ada!$"), case("new", "ADA")),
+    })  # fmt: skip
 
 
 def agent(request: Request) -> Answer:

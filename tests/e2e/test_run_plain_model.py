@@ -18,23 +18,9 @@ from evolve_action.publish.results import load_results
 from tests.e2e.local_run import serving
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLLM, Request, text
+from tests.sample_evals import keyword_eval
 
-EVAL = """\
-description: a model eval, no skill
-tests:
-  - id: case-0
-    criteria: The reply mentions kw0x
-    input: 'Reply in one sentence about the keyword. Keyword: kw0x'
-    assertions:
-      - {type: regex, value: '\\bkw0x\\b'}
-      - {type: llm-grader, name: judge}
-  - id: case-1
-    criteria: The reply mentions kw1x
-    input: 'Reply in one sentence about the keyword. Keyword: kw1x'
-    assertions:
-      - {type: regex, value: '\\bkw1x\\b'}
-      - {type: llm-grader, name: judge}
-"""
+EVAL = keyword_eval("a model eval, no skill", 2)
 
 
 def _script(request: Request) -> Reply:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.sample_evals import keyword_eval
+
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("anthropic", "openai", "github", "jinja2", "jsonschema", "json5")
 
@@ -49,16 +51,7 @@ print(json.dumps({
 }))
 """
 
-EVAL = """\
-description: one case
-tests:
-  - id: case-0
-    criteria: The reply mentions kw0x
-    input: 'Reply in one sentence about the keyword. Keyword: kw0x'
-    assertions:
-      - {type: regex, value: '\\bkw0x\\b'}
-      - {type: llm-grader, name: judge}
-"""
+EVAL = keyword_eval("one case", 1)
 
 
 def _python(code: str, *args: str) -> str:
