@@ -21,9 +21,9 @@ import pytest
 from evolve_action.model.outcomes import ErrorKind, Status
 from tests.e2e.local_run import GREETER_TURNS, run_locally, serving, write_tree
 from tests.e2e.test_hostile_writes import attack, places
-from tests.e2e.test_run_vally import SKILL, judge
-from tests.fakes.llm_server import Answer, FakeLLM, Request, scripted_agent
-from tests.fakes.scripts import tool_names
+from tests.e2e.test_run_vally import SKILL, judge, vally_repo
+from tests.fakes.llm_server import FakeLLM, Request
+from tests.fakes.scripts import agent_and_judge, tool_names
 from tests.levels import LEVELS, at_level
 
 VALLY = """\
@@ -65,22 +65,12 @@ scenarios:
 
 
 def make_repo(tmp_path: Path, root: str, own: str, graders: str = PREPARED) -> Path:
-    spec = VALLY.format(root=root, own=own, graders=graders)
-    return write_tree(tmp_path / "repo", {
-        "skills/greeter/SKILL.md": SKILL,
-        "tests/greeter/eval.yaml": spec,
-        "tests/greeter/fixtures/guests.txt": "Ada\nBob\n",
-    })  # fmt: skip
+    return vally_repo(tmp_path, VALLY.format(root=root, own=own, graders=graders))
 
 
 @pytest.fixture
 def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    agent = scripted_agent(*GREETER_TURNS)
-
-    def script(request: Request) -> Answer:
-        return judge(request) if "submit_grading" in tool_names(request) else agent(request)
-
-    with serving(script, monkeypatch) as server:
+    with serving(agent_and_judge(GREETER_TURNS, judge=judge), monkeypatch) as server:
         yield server
 
 

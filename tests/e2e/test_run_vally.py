@@ -61,13 +61,18 @@ def judge(request: Request) -> Answer:
     return calls(Call("submit_grading", args))
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
+def vally_repo(tmp_path: Path, spec: str) -> Path:
+    """The greeter skill and a Vally eval beside it, with its `fixtures/guests.txt`."""
     return write_tree(tmp_path / "repo", {
         "skills/greeter/SKILL.md": SKILL,
-        "tests/greeter/eval.yaml": EVAL,
+        "tests/greeter/eval.yaml": spec,
         "tests/greeter/fixtures/guests.txt": "Ada\nBob\n",
     })  # fmt: skip
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return vally_repo(tmp_path, EVAL)
 
 
 @pytest.fixture

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.local_run import run_locally, serving, write_tree
-from tests.e2e.test_run_vally import SKILL, judge
+from tests.e2e.local_run import run_locally, serving
+from tests.e2e.test_run_vally import judge, vally_repo
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, scripted_agent, text
-from tests.fakes.scripts import tool_names
+from tests.fakes.scripts import agent_and_judge, tool_names
 
 EVAL = """\
 name: greeter
@@ -52,21 +52,12 @@ TURNS = (
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    return write_tree(tmp_path / "repo", {
-        "skills/greeter/SKILL.md": SKILL,
-        "tests/greeter/eval.yaml": EVAL,
-        "tests/greeter/fixtures/guests.txt": "Ada\nBob\n",
-    })  # fmt: skip
+    return vally_repo(tmp_path, EVAL)
 
 
 @pytest.fixture
 def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    agent = scripted_agent(*TURNS)
-
-    def script(request: Request) -> Answer:
-        return judge(request) if "submit_grading" in tool_names(request) else agent(request)
-
-    with serving(script, monkeypatch) as server:
+    with serving(agent_and_judge(TURNS, judge=judge), monkeypatch) as server:
         yield server
 
 
