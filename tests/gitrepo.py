@@ -31,3 +31,14 @@ def put(repo: Path, rel: str, content: str) -> None:
     path = repo / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(content)
+
+
+def commit_base(repo: Path, branch: str = "feature") -> str:
+    """Make `repo` a repository on `main` whose one commit (the base) holds everything in it,
+    then check out `branch` for the head's edits. The base commit's sha."""
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    base = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "-b", branch)
+    return base

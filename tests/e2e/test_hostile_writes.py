@@ -22,7 +22,7 @@ from tests.e2e.test_pull_request import REPO, container_env, run_container
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
-from tests.gitrepo import git
+from tests.gitrepo import commit_base, git
 from tests.levels import LEVELS, env_at_level
 
 SKILL = "---\nname: hostile\ndescription: Writes everywhere.\n---\n{body}\n"
@@ -57,11 +57,7 @@ def make_repo(root: Path, command: str) -> tuple[str, str]:
     }.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(body)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    base = git(root, "rev-parse", "HEAD")
-    git(root, "checkout", "-q", "-b", "feature")
+    base = commit_base(root)
     (root / "skills/hostile/SKILL.md").write_text(SKILL.format(body="Run the setup, twice."))
     git(root, "commit", "-q", "-am", "head")
     return base, git(root, "rev-parse", "HEAD")

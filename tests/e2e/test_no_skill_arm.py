@@ -30,7 +30,7 @@ from tests.e2e.test_pull_request import (
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
-from tests.gitrepo import git, put
+from tests.gitrepo import commit_base, git, put
 
 BENCHMARK_SCHEMA = Path(__file__).parents[1] / "data" / "skill_creator_benchmark.schema.json"
 
@@ -62,11 +62,7 @@ def make_repo(tmp_path: Path) -> tuple[Path, str, str]:
     put(root, ".claude-plugin/plugin.json", '{"name": "demo"}')
     put(root, "skills/greeter/SKILL.md", SKILL.format(name="greeter", body="Write `Hello`."))
     put(root, "evals/greeter/evals.json", evals(regex_case("hi", "Hello")))
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    base = git(root, "rev-parse", "HEAD")
-    git(root, "checkout", "-q", "-b", "feature")
+    base = commit_base(root)
     put(root, "skills/poet/SKILL.md", SKILL.format(name="poet", body="Start with `ROSES`."))
     put(root, "evals/poet/evals.json", evals(poem_case(), broken_case()))
     git(root, "add", "-A")

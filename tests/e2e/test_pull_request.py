@@ -23,7 +23,7 @@ from tests.e2e import openapi_check
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
-from tests.gitrepo import git, put
+from tests.gitrepo import commit_base, git, put
 
 SKILL = "---\nname: {name}\ndescription: {name} writes a message file.\n---\n{body}\n"
 
@@ -59,11 +59,7 @@ def make_repo(tmp_path: Path) -> tuple[Path, str, str]:
         regex_case("old", "Ada"),
     ))  # fmt: skip
     put(root, "evals/farewell/evals.json", evals(regex_case("bye", "^Goodbye, Ada!$")))
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    base = git(root, "rev-parse", "HEAD")
-    git(root, "checkout", "-q", "-b", "feature")
+    base = commit_base(root)
     put(root, "skills/greeter/SKILL.md", SKILL.format(name="greeter", body="SHOUT `HELLO ADA`."))
     put(
         root,

@@ -27,6 +27,7 @@ from tests.e2e.test_pull_request import (
 )
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import FakeLLM
+from tests.gitrepo import commit_base
 
 WORKFLOW = "name: eval\non: [pull_request]\njobs:\n  run:\n    runs-on: ubuntu-latest\n"
 # A waza eval of the same skill, with its task file: read as waza.
@@ -83,11 +84,7 @@ def make_repo(tmp_path: Path) -> tuple[Path, str, str]:
     put(root, "evals/greeter/evals.json", evals(regex_case("greet", "^Hello, Ada!$")))
     for rel, text in {**OTHER_TOOLS, **OURS}.items():
         put(root, rel, text)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    base = git(root, "rev-parse", "HEAD")
-    git(root, "checkout", "-q", "-b", "feature")
+    base = commit_base(root)
     body = "Write `Hello, Ada!`, and nothing else."
     put(root, "skills/greeter/SKILL.md", SKILL.format(name="greeter", body=body))
     for rel, text in {**OTHER_TOOLS, **OURS}.items():

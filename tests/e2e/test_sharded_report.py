@@ -35,7 +35,7 @@ from tests.e2e.test_pull_request_paths import cli
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import Answer, FakeLLM, Reply, Request, call, text
 from tests.fakes.scripts import grading, tool_names
-from tests.gitrepo import git, put
+from tests.gitrepo import commit_base, git, put
 
 SKILLS = ("greeter", "farewell", "counter")
 CONFIG = "alpha: 0.1\nmin_pass_rate: 0.8\n"  # head passes 75%: the floor fails the check
@@ -67,11 +67,7 @@ def make_repo(tmp: Path) -> tuple[Path, str, str]:
     put(root, "evals/farewell/evals.json", evals(regex_case("bye", "^Goodbye, Ada!$")))
     count = regex_case("count", "^Count: 3$") | {"skip_providers": ["openai"]}  # a skip
     put(root, "evals/counter/evals.json", evals(count))
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    base = git(root, "rev-parse", "HEAD")
-    git(root, "checkout", "-q", "-b", "feature")
+    base = commit_base(root)
     skill(root, "greeter", "SHOUT `HELLO ADA`.")  # regresses
     skill(root, "farewell", "Write `Goodbye, Ada!`.")  # improves
     skill(root, "counter", "Write `Count: 3`, briefly.")  # no change

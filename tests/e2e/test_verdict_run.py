@@ -25,7 +25,7 @@ from tests.e2e.test_pull_request import (
 )
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import FakeLLM
-from tests.gitrepo import git, put
+from tests.gitrepo import commit_base, git, put
 
 
 def make_repo(tmp_path: Path, *, break_greeter: bool = True) -> tuple[Path, str, str]:
@@ -35,11 +35,7 @@ def make_repo(tmp_path: Path, *, break_greeter: bool = True) -> tuple[Path, str,
     put(root, "skills/farewell/SKILL.md", SKILL.format(name="farewell", body="Write `Bye`."))
     put(root, "evals/greeter/evals.json", evals(regex_case("status-file", "^Hello, Ada!$")))
     put(root, "evals/farewell/evals.json", evals(regex_case("bye", "^Goodbye, Ada!$")))
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    base = git(root, "rev-parse", "HEAD")
-    git(root, "checkout", "-q", "-b", "feature")
+    base = commit_base(root)
     if break_greeter:
         put(root, "skills/greeter/SKILL.md", SKILL.format(name="greeter", body="SHOUT `HI`."))
     fixed = SKILL.format(name="farewell", body="Write `Goodbye, Ada!`.")

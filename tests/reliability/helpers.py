@@ -27,7 +27,7 @@ from tests.actions import pull_request_event, runner_env
 from tests.fakes.github_server import GitHubFake, _Handler
 from tests.fakes.llm_server import Answer, Request, call, text
 from tests.fakes.scripts import grading, tool_names
-from tests.gitrepo import git, put
+from tests.gitrepo import commit_base, git, put
 
 SKILL = "---\nname: greeter\ndescription: greeter writes a message file.\n---\nWrite `{msg}`.\n"
 # A generous limit that only matters when something hangs.
@@ -63,11 +63,7 @@ def make_repo(
     put(root, ".claude-plugin/plugin.json", '{"name": "demo"}')
     put(root, "skills/greeter/SKILL.md", SKILL.format(msg="Hello, Ada!"))
     put(root, "evals/greeter/evals.json", evals(*cases))
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    base = git(root, "rev-parse", "HEAD")
-    git(root, "checkout", "-q", "-b", "feature")
+    base = commit_base(root)
     put(root, "skills/greeter/SKILL.md", SKILL.format(msg=head_msg) + "\nBe brief.\n")
     git(root, "commit", "-q", "-am", "head")
     return base, git(root, "rev-parse", "HEAD")
