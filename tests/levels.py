@@ -20,22 +20,27 @@ import pytest
 
 from evolve_action.execute.sandbox import confine as sandbox
 from evolve_action.execute.sandbox import python as sandbox_python
-from evolve_action.execute.sandbox.confine import BwrapStatus, Level, probe_bwrap, probe_user
+from evolve_action.execute.sandbox.confine import (
+    BwrapStatus,
+    Level,
+    SandboxMode,
+    probe_bwrap,
+    probe_user,
+)
 
+needs_bwrap = pytest.mark.skipif(
+    not probe_bwrap().works, reason=f"bubblewrap unusable: {probe_bwrap().reason}"
+)
+needs_user = pytest.mark.skipif(
+    not probe_user().works, reason=f"no unprivileged user: {probe_user().reason}"
+)
 BWRAP, USER = "bwrap", "user"
-LEVELS = [
-    pytest.param(
-        BWRAP,
-        marks=pytest.mark.skipif(
-            not probe_bwrap().works, reason=f"bubblewrap unusable: {probe_bwrap().reason}"
-        ),
-    ),
-    pytest.param(
-        USER,
-        marks=pytest.mark.skipif(
-            not probe_user().works, reason=f"no unprivileged user: {probe_user().reason}"
-        ),
-    ),
+LEVELS = [pytest.param(BWRAP, marks=needs_bwrap), pytest.param(USER, marks=needs_user)]
+# The sandbox modes a tool or command can be given, each where this machine has it.
+MODES = [
+    SandboxMode.NONE,
+    pytest.param(SandboxMode.USER, marks=needs_user),
+    pytest.param(SandboxMode.BWRAP, marks=needs_bwrap),
 ]
 _HIDDEN = BwrapStatus(False, "bwrap is not installed (hidden by the test)")
 

@@ -18,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.execute.sandbox.confine import Confinement, SandboxMode, probe_bwrap, probe_user
+from evolve_action.execute.sandbox.confine import Confinement, SandboxMode
 from evolve_action.execute.tools.run import WorkspaceTools
 from evolve_action.execute.workspace import Workspace, WorkspaceError, prepare
 from evolve_action.model.evals import Case, Fixture, Format, Origin, Skill, Suite
 from evolve_action.model.provider import ToolResultPart
+from tests.levels import MODES, needs_bwrap, needs_user
 
 PLANTED = {
     "ANTHROPIC_API_KEY": "sk-ant-PLANTED-A",
@@ -34,17 +35,6 @@ PLANTED = {
 }
 NETRC_SECRET = "PLANTED-NETRC"
 ORIGIN = Origin("evals/demo/evals.json", 1)
-needs_bwrap = pytest.mark.skipif(
-    not probe_bwrap().works, reason=f"bubblewrap unusable: {probe_bwrap().reason}"
-)
-needs_user = pytest.mark.skipif(
-    not probe_user().works, reason=f"no unprivileged user: {probe_user().reason}"
-)
-MODES = [
-    SandboxMode.NONE,
-    pytest.param(SandboxMode.USER, marks=needs_user),
-    pytest.param(SandboxMode.BWRAP, marks=needs_bwrap),
-]
 
 
 @pytest.fixture

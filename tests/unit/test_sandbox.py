@@ -28,22 +28,13 @@ from evolve_action.execute.sandbox.confine import (
     choose,
     is_secret_name,
     probe_bwrap,
-    probe_user,
     scrubbed_env,
 )
 from evolve_action.grade.checks import CommandRunner
 from tests.conftest import reachable_place
+from tests.levels import MODES, needs_bwrap, needs_user
 
 BWRAP = probe_bwrap().works
-needs_bwrap = pytest.mark.skipif(not BWRAP, reason=f"bubblewrap unusable: {probe_bwrap().reason}")
-needs_user = pytest.mark.skipif(
-    not probe_user().works, reason=f"no unprivileged user: {probe_user().reason}"
-)
-MODES = [
-    SandboxMode.NONE,
-    pytest.param(SandboxMode.USER, marks=needs_user),
-    pytest.param(SandboxMode.BWRAP, marks=needs_bwrap),
-]
 
 
 @pytest.fixture
