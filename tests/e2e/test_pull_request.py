@@ -21,8 +21,8 @@ from tests.actions import REPO as REPO
 from tests.actions import pull_request_event, runner_env
 from tests.e2e import openapi_check
 from tests.fakes.github_server import GitHubFake
-from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
-from tests.fakes.scripts import grading, tool_names
+from tests.fakes.llm_server import FakeLLM
+from tests.fakes.scripts import skill_follower
 from tests.gitrepo import commit_base, git, put
 
 SKILL = "---\nname: {name}\ndescription: {name} writes a message file.\n---\n{body}\n"
@@ -74,21 +74,7 @@ def make_repo(tmp_path: Path) -> tuple[Path, str, str]:
     return root, base, git(root, "rev-parse", "HEAD")
 
 
-def agent(request: Request) -> Answer:
-    """Loads the one installed skill and does what it says."""
-    if "submit_grading" in tool_names(request):
-        return grading(request)
-    system = json.dumps(request.body.get("system", "")) + json.dumps(request.messages[:1])
-    skill = "farewell" if "- farewell:" in system else "greeter"
-    if request.turn == 0:
-        return call("Skill", skill=skill)
-    if request.turn == 1:
-        body = " ".join(request.tool_results)
-        match = re.search(r"(?:Write|SHOUT) `([^`]+)`", body)
-        return call(
-            "Write", file_path="message.txt", content=(match.group(1) if match else "?") + "\n"
-        )
-    return text("Done.")
+agent = skill_follower
 
 
 @pytest.fixture

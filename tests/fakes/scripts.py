@@ -7,11 +7,12 @@ agent, answered turn by turn from `turns`.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from tests.fakes.llm_server import Answer, Call, Request, calls, scripted_agent
+from tests.fakes.llm_server import Answer, Call, Request, call, calls, scripted_agent, text
 
 _ITEM = re.compile(r"^(\d+)\. ", re.MULTILINE)
 
@@ -65,3 +66,21 @@ def agent_and_judge(
         return agent(request)
 
     return script
+
+
+def skill_follower(request: Request) -> Answer:
+    """An agent that loads the one skill installed (`farewell` or `greeter`) and writes what it
+    says (`Write `...`` or `SHOUT `...``) to message.txt; the judge passes every item."""
+    if "submit_grading" in tool_names(request):
+        return grading(request)
+    system = json.dumps(request.body.get("system", "")) + json.dumps(request.messages[:1])
+    skill = "farewell" if "- farewell:" in system else "greeter"
+    if request.turn == 0:
+        return call("Skill", skill=skill)
+    if request.turn == 1:
+        body = " ".join(request.tool_results)
+        match = re.search(r"(?:Write|SHOUT) `([^`]+)`", body)
+        return call(
+            "Write", file_path="message.txt", content=(match.group(1) if match else "?") + "\n"
+        )
+    return text("Done.")

@@ -25,8 +25,7 @@ from tests.actions import PR as PR
 from tests.actions import REPO as REPO
 from tests.actions import pull_request_event, runner_env
 from tests.fakes.github_server import GitHubFake, _Handler
-from tests.fakes.llm_server import Answer, Request, call, text
-from tests.fakes.scripts import grading, tool_names
+from tests.fakes.scripts import skill_follower
 from tests.gitrepo import commit_base, git, put
 
 SKILL = "---\nname: greeter\ndescription: greeter writes a message file.\n---\nWrite `{msg}`.\n"
@@ -69,19 +68,7 @@ def make_repo(
     return base, git(root, "rev-parse", "HEAD")
 
 
-def agent(request: Request) -> Answer:
-    """The agent loads the skill and writes what it says; the judge passes every item."""
-    if "submit_grading" in tool_names(request):
-        return grading(request)
-    if request.turn == 0:
-        return call("Skill", skill="greeter")
-    if request.turn == 1:
-        body = " ".join(request.tool_results)
-        match = re.search(r"Write `([^`]+)`", body)
-        return call(
-            "Write", file_path="message.txt", content=(match.group(1) if match else "?") + "\n"
-        )
-    return text("Done.")
+agent = skill_follower
 
 
 def base_env(tmp: Path, llm_urls: tuple[str, str]) -> dict[str, str]:
