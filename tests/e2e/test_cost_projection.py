@@ -14,44 +14,30 @@ from pathlib import Path
 import pytest
 
 from evolve_action.commands.cli import main
+from tests.e2e.local_run import commit_sides, greeter_repo, serving
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
 from tests.gitrepo import git
+from tests.sample_evals import GREETER_SKILL
+from tests.sample_evals import greeter_case as case
 
-SKILL = "---\nname: greeter\ndescription: Greets people in hello.txt.\n---\n{body}\n"
+SKILL = GREETER_SKILL
 CASES = ("greet", "wave", "bow")
 
 
-def write_evals(repo: Path, ids: tuple[str, ...]) -> None:
-    path = repo / "evals/greeter/evals.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    cases = [
-        {
-            "id": case_id,
-            "prompt": f"Greet Ada ({case_id}).",
-            "assertions": [{"type": "regex", "path": "hello.txt", "pattern": "Ada"}],
-        }
-        for case_id in ids
-    ]
-    path.write_text(json.dumps({"evals": cases}, indent=2))
+def greeter_evals(ids: tuple[str, ...]) -> str:
+    return json.dumps({"evals": [case(case_id, "Ada") for case_id in ids]}, indent=2)
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """`main` has the greeter and three cases; the branch `pr` rewords the skill."""
-    root = tmp_path / "repo"
-    (root / ".claude-plugin").mkdir(parents=True)
-    (root / ".claude-plugin/plugin.json").write_text('{"name": "demo"}')
-    (root / "skills/greeter").mkdir(parents=True)
-    (root / "skills/greeter/SKILL.md").write_text(SKILL.format(body="Write `Hello, Ada!`."))
-    write_evals(root, CASES)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    git(root, "checkout", "-q", "-b", "pr")
-    (root / "skills/greeter/SKILL.md").write_text(SKILL.format(body="Write `Hello, Ada!` now."))
-    git(root, "commit", "-q", "-am", "head")
-    return root
+    root = greeter_repo(
+        tmp_path / "repo", SKILL.format(body="Write `Hello, Ada!`."), greeter_evals(CASES)
+    )
+    return commit_sides(
+        root, {"skills/greeter/SKILL.md": SKILL.format(body="Write `Hello, Ada!` now.")}
+    )
 
 
 def agent(request: Request) -> Answer:
@@ -67,13 +53,9 @@ def agent(request: Request) -> Answer:
 
 @pytest.fixture
 def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    with FakeLLM(agent) as server:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
-        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-        monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    with serving(agent, monkeypatch) as server:
         yield server
-        assert not server.script_errors, server.script_errors
 
 
 class Stamped(io.StringIO):
