@@ -6,6 +6,13 @@ from __future__ import annotations
 from collections.abc import Collection
 
 GREETER_SKILL = "---\nname: greeter\ndescription: Greets people in hello.txt.\n---\n{body}\n"
+# The skill of the other formats' end-to-end tests (AgentV, Vally, waza, promptfoo).
+GREETER_SKILL_MD = """---
+name: greeter
+description: Writes a greeting file when asked to greet someone.
+---
+Write `hello.txt` containing `Hello, <name>!`.
+"""
 
 
 def keyword_eval(description: str, count: int, judged: Collection[int] | None = None) -> str:

@@ -10,13 +10,9 @@ import pytest
 from tests.e2e.local_run import run_locally, write_tree
 from tests.fakes.llm_server import FakeLLM
 from tests.fakes.scripts import tool_names
+from tests.sample_evals import GREETER_SKILL_MD
 
-SKILL = """---
-name: greeter
-description: Writes a greeting file when asked to greet someone.
----
-Write `hello.txt` containing `Hello, <name>!`.
-"""
+SKILL = GREETER_SKILL_MD
 
 EVAL = """\
 name: greeter-agentv

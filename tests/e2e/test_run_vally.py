@@ -15,13 +15,9 @@ import pytest
 from tests.e2e.local_run import GREETER_TURNS, run_locally, serving, write_tree
 from tests.fakes.llm_server import Answer, Call, FakeLLM, Request, calls
 from tests.fakes.scripts import agent_and_judge, tool_names, user_text
+from tests.sample_evals import GREETER_SKILL_MD
 
-SKILL = """---
-name: greeter
-description: Writes a greeting file when asked to greet someone.
----
-Write `hello.txt` containing `Hello, <name>!`.
-"""
+SKILL = GREETER_SKILL_MD
 
 EVAL = """\
 name: greeter
