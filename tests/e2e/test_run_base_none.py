@@ -63,23 +63,10 @@ def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
 def test_run_base_none__both_providers_pass_and_fail_as_authored(
     repo: Path, llm: FakeLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = main(
-        [
-            "run",
-            "--base",
-            "none",
-            "--root",
-            str(repo),
-            "--models",
-            "anthropic,openai",
-            "--judge-model",
-            "openai",
-            "--runs",
-            "1",
-            "--results-dir",
-            str(repo.parent / "out"),
-        ]
-    )
+    code = main([
+        "run", "--base", "none", "--root", str(repo), "--models", "anthropic,openai",
+        "--judge-model", "openai", "--runs", "1", "--results-dir", str(repo.parent / "out"),
+    ])  # fmt: skip
     out = capsys.readouterr().out
     assert "PASS  evals/greeter/evals.json 1 anthropic/claude-sonnet-4-6 #1" in out
     assert "PASS  evals/greeter/evals.json 1 openai/gpt-5.4 #1" in out
@@ -101,21 +88,10 @@ def test_run_base_none__missing_key_is_an_error_per_model_not_a_crash(
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY")
     monkeypatch.delenv("OPENAI_BASE_URL")
-    code = main(
-        [
-            "run",
-            "--root",
-            str(repo),
-            "--models",
-            "anthropic,openai",
-            "--judge-model",
-            "anthropic",
-            "--runs",
-            "1",
-            "--results-dir",
-            str(repo.parent / "out"),
-        ]
-    )
+    code = main([
+        "run", "--root", str(repo), "--models", "anthropic,openai", "--judge-model",
+        "anthropic", "--runs", "1", "--results-dir", str(repo.parent / "out"),
+    ])  # fmt: skip
     out = capsys.readouterr().out
     assert "ERROR evals/greeter/evals.json 1 openai/gpt-5.4 #1  openai: auth: no API key" in out
     assert "PASS  evals/greeter/evals.json 1 anthropic/claude-sonnet-4-6 #1" in out

@@ -66,20 +66,9 @@ def test_compare_with_base__regression_new_removed_and_a_second_run_from_cache(
     repo: Path, llm: FakeLLM, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = [
-        "run",
-        "--root",
-        str(repo),
-        "--base",
-        "main",
-        "--models",
-        "anthropic",
-        "--runs",
-        "4",
-        "--cache-dir",
-        str(tmp_path / "cache"),
-        "--results-dir",
-        str(tmp_path / "out"),
-    ]
+        "run", "--root", str(repo), "--base", "main", "--models", "anthropic", "--runs", "4",
+        "--cache-dir", str(tmp_path / "cache"), "--results-dir", str(tmp_path / "out"),
+    ]  # fmt: skip
     assert main(argv) == 1
     first = capsys.readouterr().out
     assert (
@@ -109,21 +98,10 @@ def test_compare_with_base__only_affected_suites_run(
     git(repo, "checkout", "-q", "main")
     git(repo, "merge", "-q", "pr")  # main now has both; the working tree edits only greeter
     (repo / "skills/greeter/SKILL.md").write_text(SKILL.format(body="Write `Hello, Ada!`."))
-    code = main(
-        [
-            "run",
-            "--root",
-            str(repo),
-            "--base",
-            "main",
-            "--models",
-            "anthropic",
-            "--runs",
-            "1",
-            "--results-dir",
-            str(tmp_path / "out"),
-        ]
-    )
+    code = main([
+        "run", "--root", str(repo), "--base", "main", "--models", "anthropic", "--runs", "1",
+        "--results-dir", str(tmp_path / "out"),
+    ])  # fmt: skip
     out = capsys.readouterr().out
     assert "evals/other" not in out
     assert "evals/greeter/evals.json greet" in out
