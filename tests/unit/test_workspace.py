@@ -127,17 +127,25 @@ def test_changed_files_sees_additions_edits_deletions_and_commits(repo: Path, ba
         assert ws.changed_files() == expected
 
 
+def plant_hooks(root: Path, pwned: Path) -> str:
+    """A workspace's git config made to run a hook that touches `pwned` (fsmonitor, a clean
+    filter every file uses); the config text, to plant elsewhere too."""
+    hook = root / "hook.sh"
+    hook.write_text(f"#!/bin/sh\ntouch {pwned}\n")
+    hook.chmod(0o755)
+    planted = f'[core]\n\tfsmonitor = {hook}\n[filter "x"]\n\tclean = {hook}\n'
+    with (root / ".git" / "config").open("a") as fh:
+        fh.write(planted)
+    (root / ".gitattributes").write_text("* filter=x\n")
+    return planted
+
+
 def test_changed_files_never_runs_config_planted_in_the_workspace(
     repo: Path, base: Path, tmp_path: Path
 ) -> None:
     pwned = tmp_path / "pwned"
     with prepare(make_suite(repo), make_case(), base_dir=base) as ws:
-        hook = ws.root / "hook.sh"
-        hook.write_text(f"#!/bin/sh\ntouch {pwned}\n")
-        hook.chmod(0o755)
-        with (ws.root / ".git" / "config").open("a") as fh:
-            fh.write(f'[core]\n\tfsmonitor = {hook}\n[filter "x"]\n\tclean = {hook}\n')
-        (ws.root / ".gitattributes").write_text("* filter=x\n")
+        plant_hooks(ws.root, pwned)
         assert ws.changed_files() == [".gitattributes", "hook.sh"]
     assert not pwned.exists()
 

@@ -11,7 +11,7 @@ import pytest
 from evolve_action.execute.workspace import WorkspaceError, prepare
 from evolve_action.model.evals import Fixture
 from evolve_action.util.limits import MAX_INLINE_FILE_BYTES
-from tests.unit.test_workspace import ORIGIN, base, git, make_case, make_suite, repo
+from tests.unit.test_workspace import ORIGIN, base, git, make_case, make_suite, plant_hooks, repo
 
 __all__ = ["base", "repo"]  # fixtures
 
@@ -55,13 +55,8 @@ def test_rebaseline_takes_what_setup_made_as_the_start_and_runs_nothing_it_plant
 ) -> None:
     pwned = tmp_path / "pwned"
     with prepare(make_suite(repo), make_case(), base_dir=base) as ws:
+        planted = plant_hooks(ws.root, pwned)
         hook = ws.root / "hook.sh"
-        hook.write_text(f"#!/bin/sh\ntouch {pwned}\n")
-        hook.chmod(0o755)
-        planted = f'[core]\n\tfsmonitor = {hook}\n[filter "x"]\n\tclean = {hook}\n'
-        with (ws.root / ".git" / "config").open("a") as fh:
-            fh.write(planted)
-        (ws.root / ".gitattributes").write_text("* filter=x\n")
         nested = ws.root / "fixtures" / "inner"  # as dotnet/skills' setup commands do
         nested.mkdir(parents=True)
         (nested / "a.py").write_text("x = 1\n")
