@@ -35,8 +35,8 @@ import zlib
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from bench.verdict import KS, MS, NS, Rates, _keys, counts, table, upper_95
-from evolve_action.model.outcomes import RunResult, Side, Status
+from bench.verdict import KS, MS, NS, Rates, _keys, counts, runs_of, table, upper_95
+from evolve_action.model.outcomes import Side
 from evolve_action.verdict.decide import Cell, CellKey, decide
 from evolve_action.verdict.lift import measure
 
@@ -77,22 +77,6 @@ def claims(cells: dict[CellKey, Cell], alpha: float) -> bool:
     return decide(cells, alpha, detail=False).regressed
 
 
-def runs_of(cells: dict[CellKey, Cell]) -> list[RunResult]:
-    """The runs those counts stand for, as the product records them (head, no skill)."""
-    out = []
-    for (suite, case, model), c in cells.items():
-        for side, passed, failed in (
-            (Side.HEAD, c.base_passed, c.base_failed),
-            (Side.NO_SKILL, c.head_passed, c.head_failed),
-        ):
-            statuses = [Status.PASS] * passed + [Status.FAIL] * failed
-            out += [
-                RunResult(suite, case, model, side, i + 1, s, float(s is Status.PASS))
-                for i, s in enumerate(statuses)
-            ]
-    return out
-
-
 @dataclass(frozen=True)
 class Config:
     scenario: str
@@ -113,7 +97,7 @@ def simulate(c: Config) -> dict[str, object]:
         cells = counts(rates(c.scenario, c.k, c.m, rng), c.n, rng)
         hit = claims(cells, c.alpha)
         if i < c.check:
-            lift = measure(runs_of(cells), alpha=c.alpha)
+            lift = measure(runs_of(cells, (Side.HEAD, Side.NO_SKILL)), alpha=c.alpha)
             through = lift is not None and any(s.helps for s in lift.skills)
             if through != hit:
                 raise SystemExit(f"verdict.lift and decide disagree on {c} (pr {i})")

@@ -173,13 +173,16 @@ def simulate(c: Config) -> dict[str, object]:
     }
 
 
-def runs_of(cells: dict[CellKey, Cell]) -> list[RunResult]:
-    """The runs those counts stand for, as the product records them."""
+def runs_of(
+    cells: dict[CellKey, Cell], sides: tuple[Side, Side] = (Side.BASE, Side.HEAD)
+) -> list[RunResult]:
+    """The runs those counts stand for, as the product records them: a cell's base counts on
+    `sides[0]`, its head counts on `sides[1]` (the lift's frame: head, no skill)."""
     out = []
     for (suite, case, model), c in cells.items():
         for side, passed, failed in (
-            (Side.BASE, c.base_passed, c.base_failed),
-            (Side.HEAD, c.head_passed, c.head_failed),
+            (sides[0], c.base_passed, c.base_failed),
+            (sides[1], c.head_passed, c.head_failed),
         ):
             statuses = [Status.PASS] * passed + [Status.FAIL] * failed
             out += [
