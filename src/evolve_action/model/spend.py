@@ -54,6 +54,12 @@ def spend_of(runs: Iterable[RunResult]) -> Spend:
     return Spend(math.fsum(paid), math.fsum(saved), paid_runs, saved_runs, unpriced)
 
 
+def cents(usd: float) -> str:
+    """Dollars to compare small sums by: four decimals under a dollar ("$0.0421"), two above.
+    A projection or a cost per run of cents must still show which is larger."""
+    return f"${usd:.4f}" if usd < 1 else f"${usd:.2f}"
+
+
 def money(usd: float | None) -> str:
     """Dollars for people: "$1.23", "<$0.01", or "price unknown" (never "$0" for a guess)."""
     if usd is None or not math.isfinite(usd):

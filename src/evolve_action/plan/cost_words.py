@@ -3,16 +3,12 @@ comment, so the three never disagree."""
 
 from __future__ import annotations
 
+from evolve_action.model.spend import cents
 from evolve_action.plan import cost_prior
 from evolve_action.plan.budget_cut import Cut
 from evolve_action.plan.projection import Projection
 
 MAX_NAMED = 10  # cases named one by one in a cut; the rest are counted
-
-
-def _usd(value: float) -> str:
-    # Four decimals under a dollar: a projection of cents must still be comparable.
-    return f"${value:.4f}" if value < 1 else f"${value:.2f}"
 
 
 def _runs(n: int) -> str:
@@ -24,7 +20,7 @@ def projected(p: Projection) -> str:
     paid = len(p.runs) - p.count("cache")
     if paid and p.unpriced == paid:
         return "price unknown"
-    text = _usd(p.total_usd)
+    text = cents(p.total_usd)
     if p.unpriced:
         text += f" + price unknown for {_runs(p.unpriced)}"
     return text
@@ -44,7 +40,7 @@ def projection_line(p: Projection, *, prices_as_of: str, max_runs: int) -> str:
         text += f" ({'; '.join(sources)})"
     if p.extra_usd is not None and p.extra_runs:
         text += (
-            f"; `runs: auto` costs at least that and at most {_usd(p.most_usd)}"
+            f"; `runs: auto` costs at least that and at most {cents(p.most_usd)}"
             f" (every case to max-runs {max_runs})"
         )
     return f"{text}. Prices as of {prices_as_of}."
@@ -66,9 +62,9 @@ def cut_lines(cut: Cut) -> tuple[str, ...]:
     if not cut.any:
         return ()
     lines = [
-        f"max-cost-usd ({_usd(cut.limit_usd)}) is below the projected {_usd(cut.projected_usd)}:"
+        f"max-cost-usd ({cents(cut.limit_usd)}) is below the projected {cents(cut.projected_usd)}:"
         f" {len(cut.dropped)} of {_runs(len(cut.kept) + len(cut.dropped))} cut before any call"
-        f" (projected now {_usd(cut.kept_usd)}): fewer runs per case first, then cases;"
+        f" (projected now {cents(cut.kept_usd)}): fewer runs per case first, then cases;"
         " unchanged cases before changed ones; never half of a base/head pair."
     ]
     for (rel, case, model), planned, kept in cut.lowered[:MAX_NAMED]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from evolve_action.model.spend import cents
 from evolve_action.publish.render.escape import cell, code
 from evolve_action.publish.render.report import ReportInput, tokens
 from evolve_action.publish.render.view import CostRow
@@ -26,10 +27,6 @@ def _pair(base: float | None, head: float | None, fmt: Callable[[float], str]) -
     return text
 
 
-def _usd(v: float) -> str:
-    return f"${v:.4f}" if v < 1 else f"${v:.2f}"
-
-
 def _movement(d: CostDelta) -> float:
     b, h = d.base.cost_usd, d.head.cost_usd
     return abs(h / b - 1) if b and h is not None else abs(d.head.tokens / max(d.base.tokens, 1) - 1)
@@ -45,8 +42,8 @@ def _row(d: CostDelta, label: str) -> CostRow:
         what=label,
         model=cell(d.model, 60),
         tokens=_pair(b.tokens, h.tokens, lambda v: tokens(round(v))),
-        cost=_pair(b.cost_usd, h.cost_usd, _usd),
-        per_pass=_pair(per_pass(b), per_pass(h), _usd),
+        cost=_pair(b.cost_usd, h.cost_usd, cents),
+        per_pass=_pair(per_pass(b), per_pass(h), cents),
         turns=_pair(b.turns, h.turns, lambda v: f"{v:.1f}".removesuffix(".0")),
         # Wall time, marked as such (⏱): the one figure that differs between two equal runs.
         duration="⏱ " + _pair(b.duration_s, h.duration_s, lambda v: f"{v:.1f}s"),
