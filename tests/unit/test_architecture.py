@@ -30,7 +30,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "settings": frozenset({"formats", "model", "util"}),
     "plan": frozenset({"settings", "formats", "model", "util"}),
     "execute": frozenset({"plan", "settings", "model", "util"}),
-    "grade": frozenset({"plan", "settings", "model", "util"}),
+    "grade": frozenset({"plan", "settings", "formats", "model", "util"}),
     "verdict": frozenset({"plan", "settings", "model", "util"}),
     "publish": frozenset({"verdict", "grade", "plan", "settings", "model", "util"}),
     "pipeline": frozenset(

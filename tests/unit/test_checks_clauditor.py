@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from evolve_action.formats.clauditor import field_formats
+from evolve_action.formats.clauditor.urls import probe, vet
 from evolve_action.grade.checks import CheckContext, kinds, run_check
-from evolve_action.grade.checks.clauditor_urls import probe, vet
-from evolve_action.model import clauditor_formats
 from evolve_action.model.evals import Case, Check, Format, Origin, Skill, Suite
 from evolve_action.model.outcomes import ItemResult, Transcript
 from tests.fakes.commands import no_commands
@@ -134,14 +134,14 @@ FORMATS = {
 
 
 def test_formats__the_registry_has_the_twenty_names() -> None:
-    assert clauditor_formats.names() == sorted(FORMATS)
+    assert field_formats.names() == sorted(FORMATS)
 
 
 @pytest.mark.parametrize("name", sorted(FORMATS))
 def test_formats__fullmatch_accepts_valid_and_rejects_invalid(name: str) -> None:
     valid, invalid = FORMATS[name]
-    assert clauditor_formats.field_matches(name, valid)
-    assert not clauditor_formats.field_matches(name, invalid)
+    assert field_formats.field_matches(name, valid)
+    assert not field_formats.field_matches(name, invalid)
 
 
 @pytest.mark.parametrize("name", sorted(FORMATS))
@@ -154,9 +154,9 @@ async def test_has_format__counts_hits_in_running_text(name: str) -> None:
 
 
 def test_formats__inline_field_regex_is_a_fullmatch_on_re2() -> None:
-    assert clauditor_formats.field_matches(r"\d{5}", "95014")
-    assert not clauditor_formats.field_matches(r"\d{5}", "95014-1")
-    assert not clauditor_formats.field_matches("(?=x)", "x")  # RE2 rejects: never matches
+    assert field_formats.field_matches(r"\d{5}", "95014")
+    assert not field_formats.field_matches(r"\d{5}", "95014-1")
+    assert not field_formats.field_matches("(?=x)", "x")  # RE2 rejects: never matches
 
 
 # --- output files ----------------------------------------------------------------------------

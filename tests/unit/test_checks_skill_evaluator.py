@@ -10,9 +10,9 @@ import pytest
 
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import read
+from evolve_action.formats.skill_evaluator.checks import glob_match, matching
 from evolve_action.formats.skill_evaluator.load import load
 from evolve_action.grade.checks import CheckContext, run_check
-from evolve_action.grade.checks.skill_evaluator import glob_match, matching
 from evolve_action.model.evals import Case, Check, Format, Origin, Skill, Suite
 from evolve_action.model.outcomes import ItemResult, ToolCall, Transcript
 from tests.fakes.commands import ShellRunner

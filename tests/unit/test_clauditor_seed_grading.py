@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from evolve_action.grade.checks import CheckContext
 from evolve_action.grade.grading import JudgeSetup, grade_run
+from evolve_action.model.checking import CheckContext
 from evolve_action.model.evals import Case, Suite
 from evolve_action.model.outcomes import Status, Transcript
 from tests.fakes.commands import no_commands

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from evolve_action.formats.agentv.checks.trace import args_match
 from evolve_action.grade.checks import run_check
-from evolve_action.grade.checks.agentv_trace import args_match
 from evolve_action.grade.scoring import policy_for
 from evolve_action.model.evals import Check, Format
 from evolve_action.model.outcomes import ItemResult, JudgeReport, Status, ToolCall, Transcript

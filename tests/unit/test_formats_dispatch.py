@@ -128,7 +128,11 @@ def test_sniff(data: Any, fmt: Format) -> None:
 def test_load_file__a_missing_loader_module_is_a_clear_problem(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(formats.MODULES, Format.CLAUDITOR, "no_such_loader")
+    from evolve_action.formats import families
+
+    missing = families.Family("clauditor", {Format.CLAUDITOR: "no_such_loader"})
+    others = tuple(f for f in families.FAMILIES if f.package != "clauditor")
+    monkeypatch.setattr(families, "FAMILIES", (*others, missing))
     path = tmp_path / "SKILL.eval.json"
     path.write_text("{}")
     result = load_file(

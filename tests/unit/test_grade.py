@@ -6,10 +6,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evolve_action.grade import checks
-from evolve_action.grade.checks import CheckContext
 from evolve_action.grade.grading import GATE_CLOSED, JudgeSetup, grade_run
 from evolve_action.grade.scoring import Verdict
+from evolve_action.model.checking import CheckContext, register
 from evolve_action.model.evals import Case, Check, Format, JudgeItem, Origin, Skill, Suite
 from evolve_action.model.outcomes import CommandResult, ItemResult, JudgeReport, Status, Transcript
 from evolve_action.model.provider import ChatRequest, ChatResponse
@@ -18,13 +17,13 @@ from tests.unit.judge_fakes import ScriptedProvider, submit
 ORIGIN = Origin("evals/s/evals.json", 1)
 
 
-@checks.register("gradetest.touch")
+@register("gradetest.touch")
 async def _touch(check: Check, ctx: CheckContext) -> ItemResult:
     (ctx.workspace / str(check.params["path"])).write_text("made by a check")
     return ItemResult(check.id, check.text, True, "created", kind=check.kind)
 
 
-@checks.register("gradetest.verdict")
+@register("gradetest.verdict")
 async def _verdict(check: Check, ctx: CheckContext) -> ItemResult:
     return ItemResult(check.id, check.text, check.params["passed"], "as told", kind=check.kind)
 

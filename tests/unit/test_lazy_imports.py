@@ -225,7 +225,7 @@ import evolve_action.commands.cli, evolve_action.commands.run, evolve_action.com
 import evolve_action.pipeline.plan_and_run, evolve_action.pipeline.runner
 import evolve_action.execute.providers.openai, evolve_action.execute.providers.anthropic
 from evolve_action.pipeline.job import AFTER_FIRST_REQUEST
-late = ("evolve_action.publish.post", "evolve_action.grade.checks.agentv",
+late = ("evolve_action.publish.post", "evolve_action.formats.agentv.checks.rules",
         "evolve_action.pipeline.report_input", "evolve_action.grade.grading")
 before = {
     "loaded": sorted(
@@ -254,7 +254,7 @@ def test_the_report_stages_load_only_after_the_runs_start() -> None:
     assert seen["calls"] == ["_import_grading", "job_level", "_import_report"]
     assert seen["after"] == [
         "evolve_action.publish.post",
-        "evolve_action.grade.checks.agentv",
+        "evolve_action.formats.agentv.checks.rules",
         "evolve_action.pipeline.report_input",
         "evolve_action.grade.grading",
     ]

@@ -152,7 +152,7 @@ def test_a_skill_is_touched_only_by_its_own_files(tmp_path: Path) -> None:
 
 
 async def test_base_judge_items_go_into_the_same_single_judge_call(tmp_path: Path) -> None:
-    from evolve_action.grade.checks import CheckContext
+    from evolve_action.model.checking import CheckContext
     from evolve_action.model.outcomes import Transcript
 
     shared = JudgeItem("j1", "Names Ana.", AT)

@@ -12,11 +12,11 @@ import pytest
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import read
 from evolve_action.formats.skill_evaluator.load import load
-from evolve_action.grade.checks import CheckContext
+from evolve_action.formats.skill_evaluator.scoring import SkillEvaluatorPolicy, breakdown
 from evolve_action.grade.grading import GATE_CLOSED, JudgeSetup, grade_run
 from evolve_action.grade.judge_prompt import SUBMIT_TOOL
 from evolve_action.grade.scoring import policy_for
-from evolve_action.grade.scoring.skill_evaluator import SkillEvaluatorPolicy, breakdown
+from evolve_action.model.checking import CheckContext
 from evolve_action.model.evals import Case, Check, Format, JudgeItem, Origin, Scale, Skill, Suite
 from evolve_action.model.outcomes import CommandResult, ItemResult, JudgeReport, Status, Transcript
 from evolve_action.model.provider import ChatRequest, ChatResponse, ToolUsePart

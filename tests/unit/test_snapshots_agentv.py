@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from evolve_action.execute import workspace as workspace_module
+from evolve_action.formats.agentv.checks.trace import tool_trajectory
 from evolve_action.formats.agentv.load import suite_label
 from evolve_action.formats.agentv.types import CATALOGUE, kind_of_type
 from evolve_action.formats.discovery import discover
-from evolve_action.grade.checks.agentv_trace import tool_trajectory
 from evolve_action.grade.judge_prompt import build_prompt
 from evolve_action.grade.scoring import policy_for
 from evolve_action.model.evals import Check, Format, LoadResult, Suite

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.formats import load_all, trajectory
+from evolve_action.formats import load_all
+from evolve_action.formats.trajectory import matchers
+from evolve_action.formats.trajectory.checks import verdict
 from evolve_action.grade.checks import CheckContext, run_check
-from evolve_action.grade.checks.trajectory import verdict
 from evolve_action.model.outcomes import ToolCall, Transcript
 from tests.fakes.commands import run_command
 
@@ -34,14 +35,14 @@ CALLS = ["Skill", "Read", "Read", "Write"]
     ],
 )
 def test_promptfoo_semantics(kind: str, value: object, held: bool) -> None:
-    params = trajectory.parse(kind, value)
+    params = matchers.parse(kind, value)
     assert isinstance(params, dict)
     assert verdict(params, CALLS)[0] is held
 
 
 @pytest.mark.parametrize("value", [None, [], {"min": 1}, {"name": "Read", "min": "x"}, [3]])
 def test_values_that_do_not_read_say_why(value: object) -> None:
-    assert isinstance(trajectory.parse("trajectory:tool-used", value), str)
+    assert isinstance(matchers.parse("trajectory:tool-used", value), str)
 
 
 def transcript() -> Transcript:

@@ -4,42 +4,24 @@
 `evals.json` may be evolve, skill-creator or skill-evaluator), sets aside a file whose shape is
 another tool's (`shapes.py`: a Vally `eval.yaml`, a CI workflow named `eval.yml`) with a
 notice instead of errors, and hands the document to that
-format's loader, `evolve_action.formats.<family>.load.load(doc, ctx)`. Whatever happens, the
+format's loader, found through the family registry (`families.py`). Whatever happens, the
 caller gets a `LoadResult` back: parse errors become problems at their line, and a loader that
 crashes becomes a problem that says so, so one bad file never stops a run.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from evolve_action.formats import discovery, shapes
+from evolve_action.formats import discovery, families, shapes
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import Document, DocumentError, read
 from evolve_action.model.evals import Format, LoadResult, Origin, Problem, Severity
 
-MODULES: dict[Format, str] = {
-    Format.EVOLVE: "evolve.load",
-    Format.TRIGGERS: "evolve.triggers",
-    Format.SKILL_EVALUATOR: "skill_evaluator.load",
-    Format.AGENTV: "agentv.load",
-    Format.CLAUDITOR: "clauditor.load",
-    Format.VALLY: "vally.load",
-    Format.SKILL_VALIDATOR: "skill_validator.load",
-    Format.WAZA: "waza.load",
-    Format.TESSL: "tessl.load",
-    Format.PROMPTFOO: "promptfoo.load",
-}
-
 # Keys only skill-evaluator's extension of skill-creator's evals.json uses.
 SKILL_EVALUATOR_KEYS = ("eval_config", "structural_expectations", "quality_rubric")
-
-Loader = Callable[[Document, LoadContext], LoadResult]
-
 
 def load_file(path: Path, rel: str, fmt: Format, ctx: LoadContext) -> LoadResult:
     """Load one eval file. Never raises for anything in the file."""
@@ -58,7 +40,7 @@ def load_file(path: Path, rel: str, fmt: Format, ctx: LoadContext) -> LoadResult
         notice = Problem(Origin(rel, doc.line()), other.notice(fmt), Severity.NOTICE)
         return LoadResult(rel, None, None, (notice,))
     try:
-        loader = _loader(fmt)
+        loader = families.loader(fmt)
         if loader is None:
             message = f"this build of evolve-action cannot read {fmt.value} files yet"
             return _failed(rel, fmt, Origin(rel), message)
@@ -116,18 +98,6 @@ def load_found(root: Path, item: discovery.EvalFile) -> LoadResult:
     if not item.notes or result.not_eval:
         return result
     return replace(result, problems=(*item.notes, *result.problems))
-
-
-def _loader(fmt: Format) -> Loader | None:
-    name = f"{__name__}.{MODULES[fmt]}"
-    try:
-        module: Any = importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name == name:
-            return None
-        raise
-    load: Loader = module.load
-    return load
 
 
 def _failed(rel: str, fmt: Format, origin: Origin, message: str) -> LoadResult:

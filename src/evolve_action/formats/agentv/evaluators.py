@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from evolve_action.formats import trajectory
 from evolve_action.formats.agentv import params as params
 from evolve_action.formats.agentv.common import (
     REQUIRED_TRUE_FLOOR,
@@ -26,6 +25,7 @@ from evolve_action.formats.agentv.composite import CHILD_KEYS, Evaluator, compos
 from evolve_action.formats.agentv.rubrics import Rubric, parse_rubrics
 from evolve_action.formats.agentv.template import TEMPLATE_VARIABLES, variables_in
 from evolve_action.formats.agentv.types import accepted_types, kind_of_type
+from evolve_action.formats.trajectory import matchers
 
 METRIC_KINDS = ("execution_metrics", "latency", "cost", "token_usage")
 SKILL_KINDS = ("skill_used", "not_skill_used", "skill_trigger")
@@ -217,7 +217,7 @@ def _typed(
         kind = "skill_used"
     elif kind in ("trajectory_tool_used", "trajectory_tool_sequence"):
         written = "trajectory:" + kind.removeprefix("trajectory_").replace("_", "-")
-        parsed = trajectory.parse(written, ev.get("value"))
+        parsed = matchers.parse(written, ev.get("value"))
         if isinstance(parsed, str):
             src.error((*at, "value"), f"{written}: {parsed}")
             return None

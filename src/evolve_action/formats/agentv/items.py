@@ -12,11 +12,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from evolve_action.formats import trajectory
 from evolve_action.formats.agentv.common import At, Src, fmt_num
 from evolve_action.formats.agentv.composite import Evaluator
 from evolve_action.formats.agentv.rubrics import Rubric
 from evolve_action.formats.agentv.template import RUN_VARIABLES, render, variables_in
+from evolve_action.formats.trajectory import matchers
 from evolve_action.model.evals import Check, Item, JudgeItem, Scale
 
 
@@ -248,7 +248,7 @@ def describe(ev: Evaluator) -> str:
             limits.append(f"exploration ratio {e['target']} ± {e['tolerance']}")
         return f"{ev.name}: within limits ({', '.join(limits)})"
     if ev.type == "trajectory":
-        return f"{ev.name}: {trajectory.describe(ev.type, dict(p))}"
+        return f"{ev.name}: {matchers.describe(ev.type, dict(p))}"
     if ev.type == "skill_used":
         verb = "uses" if p["should_trigger"] else "does not use"
         return f"{ev.name}: the agent {verb} the skill {p['skill']!r}"

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evolve_action.formats.base import Problems
+from evolve_action.formats.clauditor import field_formats
 from evolve_action.formats.clauditor import fields as f
 from evolve_action.formats.documents import pointer
-from evolve_action.model import clauditor_formats
 from evolve_action.model.evals import Check, JudgeItem, Scale
 from evolve_action.util.regex import regex_problem
 
@@ -179,12 +179,12 @@ def _payload_ok(p: Problems, at: tuple[str | int, ...], atype: str, values: dict
         if problem:
             p.error((*at, "pattern"), problem)
             return False
-    if atype == "has_format" and values["format"] not in clauditor_formats.FORMATS:
-        hint = f.did_you_mean(values["format"], clauditor_formats.FORMATS)
+    if atype == "has_format" and values["format"] not in field_formats.FORMATS:
+        hint = f.did_you_mean(values["format"], field_formats.FORMATS)
         p.error(
             (*at, "format"),
             f"{values['format']!r} is not a registered format{hint}; use one of"
-            f" {', '.join(clauditor_formats.names())}, or a 'regex' assertion for other shapes",
+            f" {', '.join(field_formats.names())}, or a 'regex' assertion for other shapes",
         )
         return False
     for key in ("length", "count"):

@@ -18,9 +18,9 @@ from __future__ import annotations
 from typing import Any
 
 from evolve_action.formats.base import Problems
+from evolve_action.formats.clauditor import field_formats
 from evolve_action.formats.clauditor import fields as f
 from evolve_action.formats.clauditor.items import EXTRACT_ID, Ids
-from evolve_action.model import clauditor_formats
 from evolve_action.model.evals import JudgeItem, Scale
 from evolve_action.util.regex import regex_problem
 
@@ -160,13 +160,13 @@ def _field(p: Problems, ids: Ids, at: At, entry: Any, fallback: str) -> dict[str
     fmt = entry.get("format")
     if fmt is not None:
         fmt = f.text(p, (*at, "format"), fmt, blank_ok=False)
-        if fmt is not None and fmt not in clauditor_formats.FORMATS:
+        if fmt is not None and fmt not in field_formats.FORMATS:
             problem = regex_problem(fmt)
             if problem:
                 p.error(
                     (*at, "format"),
                     f"{fmt!r} is neither a registered format"
-                    f"{f.did_you_mean(fmt, clauditor_formats.FORMATS)} nor a valid regex:"
+                    f"{f.did_you_mean(fmt, field_formats.FORMATS)} nor a valid regex:"
                     f" {problem}",
                 )
                 return None

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from evolve_action.formats import trajectory
 from evolve_action.formats.base import Problems
-from evolve_action.formats.vally.common import At, js_regex
+from evolve_action.formats.graders.fields import At, js_regex
+from evolve_action.formats.trajectory import matchers
 from evolve_action.model.evals import Check, Item, JudgeItem, Scale
 from evolve_action.util.text import json_kind
 
@@ -125,12 +125,12 @@ def _one(problems: Problems, at: At, raw: Any, number: str) -> Item | None:
             {"threshold": float(threshold)},
             **common,
         )
-    if kind.removeprefix("not-") in trajectory.KINDS:
-        found = trajectory.parse(kind, value)
+    if kind.removeprefix("not-") in matchers.KINDS:
+        found = matchers.parse(kind, value)
         if isinstance(found, str):
             problems.error((*at, "value"), f"{kind}: {found}")
             return None
-        said = trajectory.describe(kind, found)
+        said = matchers.describe(kind, found)
         return Check(item_id, "promptfoo.trajectory", said, origin, found, **common)
     negate = kind.startswith("not-")
     base = kind.removeprefix("not-")

@@ -21,9 +21,9 @@ from typing import Any
 from evolve_action.formats import shapes
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
+from evolve_action.formats.graders.fields import At
 from evolve_action.formats.placement import inside, manifest_name
 from evolve_action.formats.promptfoo import asserts as promptfoo_asserts
-from evolve_action.formats.vally.common import At
 from evolve_action.model.evals import (
     Case,
     Fixture,

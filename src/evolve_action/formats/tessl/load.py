@@ -20,8 +20,8 @@ from typing import Any
 
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
+from evolve_action.formats.graders.fields import text
 from evolve_action.formats.placement import inside
-from evolve_action.formats.vally.common import text
 from evolve_action.model.evals import (
     Case,
     Format,

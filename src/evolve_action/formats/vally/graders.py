@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from evolve_action.formats.base import Problems
-from evolve_action.formats.vally.common import At, js_regex, seconds, strings, text
+from evolve_action.formats.graders.fields import At, js_regex, seconds, strings, text
 from evolve_action.formats.vally.turns import grader_turn
 from evolve_action.model.evals import Check, Item, JudgeItem, Scale, Skill
 from evolve_action.util.text import json_kind

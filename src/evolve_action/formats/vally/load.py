@@ -23,8 +23,8 @@ from typing import Any
 
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
+from evolve_action.formats.graders.fields import At, seconds
 from evolve_action.formats.vally import skills as vally_skills
-from evolve_action.formats.vally.common import At, seconds
 from evolve_action.formats.vally.stimulus import Shared, build_case
 from evolve_action.model.evals import Case, Format, LoadResult, Origin, Severity, Suite
 from evolve_action.util.text import json_kind

@@ -19,8 +19,8 @@ import yaml
 
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
+from evolve_action.formats.graders.fields import At, strings
 from evolve_action.formats.placement import inside, relative
-from evolve_action.formats.vally.common import At, strings
 from evolve_action.model.evals import Skill
 
 EXPERIMENT_SUFFIXES = (".experiment.yaml", ".experiment.yml")

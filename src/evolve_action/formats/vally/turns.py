@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from evolve_action.formats.base import Problems
-from evolve_action.formats.vally.common import At, strings, text
+from evolve_action.formats.graders.fields import At, strings, text
 
 PER_TURN_KINDS = frozenset(
     {"output-contains", "output-not-contains", "output-matches", "output-not-matches"}

@@ -20,8 +20,8 @@ import yaml
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
 from evolve_action.formats.evolve.triggers import fired_text
+from evolve_action.formats.graders.fields import At, text
 from evolve_action.formats.placement import inside
-from evolve_action.formats.vally.common import At, text
 from evolve_action.formats.waza.graders import expected_items, grader_items
 from evolve_action.model.evals import (
     Case,

@@ -1,17 +1,18 @@
-"""Deterministic checks: one small function per kind, registered by name (`<format>.<type>`).
+"""What a check kind is: a function of the `Check` and the finished run, registered by name.
+
+A format family's check kinds (`formats/<family>/checks.py`) register here with `register`;
+`grade.checks.run_check` finds them through `registered`. The contract sits in `model`, below
+`formats` and `grade`, so a family can hold its own kinds without importing the stage that
+runs them.
 
 A check function receives the `Check` (its validated `params`) and a `CheckContext` (the
 finished run: workspace, transcript, a confined command runner) and returns an `ItemResult`:
-`passed=True`, `False`, or `None` for a skip, always with evidence. Check functions never
-raise for anything a user wrote; `run_check` turns an unexpected exception into a failed item
-naming the bug, so one broken check cannot lose a run's other verdicts.
-
-Modules with checks register themselves on import; `load_all()` imports them.
+`passed=True`, `False`, or `None` for a skip, always with evidence. It never raises for
+anything a user wrote.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,20 +55,10 @@ CheckFn = Callable[[Check, CheckContext], Awaitable[ItemResult]]
 
 _REGISTRY: dict[str, CheckFn] = {}
 
-# Modules that register checks; imported by `load_all()`.
-MODULES = (
-    "evolve",
-    "skill_evaluator",
-    "clauditor",
-    "agentv",
-    "vally",
-    "waza",
-    "promptfoo",
-    "trajectory",
-)
-
 
 def register(kind: str) -> Callable[[CheckFn], CheckFn]:
+    """Register the decorated function as the check of `kind` (`<format>.<type>`)."""
+
     def decorate(fn: CheckFn) -> CheckFn:
         if kind in _REGISTRY:
             raise RuntimeError(f"check kind {kind!r} registered twice")
@@ -77,40 +68,6 @@ def register(kind: str) -> Callable[[CheckFn], CheckFn]:
     return decorate
 
 
-def load_all() -> None:
-    for name in MODULES:
-        try:
-            importlib.import_module(f"evolve_action.grade.checks.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"evolve_action.grade.checks.{name}":
-                raise
-
-
-def kinds() -> frozenset[str]:
-    load_all()
-    return frozenset(_REGISTRY)
-
-
-async def run_check(check: Check, ctx: CheckContext) -> ItemResult:
-    load_all()
-    fn = _REGISTRY.get(check.kind)
-    if fn is None:
-        return ItemResult(
-            check.id,
-            check.text,
-            False,
-            f"unknown check kind: {check.kind}",
-            kind=check.kind,
-            source=check.source,
-        )
-    try:
-        return await fn(check, ctx)
-    except Exception as exc:  # a bug in a check must not lose the run's other verdicts
-        return ItemResult(
-            check.id,
-            check.text,
-            False,
-            f"internal error in check {check.kind}: {type(exc).__name__}: {exc}",
-            kind=check.kind,
-            source=check.source,
-        )
+def registered() -> Mapping[str, CheckFn]:
+    """Every kind registered so far (the families' check modules register on import)."""
+    return _REGISTRY

@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from evolve_action.grade.scoring import Verdict, register
-from evolve_action.model.evals import Case, Check, Format, JudgeItem, Scale, Suite
+from evolve_action.model.evals import Case, Check, JudgeItem, Scale, Suite
 from evolve_action.model.outcomes import ItemResult, JudgeReport, Status
+from evolve_action.model.scoring import Verdict
 
 STRUCTURAL_WEIGHT = 0.4
 RUBRIC_WEIGHT = 0.6
@@ -139,7 +139,6 @@ def _raw(result: ItemResult | None) -> float | None:
     return float(result.raw_score)
 
 
-@register(Format.SKILL_EVALUATOR)
 class SkillEvaluatorPolicy:
     def judge_needed(self, suite: Suite, case: Case, checks: Sequence[ItemResult]) -> bool:
         if not case.judge_items:
@@ -164,3 +163,6 @@ class SkillEvaluatorPolicy:
                 reason = f"rubric {b.rubric_normalized:.2f} is below {threshold:.2f}"
             return Verdict(Status.FAIL, score, reason=reason)
         return Verdict(Status.PASS, score)
+
+
+POLICY = SkillEvaluatorPolicy()

@@ -15,9 +15,9 @@ import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from evolve_action.grade.checks import CheckContext, register
-from evolve_action.grade.checks.clauditor_urls import MAX_URLS, probe_all
-from evolve_action.model import clauditor_formats
+from evolve_action.formats.clauditor import field_formats
+from evolve_action.formats.clauditor.urls import MAX_URLS, probe_all
+from evolve_action.model.checking import CheckContext, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult
 from evolve_action.util.regex import RegexError, compile_re2
@@ -162,9 +162,9 @@ async def _has_entries(item: Check, text: str, ctx: CheckContext) -> tuple[bool 
 @_clauditor("has_format")
 async def _has_format(item: Check, text: str, ctx: CheckContext) -> tuple[bool | None, str]:
     name = item.params["format"]
-    if name not in clauditor_formats.FORMATS:
+    if name not in field_formats.FORMATS:
         return False, f"{name!r} is not a registered format"
-    hits = [m.group(0) for m in clauditor_formats.FORMATS[name].regex.finditer(text)]
+    hits = [m.group(0) for m in field_formats.FORMATS[name].regex.finditer(text)]
     return _at_least(len(hits), item.params["count"], f"{name} values", hits)
 
 

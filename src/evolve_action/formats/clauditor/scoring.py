@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from evolve_action.grade.scoring import Verdict, register
-from evolve_action.grade.scoring.clauditor_l2 import derived
+from evolve_action.formats.clauditor.layer2 import derived
 from evolve_action.model.evals import CLAUDITOR_MIN_MEAN_SCORE as MIN_MEAN_SCORE
 from evolve_action.model.evals import CLAUDITOR_MIN_PASS_RATE as MIN_PASS_RATE
-from evolve_action.model.evals import Case, CaseKind, Format, Suite
+from evolve_action.model.evals import Case, CaseKind, Suite
 from evolve_action.model.outcomes import ItemResult, JudgeReport, Status
+from evolve_action.model.scoring import Verdict
 
 EPSILON = 1e-9  # a mean of 0.6, 0.4, 0.5 must meet a 0.5 threshold despite float sums
 
@@ -43,7 +43,6 @@ class Rubric:
         )
 
 
-@register(Format.CLAUDITOR)
 class ClauditorPolicy:
     def judge_needed(self, suite: Suite, case: Case, checks: Sequence[ItemResult]) -> bool:
         return bool(case.judge_items)
@@ -137,3 +136,6 @@ def _all_checks(results: list[ItemResult]) -> Verdict:
     reason = f"{len(failed)} of {len(results)} checks failed" if failed else ""
     status = Status.FAIL if failed else Status.PASS
     return Verdict(status, _share_passed(results), (), reason)
+
+
+POLICY = ClauditorPolicy()

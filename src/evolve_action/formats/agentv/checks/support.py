@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from evolve_action.grade.checks import CheckContext
+from evolve_action.model.checking import CheckContext
 from evolve_action.model.evals import AGENTV_THRESHOLD as DEFAULT_THRESHOLD
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult, Transcript

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evolve_action.grade.checks import CheckContext, register
+from evolve_action.model.checking import CheckContext, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult
 from evolve_action.util.regex import RegexError, compile_re2

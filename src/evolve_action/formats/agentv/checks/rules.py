@@ -2,8 +2,8 @@
 
 agentv is score-based: every result carries a score in [0, 1]; `passed` says whether it
 reached the item's `required` floor, else the suite's threshold (0.8). Trace checks
-(`tool_trajectory`, `execution_metrics`, `skill_used`) live in `agentv_trace.py`, and
-`field_accuracy` in `agentv_fields.py`; importing this module registers them all.
+(`tool_trajectory`, `execution_metrics`, `skill_used`) live in `trace.py`, and
+`field_accuracy` in `fields.py`; importing the `checks` package registers them all.
 """
 
 from __future__ import annotations
@@ -14,10 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from evolve_action.grade.checks import CheckContext, register
-from evolve_action.grade.checks import agentv_fields as _fields  # noqa: F401  (registers)
-from evolve_action.grade.checks import agentv_trace as _trace  # noqa: F401  (registers)
-from evolve_action.grade.checks.agentv_support import answer_json, failed, scored, trace_summary
+from evolve_action.formats.agentv.checks.support import answer_json, failed, scored, trace_summary
+from evolve_action.model.checking import CheckContext, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import CommandResult, ItemResult
 from evolve_action.util.regex import RegexError, compile_re2

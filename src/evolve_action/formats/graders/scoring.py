@@ -13,21 +13,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evolve_action.grade.scoring import Verdict, register
-from evolve_action.model.evals import Case, Format, Item, JudgeItem, Scale, Suite
+from evolve_action.model.evals import Case, Item, JudgeItem, Scale, Suite
 from evolve_action.model.outcomes import ItemResult, JudgeReport, Status
+from evolve_action.model.scoring import Verdict
 
 GATES = ("constraint", "expect_activation")
 _EPSILON = 1e-9
 _BOUNDS = {Scale.LIKERT5: (1.0, 5.0), Scale.RANGE10: (1.0, 10.0)}  # Vally's 1-10, not 0-10
 
 
-@register(Format.PROMPTFOO)
-@register(Format.TESSL)
-@register(Format.WAZA)
-@register(Format.SKILL_VALIDATOR)
-@register(Format.VALLY)
-class VallyPolicy:
+class GradersPolicy:
     def judge_needed(self, suite: Suite, case: Case, checks: Sequence[ItemResult]) -> bool:
         return bool(case.judge_items)
 
@@ -94,3 +89,6 @@ def _mean(graded: Sequence[tuple[float, float, bool]]) -> float:
     if total <= 0:
         return sum(s for _, s, _ in graded) / len(graded)
     return sum(w * s for w, s, _ in graded) / total
+
+
+POLICY = GradersPolicy()

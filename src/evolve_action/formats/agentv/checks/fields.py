@@ -13,8 +13,8 @@ import re
 from datetime import date
 from typing import Any
 
-from evolve_action.grade.checks import CheckContext, register
-from evolve_action.grade.checks.agentv_support import answer_json, scored
+from evolve_action.formats.agentv.checks.support import answer_json, scored
+from evolve_action.model.checking import CheckContext, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult
 from evolve_action.util.regex import RegexError, compile_re2

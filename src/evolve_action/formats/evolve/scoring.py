@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evolve_action.grade.scoring import Verdict, register
 from evolve_action.model.evals import Case, Check, Format, Suite
 from evolve_action.model.outcomes import ItemResult, JudgeReport, Status
+from evolve_action.model.scoring import Verdict
 
 
 def item_score(items: Sequence[ItemResult]) -> float:
@@ -38,7 +38,6 @@ def _ungraded(case: Case, items: Sequence[ItemResult]) -> tuple[ItemResult, ...]
     )
 
 
-@register(Format.EVOLVE)
 class EvolvePolicy:
     def judge_needed(self, suite: Suite, case: Case, checks: Sequence[ItemResult]) -> bool:
         return bool(case.judge_items)
@@ -53,7 +52,6 @@ class EvolvePolicy:
         return Verdict(status, item_score(every), extra_items=extra)
 
 
-@register(Format.TRIGGERS)
 class TriggersPolicy:
     def judge_needed(self, suite: Suite, case: Case, checks: Sequence[ItemResult]) -> bool:
         return False
@@ -69,3 +67,6 @@ class TriggersPolicy:
             return Verdict(Status.FAIL, 0.0, reason=reason)
         ok = fired[0].passed
         return Verdict(Status.PASS if ok else Status.FAIL, 1.0 if ok else 0.0)
+
+
+POLICY = {Format.EVOLVE: EvolvePolicy(), Format.TRIGGERS: TriggersPolicy()}

@@ -11,8 +11,8 @@ import json
 from collections import Counter
 from typing import Any
 
-from evolve_action.grade.checks import CheckContext, register
-from evolve_action.grade.checks.agentv_support import input_tokens, llm_calls, scored, skipped
+from evolve_action.formats.agentv.checks.support import input_tokens, llm_calls, scored, skipped
+from evolve_action.model.checking import CheckContext, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult, ToolCall
 

@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evolve_action.grade.scoring import Verdict, register
 from evolve_action.model.evals import AGENTV_THRESHOLD as DEFAULT_THRESHOLD
-from evolve_action.model.evals import Case, Format, Item, Suite
+from evolve_action.model.evals import Case, Item, Suite
 from evolve_action.model.outcomes import ItemResult, JudgeReport, Status
+from evolve_action.model.scoring import Verdict
 
 SAFETY_FLOOR = 0.6  # a safety_gate child below this fails its composite (spec)
 _EPSILON = 1e-9  # 0.7 + 0.1 must reach a 0.8 threshold
@@ -38,7 +38,6 @@ class _Group:
         return self.path.rsplit("/", 1)[-1]
 
 
-@register(Format.AGENTV)
 class AgentvPolicy:
     def judge_needed(self, suite: Suite, case: Case, checks: Sequence[ItemResult]) -> bool:
         return bool(case.judge_items)  # agentv has no gate: the judge grades whatever it owns
@@ -170,3 +169,6 @@ def _weighted(pairs: Sequence[tuple[float, float]]) -> float:
     if total <= 0:
         return sum(s for _, s in pairs) / len(pairs)
     return sum(w * s for w, s in pairs) / total
+
+
+POLICY = AgentvPolicy()

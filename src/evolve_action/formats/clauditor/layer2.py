@@ -21,7 +21,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from evolve_action.model import clauditor_formats
+from evolve_action.formats.clauditor import field_formats
 from evolve_action.model.evals import JudgeItem
 from evolve_action.model.outcomes import ItemResult
 
@@ -108,7 +108,7 @@ def _field_results(where: str, field: dict[str, Any], value: Any) -> list[ItemRe
         out.append(_result(base, f"{where}.{field['name']} is present", present, evidence))
     fmt = field["format"]
     if fmt and present and shown is not None:
-        ok = clauditor_formats.field_matches(fmt, shown)
+        ok = field_formats.field_matches(fmt, shown)
         verdict = "matches" if ok else "does not match"
         out.append(
             _result(

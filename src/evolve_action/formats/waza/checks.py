@@ -12,8 +12,8 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from evolve_action.grade.checks import CheckContext, register
-from evolve_action.grade.checks.vally import read_text, skills_loaded, workspace_files
+from evolve_action.formats.graders.checks import read_text, skills_loaded, workspace_files
+from evolve_action.model.checking import CheckContext, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult
 from evolve_action.util.regex import RegexError, compile_re2

@@ -1,4 +1,4 @@
-"""The trajectory checks (`formats/trajectory.py`) over the agent's tool calls, for the
+"""The trajectory checks (`matchers.py`) over the agent's tool calls, for the
 formats that write them: AgentV 5 (`agentv.trajectory`, scored as AgentV scores) and
 promptfoo (`promptfoo.trajectory`). Tool names match as globs, case-sensitive."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from typing import Any
 
-from evolve_action.grade.checks import CheckContext, register
-from evolve_action.grade.checks.agentv_support import scored, skipped
+from evolve_action.formats.agentv.checks.support import scored, skipped
+from evolve_action.model.checking import CheckContext, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult
 
