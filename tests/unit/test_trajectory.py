@@ -10,7 +10,7 @@ import pytest
 
 from evolve_action.formats import load_all
 from evolve_action.formats.trajectory import matchers
-from evolve_action.formats.trajectory.checks import verdict
+from evolve_action.formats.trajectory.calls import verdict
 from evolve_action.grade.checks import CheckContext, run_check
 from evolve_action.model.outcomes import ToolCall, Transcript
 from tests.fakes.commands import run_command

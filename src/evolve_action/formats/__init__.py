@@ -23,6 +23,7 @@ from evolve_action.model.evals import Format, LoadResult, Origin, Problem, Sever
 # Keys only skill-evaluator's extension of skill-creator's evals.json uses.
 SKILL_EVALUATOR_KEYS = ("eval_config", "structural_expectations", "quality_rubric")
 
+
 def load_file(path: Path, rel: str, fmt: Format, ctx: LoadContext) -> LoadResult:
     """Load one eval file. Never raises for anything in the file."""
     try:

@@ -54,13 +54,13 @@ _GRADERS = "graders.scoring"  # graders and gates, their weights and threshold
 FAMILIES: tuple[Family, ...] = (
     Family("evolve", {Format.EVOLVE: "load", Format.TRIGGERS: "triggers"}),
     Family("skill_evaluator", {Format.SKILL_EVALUATOR: "load"}),
-    Family("agentv", {Format.AGENTV: "load"}, shares=("trajectory.checks",)),
+    Family("agentv", {Format.AGENTV: "load"}),
     Family("clauditor", {Format.CLAUDITOR: "load"}),
     Family("vally", {Format.VALLY: "load"}, shares=("graders.checks",), scoring=_GRADERS),
     Family("skill_validator", {Format.SKILL_VALIDATOR: "load"}, ("graders.checks",), _GRADERS),
     Family("waza", {Format.WAZA: "load"}, shares=("graders.checks",), scoring=_GRADERS),
     Family("tessl", {Format.TESSL: "load"}, scoring=_GRADERS),
-    Family("promptfoo", {Format.PROMPTFOO: "load"}, ("trajectory.checks",), _GRADERS),
+    Family("promptfoo", {Format.PROMPTFOO: "load"}, ("graders.checks",), _GRADERS),
 )
 
 

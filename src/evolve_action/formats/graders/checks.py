@@ -1,7 +1,9 @@
-"""Vally's static graders and its constraint gates, as Vally's grader catalog defines them.
+"""The static graders and gates of the grader formats, as Vally's grader catalog defines
+them; skill-validator, waza and promptfoo files load into the same kinds, which keep Vally's
+name (`vally.<type>`) because results files record it.
 
 "Output" is the agent's final answer; a grader with a `turn` (a conversation's, see
-`formats.vally_turns`) reads the agent's answer to that user turn, and its time. File paths
+`formats/vally/turns.py`) reads the agent's answer to that user turn, and its time. File paths
 are globs relative to the workspace and confined to it (a pattern that leads out matches
 nothing there). A `not-` grader is its
 positive form negated: `file-not-contains` passes when no matching file holds the value,

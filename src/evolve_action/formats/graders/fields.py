@@ -1,5 +1,6 @@
-"""What the Vally loader's parts share: typed readers that report at the field's line, and
-Vally's durations (`2m`, `300s`, `30000ms`; a bare number is seconds, as its guide writes)."""
+"""Typed readers of the grader formats' fields (Vally, skill-validator, waza, tessl,
+promptfoo), each reporting at the field's line; durations as Vally writes them (`2m`,
+`300s`, `30000ms`; a bare number is seconds, as its guide writes)."""
 
 from __future__ import annotations
 

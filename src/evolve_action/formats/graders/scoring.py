@@ -1,4 +1,6 @@
-"""Vally's verdict on one run of a stimulus.
+"""The verdict of the grader formats on one run: Vally's rule, which skill-validator (rubric
+at 3/5), waza (graders weighed by `weight`), tessl (checklist points against 0.5) and
+promptfoo (every assertion, or the score against `threshold`) load into.
 
 Each grader scores in [0, 1]: a static grader 0 or 1, a `prompt` grader its judge score
 normalized on its own scale (`(raw - low) / (high - low)`: 3/5 and 5.5/10 are 0.5) and passing

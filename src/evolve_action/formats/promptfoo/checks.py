@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from evolve_action.formats.trajectory.calls import tool_names, verdict
 from evolve_action.model.checking import CheckContext, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult
@@ -151,3 +152,11 @@ async def latency(check: Check, ctx: CheckContext) -> ItemResult:
     took = ctx.transcript.duration_s * 1000
     limit = check.params["threshold"]
     return _result(check, took <= limit, f"took {took:.0f} ms (limit {limit:g} ms)")
+
+
+@register("promptfoo.trajectory")
+async def promptfoo_trajectory(check: Check, ctx: CheckContext) -> ItemResult:
+    if not ctx.reports_tool_calls:
+        return _result(check, None, "this transcript does not record tool calls")
+    held, evidence = verdict(dict(check.params), tool_names(ctx.transcript))
+    return _result(check, held, evidence)

@@ -24,8 +24,8 @@ from typing import Any
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
 from evolve_action.formats.graders.fields import At, js_regex, strings, text
+from evolve_action.formats.graders.gates import LIKERT_ANCHORS, activation_check, constraint_items
 from evolve_action.formats.placement import inside
-from evolve_action.formats.vally.graders import LIKERT_ANCHORS, activation_check, constraint_items
 from evolve_action.model.evals import (
     Case,
     Check,

@@ -15,8 +15,9 @@ from typing import Any
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
 from evolve_action.formats.graders.fields import At, mapping, seconds, strings, text
+from evolve_action.formats.graders.gates import activation_check, constraint_items
 from evolve_action.formats.placement import inside
-from evolve_action.formats.vally.graders import activation_check, constraint_items, grader_items
+from evolve_action.formats.vally.graders import grader_items
 from evolve_action.formats.vally.turns import user_turns
 from evolve_action.model.evals import Case, Fixture, Item, SetupCommand, Skill
 from evolve_action.util.text import json_kind

@@ -14,7 +14,7 @@ from typing import Any
 
 from evolve_action.formats.base import Problems
 from evolve_action.formats.graders.fields import At, js_regex, strings, text
-from evolve_action.formats.vally.graders import TOOLS
+from evolve_action.formats.graders.gates import TOOLS
 from evolve_action.model.evals import Check, Item, JudgeItem, Scale
 from evolve_action.util.text import json_kind
 

@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any
 
 from evolve_action.formats.agentv.checks.support import input_tokens, llm_calls, scored, skipped
+from evolve_action.formats.trajectory.calls import tool_names, verdict
 from evolve_action.model.checking import CheckContext, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult, ToolCall
@@ -244,3 +245,11 @@ def _loads_skill(call: ToolCall, skill: str) -> bool:
         return named == skill or named.endswith(f":{skill}")
     path = str(args.get("file_path", args.get("path", "")))
     return call.name == "Read" and path.endswith(f"skills/{skill}/SKILL.md")
+
+
+@register("agentv.trajectory")
+async def agentv_trajectory(check: Check, ctx: CheckContext) -> ItemResult:
+    if not ctx.reports_tool_calls:
+        return skipped(check, "this transcript does not record tool calls")
+    held, evidence = verdict(dict(check.params), tool_names(ctx.transcript))
+    return scored(check, ctx, 1.0 if held else 0.0, evidence)

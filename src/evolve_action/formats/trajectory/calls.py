@@ -1,0 +1,43 @@
+"""Whether the agent's tool calls hold a trajectory assertion (`matchers.py` reads it): the
+rule of AgentV 5's `agentv.trajectory` (scored as AgentV scores) and promptfoo's
+`promptfoo.trajectory`, each registered by its family. Tool names match as globs,
+case-sensitive."""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+from typing import Any
+
+from evolve_action.model.outcomes import Transcript
+
+
+def verdict(params: dict[str, Any], tools: list[str]) -> tuple[bool, str]:
+    """Whether the calls satisfy the assertion, and the evidence."""
+    actual = ", ".join(tools) or "(none)"
+    if "tools" in params:
+        used = [p for p in params["tools"] if any(fnmatchcase(t, p) for t in tools)]
+        held = not used if params["inverse"] else len(used) == len(params["tools"])
+        return held, f"used {used or 'none'} of {params['tools']}; calls: {actual}"
+    if "tool" in params:
+        count = sum(fnmatchcase(t, params["tool"]) for t in tools)
+        high = params["max"]
+        inside = count >= params["min"] and (high is None or count <= high)
+        return inside != params[
+            "inverse"
+        ], f"{params['tool']} called {count} time(s); calls: {actual}"
+    steps: list[str] = params["steps"]
+    if params["exact"]:
+        held = len(tools) == len(steps) and all(
+            fnmatchcase(t, s) for t, s in zip(tools, steps, strict=False)
+        )
+    else:
+        at = 0
+        for tool in tools:
+            if at < len(steps) and fnmatchcase(tool, steps[at]):
+                at += 1
+        held = at == len(steps)
+    return held != params["inverse"], f"calls: {actual}"
+
+
+def tool_names(transcript: Transcript) -> list[str]:
+    return [c.name for c in transcript.tool_calls]
