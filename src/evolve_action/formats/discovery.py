@@ -10,7 +10,9 @@ Five conventions share one walk of the tree:
   `SKILL.eval.json` wins over its `assets/<name>.eval.json`, as clauditor reads only the first);
 - agentv's `EVAL.yaml` and `*.eval.yaml` anywhere, and below an `evals/` folder the names of
   other generations (`suite.yaml`, `dataset*.yaml`, JSONL datasets). Committed result baselines
-  (`*.baseline.*`), helper files and files another eval file reads as its cases are not evals.
+  (`*.baseline.*`), helper files and files another eval file reads as its cases are not evals;
+- every other format's files by name anywhere (Vally, waza, tessl beside a `task.md`,
+  promptfoo, and a family's declared `names`), each for the nearest skill.
 
 The walk never leaves the root: symlinked directories are not entered, and symlinked eval
 files pointing outside it are reported, not read. A tree with skills or eval-like files that
@@ -49,6 +51,8 @@ LAYOUTS = ("auto", "single", "multi", "marketplace")
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__"})
 TRIGGER_SET_NAMES = ("trigger-eval.json", "trigger_eval.json")  # skill-creator's trigger set
 MULTI_MARKER = "plugins/*/.claude-plugin/plugin.json"
+# Formats found by the layout of eval sets, never by a file's name alone.
+BY_LAYOUT = (Format.EVOLVE, Format.TRIGGERS, Format.SKILL_EVALUATOR)
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,9 +283,10 @@ class _Discoverer:
                 self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
             elif fmt is Format.TESSL and "task.md" not in self.index[rel_dir].files:
                 continue
-            elif fmt in (Format.VALLY, Format.WAZA, Format.TESSL, Format.PROMPTFOO) or (
-                fmt is Format.CLAUDITOR and not self._shadowed_spec(rel_dir, name)
-            ):
+            elif fmt is Format.CLAUDITOR:
+                if not self._shadowed_spec(rel_dir, name):
+                    self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
+            elif fmt is not None and fmt not in BY_LAYOUT:
                 self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
 
     def _shadowed_spec(self, rel_dir: str, name: str) -> bool:

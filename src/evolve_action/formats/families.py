@@ -17,6 +17,7 @@ import importlib
 import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from functools import cache
 from typing import Any
 
@@ -40,6 +41,10 @@ class Family:
     loaders: Mapping[Format, str]  # each format it reads → the module in the folder with `load`
     shares: tuple[str, ...] = ()  # shared modules of formats/ whose check kinds it uses
     scoring: str = ""  # the module with its `POLICY` (default: `<package>.scoring`)
+    # File-name globs (lower case) of its first format, for a family whose names
+    # `placement.format_for_name` has no rule of its own for; found anywhere in the tree,
+    # their skill is the nearest SKILL.md above them.
+    names: tuple[str, ...] = ()
 
     def modules_with_checks(self) -> tuple[str, ...]:
         own = f"{self.package}.checks"
@@ -62,6 +67,14 @@ FAMILIES: tuple[Family, ...] = (
     Family("tessl", {Format.TESSL: "load"}, scoring=_GRADERS),
     Family("promptfoo", {Format.PROMPTFOO: "load"}, ("graders.checks",), _GRADERS),
 )
+
+
+def format_named(lower_name: str) -> Format | None:
+    """The format whose family declares a glob matching this (lower-case) file name."""
+    for family in FAMILIES:
+        if any(fnmatchcase(lower_name, glob) for glob in family.names):
+            return next(iter(family.loaders))
+    return None
 
 
 def family_of(fmt: Format) -> Family:

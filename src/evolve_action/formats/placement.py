@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from evolve_action.formats import documents
+from evolve_action.formats import documents, families
 from evolve_action.model.evals import Format, Problem, Skill
 from evolve_action.util import frontmatter
 
@@ -69,7 +69,7 @@ def format_for_name(name: str) -> Format | None:
         return Format.AGENTV
     if suffix == ".jsonl" and (stem.endswith(".eval") or _DATASET.fullmatch(stem)):
         return Format.AGENTV
-    return None
+    return families.format_named(lower)
 
 
 def generic_agentv_name(name: str) -> bool:
