@@ -6,7 +6,7 @@ close the judge gate (skill-evaluator's structural gate); then the judge is not 
 its items are reported as skipped with the reason. Results come back in the case's authored
 order, followed by whatever the policy derived after the judge (clauditor's field checks).
 
-A run may be graded under base's checks as well, when the PR changed them (issue 26): those
+A run may be graded under base's checks as well, when the PR changed them: those
 checks run on the same workspace and output, and base's judge items join head's in the same
 one judge call; an item written alike under both is graded once.
 """

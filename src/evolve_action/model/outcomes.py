@@ -144,7 +144,7 @@ class JudgeReport:
 
 @dataclass(frozen=True, slots=True)
 class RulerGrade:
-    """A head run graded with base's checks too, when the PR changed them (issue 26)."""
+    """A head run graded with base's checks too, when the PR changed them."""
 
     key: str  # the ruler's identity (`plan.ruler.ruler_key`)
     case_id: str  # the case's id on base

@@ -1,12 +1,12 @@
 """clauditor's three layers of graded items: assertions (L1), sections (L2), criteria (L3).
 
 Each assertion type accepts exactly its own keys, as in clauditor: an unknown key is an error
-with a "did you mean" hint (the pre-#67 spellings `value`, `min`, `max`, `minimum`,
+with a "did you mean" hint (the older spellings `value`, `min`, `max`, `minimum`,
 `threshold`, `min_count` map to the key that replaced them), a missing required key is an
 error, and integers must be native JSON integers. Ids share one namespace across the three
 layers, because clauditor keys its history by them.
 
-Older shapes still in the wild (B.11) load with a warning: a pre-#67 `value` payload is mapped
+Older shapes still in the wild load with a warning: an older `value` payload is mapped
 to the type's key, items without ids get positional ids, and a section with flat `fields`
 becomes one `default` tier.
 """
@@ -41,7 +41,7 @@ ASSERTION_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 _STRING_KEYS = frozenset({"needle", "pattern", "format"})
 _META_KEYS = ("id", "type", "name")
 
-# The renamings of issue #67, per type (`pattern` is valid on regex but means `needle` here).
+# clauditor's renamings of the payload keys, per type (`pattern` is valid on regex but means `needle` here).
 _COUNT = {"value": "count", "minimum": "count", "min_count": "count", "threshold": "count"}
 _LEGACY = {
     "contains": {"value": "needle", "pattern": "needle"},
@@ -150,7 +150,7 @@ def _assertion(p: Problems, ids: Ids, at: tuple[str | int, ...], entry: Any) -> 
 
 
 def _legacy_value(p: Problems, at: tuple[str | int, ...], atype: str, entry: dict[str, Any]) -> Any:
-    """Map a pre-#67 `value` payload to the type's key (numbers were strings then)."""
+    """Map an older `value` payload to the type's key (numbers were strings then)."""
     if "value" not in entry:
         return entry
     target = _LEGACY[atype]["value"]
@@ -201,7 +201,7 @@ def criteria(p: Problems, ids: Ids, raw: Any) -> list[JudgeItem]:
     out = []
     for i, entry in enumerate(raw):
         at: tuple[str | int, ...] = ("grading_criteria", i)
-        if isinstance(entry, str) and entry.strip():  # pre-#25: plain strings
+        if isinstance(entry, str) and entry.strip():  # clauditor's first shape: plain strings
             p.warn(at, "a plain-string criterion is an older spec shape; write {id, criterion}")
             entry = {"id": f"criterion-{i + 1}", "criterion": entry}
         if f.obj(p, at, entry, "{id, criterion}") is None:

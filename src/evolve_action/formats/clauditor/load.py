@@ -1,4 +1,4 @@
-"""clauditor `<skill>.eval.json` / `SKILL.eval.json` → one `Suite` (reference Part B, C.3).
+"""clauditor `<skill>.eval.json` / `SKILL.eval.json` → one `Suite`.
 
 The spec becomes one primary case, the slash command `/<skill_name> <test_args>` run with the
 resolved system prompt and the staged inputs, graded in three layers: L1 assertions as checks,
@@ -102,7 +102,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
 
 
 def default_skill_name(path: Path) -> str:
-    """clauditor's name when `skill_name` is absent (B.1)."""
+    """clauditor's name when `skill_name` is absent."""
     if path.name in ("SKILL.eval.json", "eval.json"):
         return path.parent.name
     if path.name.endswith(".eval.json"):
@@ -220,7 +220,7 @@ def _policy(p: Problems, data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _judge_model(p: Problems, data: dict[str, Any]) -> str | None:
-    """`grading_model`, provider-qualified by `grading_provider` or its prefix (B.2)."""
+    """`grading_model`, provider-qualified by `grading_provider` or its prefix."""
     provider = data.get("grading_provider")
     if provider is not None:
         options = ("anthropic", "openai", "auto")

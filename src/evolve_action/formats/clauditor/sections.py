@@ -60,7 +60,7 @@ def sections(p: Problems, ids: Ids, raw: Any) -> JudgeItem | None:
 def _section(p: Problems, ids: Ids, at: At, entry: Any) -> dict[str, Any] | None:
     if f.obj(p, at, entry, "a section with name and tiers") is None:
         return None
-    flat = entry.get("tiers") is None and "fields" in entry  # the pre-#12 shape
+    flat = entry.get("tiers") is None and "fields" in entry  # clauditor's older shape, before tiers
     # A flat section carried its tier's entry counts itself; they move into its one tier.
     counts = ("min_entries", "max_entries") if flat else ()
     f.unknown_keys(p, at, entry, ("name", "tiers", "fields", *counts), strict=False)
