@@ -45,9 +45,8 @@ def _escape(match: re.Match[str]) -> str:
 def json_kind(value: Any) -> str:
     """What kind of JSON (or YAML) value this is, as a message names it: "a string", "null".
 
-    The one wording for every reader of a file we did not write (config, results, and the
-    Vally, skill-validator, waza, tessl and promptfoo loaders); the older loaders under
-    `formats/` still carry their own copies, whose tests pin other wordings."""
+    The one wording for every reader of a file we did not write: config, results and every
+    format's loader."""
     if value is None:
         return "null"
     if isinstance(value, bool):

@@ -18,7 +18,6 @@ from evolve_action.formats.agentv import items as agentv_items
 from evolve_action.formats.agentv.common import (
     At,
     Src,
-    kind_of,
     number,
     text,
 )
@@ -39,6 +38,7 @@ from evolve_action.formats.agentv.vars import with_vars
 from evolve_action.formats.documents_json import parse_json
 from evolve_action.model.evals import Case, Check, Fixture
 from evolve_action.util.limits import InputError
+from evolve_action.util.text import json_kind
 
 OUTCOME_KEYS = ("expected_outcome", "criteria", "outcome")
 
@@ -58,7 +58,7 @@ class Defaults:
 
 def build_case(src: Src, at: At, row: Any, defaults: Defaults) -> Case | None:
     if not isinstance(row, dict):
-        src.error(at, f"a case is a mapping with id, input and criteria, not {kind_of(row)}")
+        src.error(at, f"a case is a mapping with id, input and criteria, not {json_kind(row)}")
         return None
     check_keys(src, row, at=at, scope="case")
     variables = {**(defaults.variables or {}), **_dict_of(row, "vars")}

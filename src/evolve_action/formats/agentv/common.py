@@ -16,6 +16,7 @@ from typing import Any
 from evolve_action.formats.base import Problems
 from evolve_action.formats.documents import Document
 from evolve_action.model.evals import AGENTV_THRESHOLD, Origin
+from evolve_action.util.text import json_kind
 
 At = tuple[str | int, ...]
 
@@ -50,7 +51,7 @@ class Src:
 
 def text(src: Src, at: At, value: Any, *, blank_ok: bool = False) -> str | None:
     if not isinstance(value, str):
-        src.error(at, f"must be a string, not {kind_of(value)}")
+        src.error(at, f"must be a string, not {json_kind(value)}")
         return None
     if not blank_ok and not value.strip():
         src.error(at, "must not be empty")
@@ -71,7 +72,7 @@ def number(
     ok_type = isinstance(value, int) if integer else isinstance(value, int | float)
     if isinstance(value, bool) or not ok_type or not math.isfinite(value):
         wanted = "an integer" if integer else "a number"
-        src.error(at, f"must be {wanted}, not {kind_of(value)}")
+        src.error(at, f"must be {wanted}, not {json_kind(value)}")
         return None
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         src.error(at, f"{value} is out of range: {describe_range(lo, hi)}")
@@ -93,14 +94,14 @@ def fmt_num(value: float) -> str:
 
 def boolean(src: Src, at: At, value: Any) -> bool | None:
     if not isinstance(value, bool):
-        src.error(at, f"must be true or false, not {kind_of(value)}")
+        src.error(at, f"must be true or false, not {json_kind(value)}")
         return None
     return value
 
 
 def mapping(src: Src, at: At, value: Any) -> dict[str, Any] | None:
     if not isinstance(value, dict):
-        src.error(at, f"must be a mapping, not {kind_of(value)}")
+        src.error(at, f"must be a mapping, not {json_kind(value)}")
         return None
     return value
 
@@ -119,22 +120,6 @@ def required_floor(src: Src, at: At, value: Any, *, true_floor: float) -> float 
     if value is True:
         return true_floor
     return number(src, at, value, lo=0.0, hi=1.0)
-
-
-def kind_of(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return f"the number {value}"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__
 
 
 def resolve_file(

@@ -15,7 +15,6 @@ from evolve_action.formats.agentv.common import (
     REQUIRED_TRUE_FLOOR,
     At,
     Src,
-    kind_of,
     number,
     required_floor,
     resolve_file,
@@ -26,6 +25,7 @@ from evolve_action.formats.agentv.rubrics import Rubric, parse_rubrics
 from evolve_action.formats.agentv.template import TEMPLATE_VARIABLES, variables_in
 from evolve_action.formats.agentv.types import accepted_types, kind_of_type
 from evolve_action.formats.trajectory import matchers
+from evolve_action.util.text import json_kind
 
 METRIC_KINDS = ("execution_metrics", "latency", "cost", "token_usage")
 SKILL_KINDS = ("skill_used", "not_skill_used", "skill_trigger")
@@ -69,7 +69,7 @@ PROMPT_EXTENSIONS = (".md", ".txt", ".prompt", ".j2", ".jinja", ".hbs", ".mustac
 def parse_list(src: Src, at: At, value: Any) -> tuple[Evaluator, ...]:
     """Parse an evaluator / assertion list; bare strings become one rubric evaluator."""
     if not isinstance(value, list):
-        src.error(at, f"must be a list of evaluators, not {kind_of(value)}")
+        src.error(at, f"must be a list of evaluators, not {json_kind(value)}")
         return ()
     out: list[Evaluator] = []
     names: set[str] = set()
@@ -110,7 +110,7 @@ def _criteria(src: Src, at: At, strings: list[tuple[int, str]], name: str) -> Ev
 
 def _one(src: Src, at: At, ev: Any, names: set[str], written: set[str]) -> Evaluator | None:
     if not isinstance(ev, dict):
-        src.error(at, f"an evaluator is a mapping with name and type, not {kind_of(ev)}")
+        src.error(at, f"an evaluator is a mapping with name and type, not {json_kind(ev)}")
         return None
     raw_type = ev.get("type")
     if set(ev) == {"include"}:

@@ -24,7 +24,6 @@ from evolve_action.formats.agentv.common import (
     DEFAULT_THRESHOLD,
     At,
     Src,
-    kind_of,
     number,
 )
 from evolve_action.formats.agentv.keys import check_keys
@@ -46,6 +45,7 @@ from evolve_action.model.evals import (
     Skill,
     Suite,
 )
+from evolve_action.util.text import json_kind
 
 # Spec rule: lowercase letters, digits and single hyphens; starts with a letter; 2-64 long.
 _NAME = re2.compile(r"^[a-z](?:[a-z0-9]|-[a-z0-9])*$")
@@ -115,7 +115,7 @@ def _settings(main: Src, sources: list[Src]) -> tuple[Src, dict[str, Any]]:
     if isinstance(main.doc.data, dict):
         return main, main.doc.data
     if not isinstance(main.doc.data, list):
-        found = kind_of(main.doc.data)
+        found = json_kind(main.doc.data)
         main.error((), f"an agentv eval file is a mapping with `tests:`, not {found}")
         return main, {}
     if main.doc.path.suffix != ".jsonl":

@@ -20,7 +20,6 @@ from evolve_action.formats.agentv.common import (
     Src,
     boolean,
     from_main_dir,
-    kind_of,
     mapping,
     number,
     resolve_file,
@@ -29,6 +28,7 @@ from evolve_action.formats.agentv.common import (
     text,
 )
 from evolve_action.util.regex import regex_problem
+from evolve_action.util.text import json_kind
 
 SCRIPT_EXTENSIONS = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".sh", ".rb", ".pl")
 _COMMON_KEYS = {"name", "type", "weight", "required", "config"}
@@ -319,7 +319,7 @@ def text_check(src: Src, at: At, ev: dict[str, Any], kind: str) -> dict[str, Any
     elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         values = list(value)
     else:
-        src.error((*at, "value"), f"must be a string or a list of strings, not {kind_of(value)}")
+        src.error((*at, "value"), f"must be a string or a list of strings, not {json_kind(value)}")
         return None
     ignore_case = base.startswith("i")
     core = base.removeprefix("i") if ignore_case else base

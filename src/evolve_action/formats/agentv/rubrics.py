@@ -14,12 +14,12 @@ from evolve_action.formats.agentv.common import (
     At,
     Src,
     boolean,
-    kind_of,
     number,
     required_floor,
     text,
 )
 from evolve_action.model.evals import Origin
+from evolve_action.util.text import json_kind
 
 # Authors' words for what a rubric item says, oldest first.
 TEXT_KEYS = ("expected_outcome", "outcome", "criteria", "description", "value")
@@ -76,7 +76,7 @@ def _one(src: Src, at: At, item: Any, n: int, *, analytic: bool) -> Rubric | Non
             return None
         return Rubric(f"rubric-{n}", item.strip(), src.origin(at))
     if not isinstance(item, dict):
-        src.error(at, f"a rubric is a string or a mapping, not {kind_of(item)}")
+        src.error(at, f"a rubric is a string or a mapping, not {json_kind(item)}")
         return None
     rid = _rubric_id(src, at, item, n)
     said = next((k for k in TEXT_KEYS if k in item), None)

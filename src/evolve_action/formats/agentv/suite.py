@@ -11,13 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from evolve_action.formats.agentv.case import Defaults
-from evolve_action.formats.agentv.common import At, Src, kind_of, number, resolve_file
+from evolve_action.formats.agentv.common import At, Src, number, resolve_file
 from evolve_action.formats.agentv.composite import Evaluator
 from evolve_action.formats.agentv.evaluators import parse_list
 from evolve_action.formats.agentv.input import Prompt, preset_of
 from evolve_action.formats.agentv.keys import check_keys
 from evolve_action.formats.agentv.template import prompt_template
 from evolve_action.formats.agentv.tests import read_src
+from evolve_action.util.text import json_kind
 
 
 def suite_defaults(src: Src, settings: dict[str, Any], sources: list[Src]) -> Defaults:
@@ -88,7 +89,7 @@ def mapping_or_file(
         sources.append(other)
         value, holder, at = other.doc.data, other, ()
     if not isinstance(value, dict):
-        holder.error(at, f"must be a mapping, or a file:// path to one; not {kind_of(value)}")
+        holder.error(at, f"must be a mapping, or a file:// path to one; not {json_kind(value)}")
         return None
     return holder, at, value
 
@@ -111,7 +112,7 @@ def _default_test(
         value, holder, at = other.doc.data, other, ()
     if not isinstance(value, dict):
         holder.error(
-            at, f"default_test is a mapping (vars, assert, threshold), not {kind_of(value)}"
+            at, f"default_test is a mapping (vars, assert, threshold), not {json_kind(value)}"
         )
         return None, None, ()
     check_keys(holder, value, at=at, scope="default_test")
@@ -146,7 +147,7 @@ def _prompt(src: Src, settings: dict[str, Any]) -> Prompt | None:
         return None if template is None else Prompt(template)
     if not isinstance(first, dict):
         src.error(
-            ("prompts", 0), f"a prompt is a string or {{id, prompt | file}}, not {kind_of(first)}"
+            ("prompts", 0), f"a prompt is a string or {{id, prompt | file}}, not {json_kind(first)}"
         )
         return None
     text = first.get("prompt", first.get("raw"))
@@ -179,7 +180,7 @@ def trials(src: Src, settings: dict[str, Any]) -> int | None:
         return None
     at = ("execution", "trials")
     if not isinstance(trials, dict):
-        src.error(at, f"trials is a mapping (count, strategy), not {kind_of(trials)}")
+        src.error(at, f"trials is a mapping (count, strategy), not {json_kind(trials)}")
         return None
     strategy = trials.get("strategy", "pass_at_k")
     if strategy != "mean":

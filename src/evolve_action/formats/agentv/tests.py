@@ -17,13 +17,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from evolve_action.formats.agentv.common import At, Src, kind_of, resolve_file
+from evolve_action.formats.agentv.common import At, Src, resolve_file
 from evolve_action.formats.agentv.csv import read_csv
 from evolve_action.formats.agentv.vars import without_env
 from evolve_action.formats.base import Problems
 from evolve_action.formats.discovery_refs import glob_inside
 from evolve_action.formats.documents import DocumentError, read
 from evolve_action.model.evals import Origin, Problem
+from evolve_action.util.text import json_kind
 
 CASE_KEYS = ("evalcases", "eval_cases", "cases", "tests")
 FILE_PROTOCOL = "file://"
@@ -157,7 +158,7 @@ def _file(main: Src, path: Path, sources: list[Src]) -> list[Row]:
         prefix = (key,)
         data = data[key]
     if not isinstance(data, list):
-        src.error((), f"a referenced test file holds a list of cases, not {kind_of(data)}")
+        src.error((), f"a referenced test file holds a list of cases, not {json_kind(data)}")
         return []
     out: list[Row] = []
     for i, row in enumerate(data):
@@ -182,7 +183,7 @@ def _directory(main: Src, at: At, folder: Path, sources: list[Src]) -> list[Row]
         sources.append(src)
         row = src.doc.data
         if not isinstance(row, dict):
-            src.error((), f"a case.yaml holds one case (a mapping), not {kind_of(row)}")
+            src.error((), f"a case.yaml holds one case (a mapping), not {json_kind(row)}")
             continue
         row = dict(row)
         row.setdefault("id", sub.name)

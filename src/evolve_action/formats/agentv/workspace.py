@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evolve_action.formats.agentv.common import At, Src, kind_of, rel_dir, resolve_file
+from evolve_action.formats.agentv.common import At, Src, rel_dir, resolve_file
 from evolve_action.formats.agentv.tests import read_src
 from evolve_action.model.evals import Fixture
+from evolve_action.util.text import json_kind
 
 SKILL_HOMES = (".claude/skills", ".agents/skills", ".codex/skills", ".github/skills")
 SKILL_HOMES_MORE = (".copilot/skills",)
@@ -49,7 +50,7 @@ def parse(src: Src, at: At, value: Any, sources: list[Src]) -> Workspace | None:
         sources.append(other)
         return parse(other, (), other.doc.data, sources)
     if not isinstance(value, dict):
-        src.error(at, f"workspace is a mapping (template, hooks) or a path, not {kind_of(value)}")
+        src.error(at, f"workspace is a mapping (template, hooks) or a path, not {json_kind(value)}")
         return None
     ok = True
     for key in value:
@@ -95,7 +96,7 @@ def _hooks(src: Src, at: At, hooks: Any) -> bool:
     if hooks is None:
         return True
     if not isinstance(hooks, dict):
-        src.error(at, f"hooks is a mapping (before_all, before_each, ...), not {kind_of(hooks)}")
+        src.error(at, f"hooks is a mapping (before_all, before_each, ...), not {json_kind(hooks)}")
         return False
     if hooks.get("enabled") is False:
         return True

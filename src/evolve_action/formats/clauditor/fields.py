@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from evolve_action.formats.base import Problems
+from evolve_action.util.text import json_kind
 
 At = tuple[str | int, ...]
 
@@ -25,23 +26,6 @@ def did_you_mean(key: str, allowed: Iterable[str], hints: Mapping[str, str] | No
     return f" — did you mean {suggestion!r}?" if suggestion else ""
 
 
-def kind(value: Any) -> str:
-    """The JSON name of a value's type, as an author would say it."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
-
-
 def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -52,7 +36,7 @@ def is_number(value: Any) -> bool:
 
 def text(p: Problems, at: At, value: Any, *, blank_ok: bool = True) -> str | None:
     if not isinstance(value, str):
-        p.error(at, f"must be a string, not {kind(value)}")
+        p.error(at, f"must be a string, not {json_kind(value)}")
         return None
     if not blank_ok and not value.strip():
         p.error(at, "must not be empty or only whitespace; write the text or remove the field")
@@ -70,7 +54,7 @@ def optional_text(p: Problems, data: Mapping[str, Any], key: str, at: At = ()) -
 
 def positive_int(p: Problems, at: At, value: Any, *, minimum: int = 1) -> int | None:
     if not is_int(value):
-        p.error(at, f"must be an integer (a JSON number without quotes), not {kind(value)}")
+        p.error(at, f"must be an integer (a JSON number without quotes), not {json_kind(value)}")
         return None
     if value < minimum:
         p.error(at, f"must be at least {minimum}, not {value}")
@@ -81,7 +65,7 @@ def positive_int(p: Problems, at: At, value: Any, *, minimum: int = 1) -> int | 
 def unit(p: Problems, at: At, value: Any) -> float | None:
     """A number in [0, 1] (thresholds, stability)."""
     if not is_number(value):
-        p.error(at, f"must be a number between 0 and 1, not {kind(value)}")
+        p.error(at, f"must be a number between 0 and 1, not {json_kind(value)}")
         return None
     if not 0.0 <= value <= 1.0:
         p.error(at, f"must be between 0 and 1, not {value}")
@@ -91,7 +75,7 @@ def unit(p: Problems, at: At, value: Any) -> float | None:
 
 def flag(p: Problems, at: At, value: Any) -> bool | None:
     if not isinstance(value, bool):
-        p.error(at, f"must be true or false, not {kind(value)}")
+        p.error(at, f"must be true or false, not {json_kind(value)}")
         return None
     return value
 
@@ -99,7 +83,7 @@ def flag(p: Problems, at: At, value: Any) -> bool | None:
 def choice(p: Problems, at: At, value: Any, options: tuple[str, ...]) -> str | None:
     if not isinstance(value, str) or value not in options:
         listed = ", ".join(repr(o) for o in options)
-        shown = repr(value) if isinstance(value, str) else kind(value)
+        shown = repr(value) if isinstance(value, str) else json_kind(value)
         p.error(at, f"must be one of {listed}, not {shown}{did_you_mean(str(value), options)}")
         return None
     return value
@@ -108,12 +92,12 @@ def choice(p: Problems, at: At, value: Any, options: tuple[str, ...]) -> str | N
 def string_list(p: Problems, at: At, value: Any) -> list[tuple[int, str]]:
     """Non-empty strings of a list, with their indexes; other entries are reported."""
     if not isinstance(value, list):
-        p.error(at, f"must be a list of strings, not {kind(value)}")
+        p.error(at, f"must be a list of strings, not {json_kind(value)}")
         return []
     out: list[tuple[int, str]] = []
     for i, entry in enumerate(value):
         if not isinstance(entry, str) or not entry.strip():
-            shown = repr(entry) if isinstance(entry, str) else kind(entry)
+            shown = repr(entry) if isinstance(entry, str) else json_kind(entry)
             p.error((*at, i), f"must be a non-empty string, not {shown}")
         else:
             out.append((i, entry))
@@ -122,7 +106,7 @@ def string_list(p: Problems, at: At, value: Any) -> list[tuple[int, str]]:
 
 def obj(p: Problems, at: At, value: Any, what: str) -> dict[str, Any] | None:
     if not isinstance(value, dict):
-        p.error(at, f"must be an object ({what}), not {kind(value)}")
+        p.error(at, f"must be an object ({what}), not {json_kind(value)}")
         return None
     return value
 

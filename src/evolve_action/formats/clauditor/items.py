@@ -22,6 +22,7 @@ from evolve_action.formats.clauditor import fields as f
 from evolve_action.formats.documents import pointer
 from evolve_action.model.evals import Check, JudgeItem, Scale
 from evolve_action.util.regex import regex_problem
+from evolve_action.util.text import json_kind
 
 EXTRACT_ID = "L2:extract"
 
@@ -41,7 +42,8 @@ ASSERTION_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 _STRING_KEYS = frozenset({"needle", "pattern", "format"})
 _META_KEYS = ("id", "type", "name")
 
-# clauditor's renamings of the payload keys, per type (`pattern` is valid on regex but means `needle` here).
+# clauditor's renamings of the payload keys, per type (`pattern` is valid on regex but
+# means `needle` here).
 _COUNT = {"value": "count", "minimum": "count", "min_count": "count", "threshold": "count"}
 _LEGACY = {
     "contains": {"value": "needle", "pattern": "needle"},
@@ -83,7 +85,7 @@ class Ids:
             self.p.warn(at, f"has no 'id' (an older spec shape); using {fallback!r}: add an id")
             raw = fallback
         elif not isinstance(raw, str) or not raw.strip():
-            shown = repr(raw) if isinstance(raw, str) else f.kind(raw)
+            shown = repr(raw) if isinstance(raw, str) else json_kind(raw)
             self.p.error((*at, "id"), f"must be a non-empty string, not {shown}")
             return fallback
         if raw in self.seen:
@@ -99,7 +101,7 @@ class Ids:
 
 def assertions(p: Problems, ids: Ids, raw: Any) -> list[Check]:
     if not isinstance(raw, list):
-        p.error(("assertions",), f"must be a list of assertion objects, not {f.kind(raw)}")
+        p.error(("assertions",), f"must be a list of assertion objects, not {json_kind(raw)}")
         return []
     out = []
     for i, entry in enumerate(raw):
@@ -114,7 +116,7 @@ def _assertion(p: Problems, ids: Ids, at: tuple[str | int, ...], entry: Any) -> 
         return None
     atype = entry.get("type")
     if not isinstance(atype, str) or atype not in ASSERTION_KEYS:
-        shown = repr(atype) if isinstance(atype, str) else f.kind(atype)
+        shown = repr(atype) if isinstance(atype, str) else json_kind(atype)
         hint = f.did_you_mean(str(atype), ASSERTION_KEYS)
         listed = ", ".join(ASSERTION_KEYS)
         p.error((*at, "type"), f"unknown assertion type {shown}{hint}; use one of {listed}")
@@ -168,7 +170,7 @@ def _payload(p: Problems, at: tuple[str | int, ...], key: str, value: Any) -> An
     if key in _STRING_KEYS:
         return f.text(p, at, value)
     if not f.is_int(value):
-        p.error(at, f"must be an integer (a JSON number without quotes), not {f.kind(value)}")
+        p.error(at, f"must be an integer (a JSON number without quotes), not {json_kind(value)}")
         return None
     return value
 
@@ -196,7 +198,7 @@ def _payload_ok(p: Problems, at: tuple[str | int, ...], atype: str, values: dict
 
 def criteria(p: Problems, ids: Ids, raw: Any) -> list[JudgeItem]:
     if not isinstance(raw, list):
-        p.error(("grading_criteria",), f"must be a list of {{id, criterion}}, not {f.kind(raw)}")
+        p.error(("grading_criteria",), f"must be a list of {{id, criterion}}, not {json_kind(raw)}")
         return []
     out = []
     for i, entry in enumerate(raw):

@@ -36,6 +36,7 @@ from evolve_action.model.evals import (
     LoadResult,
     Suite,
 )
+from evolve_action.util.text import json_kind
 
 TOP_LEVEL = (
     "$schema",
@@ -75,7 +76,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
     p = Problems(doc)
     data = doc.data
     if not isinstance(data, dict):
-        p.error((), f"a clauditor eval spec is a JSON object, not {f.kind(data)}")
+        p.error((), f"a clauditor eval spec is a JSON object, not {json_kind(data)}")
         return LoadResult(doc.rel, Format.CLAUDITOR, None, tuple(p.items))
     f.unknown_keys(p, (), data, TOP_LEVEL, strict=False)
     skill_name = _skill_name(p, data, doc.path)

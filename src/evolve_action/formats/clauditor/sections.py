@@ -23,6 +23,7 @@ from evolve_action.formats.clauditor import fields as f
 from evolve_action.formats.clauditor.items import EXTRACT_ID, Ids
 from evolve_action.model.evals import JudgeItem, Scale
 from evolve_action.util.regex import regex_problem
+from evolve_action.util.text import json_kind
 
 At = tuple[str | int, ...]
 
@@ -30,7 +31,7 @@ At = tuple[str | int, ...]
 def sections(p: Problems, ids: Ids, raw: Any) -> JudgeItem | None:
     """The one extraction item for all sections, or None when there are none (or all broken)."""
     if not isinstance(raw, list):
-        p.error(("sections",), f"must be a list of sections, not {f.kind(raw)}")
+        p.error(("sections",), f"must be a list of sections, not {json_kind(raw)}")
         return None
     out: list[dict[str, Any]] = []
     names: set[str] = set()

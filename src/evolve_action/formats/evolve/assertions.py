@@ -14,6 +14,7 @@ from typing import Any
 from evolve_action.formats.base import Problems
 from evolve_action.model.evals import Check, Item, JudgeItem, Scale
 from evolve_action.util.regex import regex_problem
+from evolve_action.util.text import json_kind
 
 DETERMINISTIC = ("file_exists", "file_absent", "regex", "not_regex", "command", "tool_call")
 TYPES = (*DETERMINISTIC, "llm")
@@ -224,7 +225,7 @@ class AssertionReader:
                 self.problems.error((*at, name) if name in value else at, f"missing {name}")
             return ""
         if not isinstance(got, str):
-            self.problems.error((*at, name), f"must be a string, not {_kind(got)}")
+            self.problems.error((*at, name), f"must be a string, not {json_kind(got)}")
             return ""
         return got
 
@@ -241,9 +242,3 @@ def _unknown(kind: str) -> str:
     close = difflib.get_close_matches(kind, TYPES, n=1, cutoff=0.6)
     hint = f' (did you mean "{close[0]}"?)' if close else ""
     return f'unknown assertion type "{kind}"{hint}; use one of {", ".join(TYPES)}'
-
-
-def _kind(value: Any) -> str:
-    return {bool: "a boolean", int: "a number", float: "a number", list: "a list"}.get(
-        type(value), "an object"
-    )

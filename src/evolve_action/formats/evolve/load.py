@@ -31,6 +31,7 @@ from evolve_action.model.evals import (
     Severity,
     Suite,
 )
+from evolve_action.util.text import json_kind
 
 Path_ = tuple[str | int, ...]
 
@@ -121,7 +122,7 @@ class _Reader:
                 self.problems.error((), f"the top level is a list; {SHAPE}")
             return False
         if not isinstance(data, dict):
-            self.problems.error((), f"the document is {_kind(data)}; {SHAPE}")
+            self.problems.error((), f"the document is {json_kind(data)}; {SHAPE}")
             return False
         evals = data.get("evals")
         if evals is None:
@@ -132,7 +133,7 @@ class _Reader:
             self.problems.error((), f'missing the "evals" list{hint}; {SHAPE}')
             return False
         if not isinstance(evals, list):
-            self.problems.error(("evals",), f"must be a list of eval cases, not {_kind(evals)}")
+            self.problems.error(("evals",), f"must be a list of eval cases, not {json_kind(evals)}")
             return False
         return True
 
@@ -245,7 +246,7 @@ class _Reader:
             if values is None:
                 continue
             if not isinstance(values, list):
-                self.problems.error((*at, key), f"must be a list, not {_kind(values)}")
+                self.problems.error((*at, key), f"must be a list, not {json_kind(values)}")
                 continue
             for j, value in enumerate(values):
                 item_at = (*at, key, j)
@@ -284,7 +285,7 @@ class _Reader:
         if value is None:
             return ""
         if not isinstance(value, str):
-            self.problems.error((*at, key), f"must be a string, not {_kind(value)}")
+            self.problems.error((*at, key), f"must be a string, not {json_kind(value)}")
             return ""
         return value
 
@@ -307,16 +308,9 @@ class _Reader:
         return frozenset(v.strip() for v in value if v.strip())
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    names = {bool: "a boolean", int: "a number", float: "a number", str: "a string"}
-    return names.get(type(value), "a list" if isinstance(value, list) else "an object")
-
-
 def _show(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, dict | list):
-        return _kind(value)
+        return json_kind(value)
     return repr(value) if isinstance(value, str) else str(value)

@@ -21,8 +21,9 @@ from typing import Any
 
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
-from evolve_action.formats.skill_evaluator.items import At, Fields, kind_of
+from evolve_action.formats.skill_evaluator.items import At, Fields
 from evolve_action.model.evals import Fixture
+from evolve_action.util.text import json_kind
 
 GUIDED = "guided-conversation"
 
@@ -69,7 +70,7 @@ def _rounds(p: Problems, raw: Any, at: At) -> tuple[dict[str, str], ...] | None:
     for i, entry in enumerate(raw):
         here = (*at, i)
         if not isinstance(entry, dict):
-            p.error(here, f"a round must be an object, not {kind_of(entry)}")
+            p.error(here, f"a round must be an object, not {json_kind(entry)}")
             return None
         f = Fields(p, entry, here)
         role = entry.get("role")
@@ -122,7 +123,7 @@ class Staging:
         if raw is None:
             return ()
         if not isinstance(raw, list):
-            p.error(at, f"must be a list of paths relative to the skill, not {kind_of(raw)}")
+            p.error(at, f"must be a list of paths relative to the skill, not {json_kind(raw)}")
             return None
         fixtures: list[Fixture] = []
         dests: dict[str, str] = {}
@@ -145,7 +146,7 @@ class Staging:
     def _one(self, p: Problems, entry: Any, at: At) -> Fixture | None:
         if not isinstance(entry, str) or not entry.strip():
             what = "inline file content is not supported" if isinstance(entry, dict) else ""
-            p.error(at, what or f"must be a path string, not {kind_of(entry)}")
+            p.error(at, what or f"must be a path string, not {json_kind(entry)}")
             return None
         clean = posixpath.normpath(entry.strip().replace("\\", "/"))
         if clean.startswith("/"):

@@ -17,6 +17,7 @@ from typing import Any
 from evolve_action.formats.base import Problems
 from evolve_action.model.evals import Check, JudgeItem, Scale
 from evolve_action.util.regex import regex_problem
+from evolve_action.util.text import json_kind
 
 At = tuple[str | int, ...]
 
@@ -30,21 +31,6 @@ TYPES = (
 )
 OPERATORS = ("==", ">=", "<=", ">", "<")
 ANCHOR_KEYS = ("1", "3", "5")
-
-
-def kind_of(value: Any) -> str:
-    """The JSON name of a value's type, for messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
 
 
 @dataclass
@@ -62,7 +48,7 @@ class Fields:
                 self.p.error((*self.at, key), f"{key} is required: add it as a string")
             return None
         if not isinstance(value, str):
-            self.p.error((*self.at, key), f"must be a string, not {kind_of(value)}")
+            self.p.error((*self.at, key), f"must be a string, not {json_kind(value)}")
             return None
         if required and not value.strip():
             self.p.error((*self.at, key), f"{key} is empty: write what it should say")
@@ -74,7 +60,7 @@ class Fields:
         if value is None:
             return default
         if not isinstance(value, bool):
-            self.p.error((*self.at, key), f"must be true or false, not {kind_of(value)}")
+            self.p.error((*self.at, key), f"must be true or false, not {json_kind(value)}")
             return default
         return value
 
@@ -83,7 +69,7 @@ class Fields:
         if value is None:
             return None
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.p.error((*self.at, key), f"must be a list of strings, not {kind_of(value)}")
+            self.p.error((*self.at, key), f"must be a list of strings, not {json_kind(value)}")
             return None
         return tuple(value)
 
@@ -91,7 +77,7 @@ class Fields:
 def structural_check(p: Problems, raw: Any, at: At, index: int) -> Check | None:
     """One `structural_expectations[]` entry as a check, or None after reporting why not."""
     if not isinstance(raw, dict):
-        p.error(at, f"a structural expectation must be an object, not {kind_of(raw)}")
+        p.error(at, f"a structural expectation must be an object, not {json_kind(raw)}")
         return None
     f = Fields(p, raw, at)
     kind = raw.get("type")
@@ -124,7 +110,7 @@ def _item_id(p: Problems, raw: Mapping[str, Any], at: At, default: str) -> str |
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int | str) or str(value).strip() == "":
-        p.error((*at, "id"), f"must be a non-empty string or an integer, not {kind_of(value)}")
+        p.error((*at, "id"), f"must be a non-empty string or an integer, not {json_kind(value)}")
         return None
     return str(value)
 
@@ -263,14 +249,14 @@ _PARAMS = {
 def rubric_items(p: Problems, raw: Any, at: At) -> list[JudgeItem]:
     """`quality_rubric` (or `rubric`) → one LIKERT5 judge item per dimension."""
     if not isinstance(raw, dict):
-        p.error(at, f"must be an object with a dimensions list, not {kind_of(raw)}")
+        p.error(at, f"must be an object with a dimensions list, not {json_kind(raw)}")
         return []
     dims = raw.get("dimensions")
     if dims is None:
         p.error(at, "dimensions is required: list the rubric dimensions the judge scores 1-5")
         return []
     if not isinstance(dims, list):
-        p.error((*at, "dimensions"), f"must be a list of dimensions, not {kind_of(dims)}")
+        p.error((*at, "dimensions"), f"must be a list of dimensions, not {json_kind(dims)}")
         return []
     out: list[JudgeItem] = []
     for i, dim in enumerate(dims):
@@ -282,7 +268,7 @@ def rubric_items(p: Problems, raw: Any, at: At) -> list[JudgeItem]:
 
 def _dimension(p: Problems, raw: Any, at: At, index: int) -> JudgeItem | None:
     if not isinstance(raw, dict):
-        p.error(at, f"a rubric dimension must be an object, not {kind_of(raw)}")
+        p.error(at, f"a rubric dimension must be an object, not {json_kind(raw)}")
         return None
     f = Fields(p, raw, at)
     dim_id = _item_id(p, raw, at, f"Q{index + 1}")
@@ -326,7 +312,7 @@ def _anchors(p: Problems, raw: Mapping[str, Any], at: At) -> dict[str, str] | No
         p.warn(at, 'no scoring anchors: add "1", "3" and "5" so the judge scores consistently')
         return {}
     if not isinstance(value, dict):
-        p.error((*at, field), f'must be an object with keys "1", "3", "5", not {kind_of(value)}')
+        p.error((*at, field), f'must be an object with keys "1", "3", "5", not {json_kind(value)}')
         return None
     anchors: dict[str, str] = {}
     for key, text in value.items():
@@ -334,7 +320,7 @@ def _anchors(p: Problems, raw: Mapping[str, Any], at: At) -> dict[str, str] | No
             p.error((*at, field, key), f'anchor key {key!r} is not a score: use "1" to "5"')
             return None
         if not isinstance(text, str):
-            p.error((*at, field, key), f"must be a string, not {kind_of(text)}")
+            p.error((*at, field, key), f"must be a string, not {json_kind(text)}")
             return None
         anchors[key] = text
     missing = [k for k in ANCHOR_KEYS if k not in anchors]

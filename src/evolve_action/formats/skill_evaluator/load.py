@@ -21,7 +21,6 @@ from evolve_action.formats.skill_evaluator.input import Staging, task_prompt
 from evolve_action.formats.skill_evaluator.items import (
     At,
     Fields,
-    kind_of,
     rubric_items,
     structural_check,
 )
@@ -34,6 +33,7 @@ from evolve_action.model.evals import (
     Problem,
     Suite,
 )
+from evolve_action.util.text import json_kind
 
 RUBRIC_THRESHOLD = 0.6  # a run's normalized rubric must reach this (docs/design.md §Pass rate)
 _MARKERS = ("structural_expectations", "quality_rubric", "rubric")
@@ -55,7 +55,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
     p = Problems(doc)
     data = doc.data
     if not isinstance(data, dict):
-        p.error((), f"expected an object with an evals list, not {kind_of(data)}")
+        p.error((), f"expected an object with an evals list, not {json_kind(data)}")
         return LoadResult(doc.rel, Format.SKILL_EVALUATOR, None, tuple(p.items))
     top = Fields(p, data, ())
     skill_name = top.text("skill_name")
@@ -97,7 +97,7 @@ def _config(p: Problems, data: dict[str, Any]) -> tuple[int | None, str | None, 
         return None, None, policy
     at: At = ("eval_config",)
     if not isinstance(raw, dict):
-        p.error(at, f"must be an object, not {kind_of(raw)}")
+        p.error(at, f"must be an object, not {json_kind(raw)}")
         return None, None, policy
     f = Fields(p, raw, at)
     runs = raw.get("runs_per_eval")
@@ -113,7 +113,7 @@ def _config(p: Problems, data: dict[str, Any]) -> tuple[int | None, str | None, 
 def _cases(p: Problems, data: dict[str, Any], staging: Staging) -> list[Case]:
     evals = data.get("evals")
     if not isinstance(evals, list) or not evals:
-        what = "missing" if evals is None else f"{kind_of(evals)}, not a list of evals"
+        what = "missing" if evals is None else f"{json_kind(evals)}, not a list of evals"
         if isinstance(evals, list):
             what = "empty"
         p.error(("evals",), f"evals is {what}: list the evals, each with an id and a prompt")
@@ -123,7 +123,7 @@ def _cases(p: Problems, data: dict[str, Any], staging: Staging) -> list[Case]:
     for i, raw in enumerate(evals):
         at: At = ("evals", i)
         if not isinstance(raw, dict):
-            p.error(at, f"an eval must be an object, not {kind_of(raw)}")
+            p.error(at, f"an eval must be an object, not {json_kind(raw)}")
             continue
         case_id = _case_id(p, raw, at)
         if case_id is not None and case_id in seen:
@@ -197,7 +197,7 @@ def _items(p: Problems, raw: dict[str, Any], at: At) -> tuple[Item, ...] | None:
     if structural is not None:
         key = (*at, "structural_expectations")
         if not isinstance(structural, list):
-            p.error(key, f"must be a list of structural expectations, not {kind_of(structural)}")
+            p.error(key, f"must be a list of structural expectations, not {json_kind(structural)}")
         else:
             for i, entry in enumerate(structural):
                 check = structural_check(p, entry, (*key, i), i)
@@ -222,7 +222,7 @@ def _expectations(p: Problems, raw: dict[str, Any], at: At) -> list[JudgeItem]:
         if value is None:
             continue
         if not isinstance(value, list):
-            p.error((*at, name), f"must be a list of statements, not {kind_of(value)}")
+            p.error((*at, name), f"must be a list of statements, not {json_kind(value)}")
             continue
         for i, entry in enumerate(value):
             here = (*at, name, i)
