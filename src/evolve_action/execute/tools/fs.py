@@ -12,7 +12,6 @@ Each function returns the result text or raises `ToolFailure` with a message for
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
 from evolve_action.execute.sandbox.confine import HOME_DIR, SANDBOX_ROOT, TMP_DIR, resolved
+from evolve_action.util import globs
 from evolve_action.util.regex import RegexError, compile_re2
 
 READ_LIMIT = 2000  # lines per Read, like Claude Code
@@ -206,37 +206,8 @@ def grep(paths: Paths, pattern: str, path: str | None = None, glob: str | None =
 
 
 def glob_regex(pattern: str) -> str:
-    """A glob as a regex: `*` and `?` within one segment, `**/` any directories, `{a,b}`."""
-    out: list[str] = []
-    depth = 0
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if c == "[" and (end := pattern.find("]", i + 2)) != -1:
-            body = pattern[i + 1 : end].replace("\\", "\\\\")
-            out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
-            i = end + 1
-            continue
-        if c == "{":
-            depth += 1
-            out.append("(?:")
-        elif c == "}" and depth:
-            depth -= 1
-            out.append(")")
-        elif c == "," and depth:
-            out.append("|")
-        else:
-            out.append({"*": "[^/]*", "?": "[^/]"}.get(c) or re.escape(c))
-        i += 1
-    return "".join(out) + ")" * depth
+    """A glob as a regex for RE2: `*` and `?` within one segment, `**/` any directories, `{a,b}`."""
+    return globs.regex(pattern, globs.TOOL)
 
 
 def _compile(pattern: str, shown: str | None) -> Any:

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
 from evolve_action.model.checking import CheckContext, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult
+from evolve_action.util import globs
 from evolve_action.util.regex import RegexError, compile_re2
 
 SKIPPED_DIRS = frozenset({".git", ".claude"})
@@ -35,17 +35,10 @@ def _result(check: Check, passed: bool | None, evidence: str) -> ItemResult:
 
 def glob_match(pattern: str, rel: str) -> bool:
     """Does workspace-relative `rel` match `pattern` as `Path.rglob(pattern)` would find it?"""
-    segments = ["**", *(s for s in pattern.split("/") if s not in ("", "."))]
-    return _match(segments, rel.split("/"))
-
-
-def _match(segments: list[str], parts: list[str]) -> bool:
-    if not segments:
-        return not parts
-    head, rest = segments[0], segments[1:]
-    if head == "**":
-        return any(_match(rest, parts[i:]) for i in range(len(parts) + 1))
-    return bool(parts) and fnmatchcase(parts[0], head) and _match(rest, parts[1:])
+    try:
+        return compile_re2(globs.regex(pattern, globs.RGLOB)).fullmatch(rel) is not None
+    except RegexError:
+        return False
 
 
 def _entries(workspace: Path) -> Iterator[str]:

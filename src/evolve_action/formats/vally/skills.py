@@ -22,6 +22,7 @@ from evolve_action.formats.documents import Document
 from evolve_action.formats.graders.fields import At, strings
 from evolve_action.formats.placement import inside, relative
 from evolve_action.model.evals import Skill
+from evolve_action.util import globs
 
 EXPERIMENT_SUFFIXES = (".experiment.yaml", ".experiment.yml")
 _EXPERIMENT_BYTES = 256 * 1024
@@ -192,27 +193,4 @@ def _fill(template: str, rel: PurePosixPath) -> str:
 def _glob(pattern: str) -> re.Pattern[str]:
     """A path glob as Vally's experiments write them: `*`, `**`, `?` and extglob `!(x|y)`
     (a segment that is none of them), matched against a repository-relative path."""
-    out = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:[^/]+/)*")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern.startswith("!(", i) and ")" in pattern[i:]:
-            end = pattern.index(")", i)
-            alts = "|".join(_glob(a).pattern for a in pattern[i + 2 : end].split("|"))
-            out.append(f"(?!(?:{alts})(?:/|$))[^/]*")
-            i = end + 1
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out))
+    return re.compile(globs.regex(pattern, globs.EXPERIMENTS))
