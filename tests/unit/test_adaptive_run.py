@@ -9,9 +9,10 @@ from evolve_action.model.outcomes import COMPARED, RunResult, Side, Status, Tran
 from evolve_action.pipeline.adaptive_run import Limits, run_waves
 from evolve_action.pipeline.execution import Budget, Outcome
 from evolve_action.plan.planning import Plan, plan_runs
+from evolve_action.publish.results_record import JobRecord, adaptive_of, record_doc, record_from_doc
 from evolve_action.verdict import stats
 from evolve_action.verdict.adaptive import Design, Stop
-from evolve_action.verdict.adaptive_verdict import bounds_of, cells_of, decider, settings_entry
+from evolve_action.verdict.adaptive_verdict import cells_of, decider
 from evolve_action.verdict.lift import measure
 from evolve_action.verdict.significance import Label
 from tests.unit.test_planning import make_case, make_suite
@@ -89,7 +90,10 @@ def test_run_waves__only_the_broken_case_gets_waves_until_it_is_decided() -> Non
     assert {labels[("greet", m)] for m in MODELS} == {Label.REGRESSED}
     assert labels[("hold", MODELS[0])] is Label.UNCHANGED
     assert all(g.label is Label.REGRESSED for g in aggregate.suites)
-    assert bounds_of(settings_entry(effort)["adaptive"]) == DESIGN.bounds
+    # results.json's one codec of the design gives `report` the same schedule to judge by
+    doc = record_doc(JobRecord(runs="auto", adaptive=adaptive_of(effort)))
+    kept = record_from_doc(doc).adaptive
+    assert kept is not None and Design(kept.start, kept.max_runs).bounds == DESIGN.bounds
 
 
 def test_run_waves__the_budget_stops_the_waves_and_says_so() -> None:

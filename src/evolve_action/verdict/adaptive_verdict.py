@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from evolve_action.model.outcomes import RunResult, Side, Status
-from evolve_action.verdict.adaptive import Design, Effort
 from evolve_action.verdict.budget import CaseKey
 from evolve_action.verdict.decide import (
     CaseVerdict,
@@ -129,21 +128,3 @@ def decider(runs: Sequence[RunResult], bounds: Sequence[int]) -> Decider:
         return to_verdict(decide(cells_of(runs, bounds), alpha), cells, alpha)
 
     return decide_sequentially
-
-
-def settings_entry(effort: Effort | None) -> dict[str, object]:
-    """What results.json records of the design, so `report` can judge the runs the same way."""
-    if effort is None:
-        return {}
-    design = effort.design
-    return {"adaptive": {"start": design.start, "max_runs": design.max_runs, "waves": effort.waves}}
-
-
-def bounds_of(entry: object) -> tuple[int, ...] | None:
-    """The schedule recorded by `settings_entry`, or None (fixed runs, or an unreadable entry)."""
-    if not isinstance(entry, dict):
-        return None
-    start, max_runs = entry.get("start"), entry.get("max_runs")
-    if not isinstance(start, int) or not isinstance(max_runs, int) or not 1 <= start <= max_runs:
-        return None
-    return Design(start, max_runs).bounds
