@@ -291,28 +291,67 @@ def aggregate(
     `suites` supplies case names, kinds and policies; pass head suites before base suites so
     a case changed by the PR is described as it is on head.
     """
+    by_rel, known = _known(suites)
+    rows = _rows(_by_cell(r for r in runs if r.side in COMPARED), by_rel, known)
+    cells = {k: _cell(b, h) for k, _, b, h in rows if k[:2] not in not_compared}
+    for key, by_side in _by_cell(verdict_only).items():
+        b, h = (side_stats(by_side.get(s, []), None, None) for s in (Side.BASE, Side.HEAD))
+        cells[key] = _cell(b, h)
+    verdict = (decide_with or decide)(cells, alpha)
+    sides_planned: dict[CellKey, set[Side]] = {}
+    for rel, case_id, model, side in planned:
+        sides_planned.setdefault((rel, case_id, model), set()).add(side)
+    cases = [_case_stats(row, verdict, not_compared, sides_planned) for row in rows]
+    groups, per_model = _groups(cases, verdict)
+    return Aggregate(
+        alpha=alpha,
+        cases=cases,
+        suites=groups,
+        models=per_model,
+        overall=_group(cases, None, None, verdict, groups),
+        verdict=verdict,
+    )
+
+
+Known = dict[tuple[str, str], tuple[int, Case]]  # (suite, case id) → its place and the case
+Row = tuple[CellKey, Case | None, SideStats | None, SideStats | None]
+
+
+def _known(suites: Iterable[Suite]) -> tuple[dict[str, Suite], Known]:
+    """Each suite by its path, and each case by (suite, id); the first suite given wins."""
     by_rel: dict[str, Suite] = {}
-    known: dict[tuple[str, str], tuple[int, Case]] = {}  # a removed case is only on base
+    known: Known = {}  # a removed case is only on base
     for s in suites:
         by_rel.setdefault(s.rel, s)
         for index, c in enumerate(s.cases):
             known.setdefault((s.rel, c.id), (index, c))
+    return by_rel, known
+
+
+def _by_cell(runs: Iterable[RunResult]) -> dict[CellKey, dict[Side, list[RunResult]]]:
     grouped: dict[CellKey, dict[Side, list[RunResult]]] = {}
     for run in runs:
-        if run.side not in COMPARED:
-            continue  # the no-skill arm is measured apart (`verdict.lift`)
         key = (run.suite, run.case_id, run.model)
         grouped.setdefault(key, {}).setdefault(run.side, []).append(run)
+    return grouped
+
+
+def _rows(
+    grouped: Mapping[CellKey, Mapping[Side, list[RunResult]]],
+    by_rel: Mapping[str, Suite],
+    known: Known,
+) -> list[Row]:
+    """One row per cell with each side's statistics, by suite, then model, then the case's
+    place in its file. The no-skill arm is not here: it is measured apart (`verdict.lift`)."""
 
     def order(key: CellKey) -> tuple[str, str, float, str]:
-        """By suite, then model, then the case's place in its file."""
         rel, case_id, model = key
         index = known[(rel, case_id)][0] if (rel, case_id) in known else math.inf
         return (rel, model, index, case_id)
 
-    rows = []
+    rows: list[Row] = []
     for key in sorted(grouped, key=order):
-        rel, case_id, model = key
+        rel, case_id, _ = key
         suite = by_rel.get(rel)
         case = known[(rel, case_id)][1] if (rel, case_id) in known else None
         sides = {
@@ -320,37 +359,34 @@ def aggregate(
             for side, r in grouped[key].items()
         }
         rows.append((key, case, sides.get(Side.BASE), sides.get(Side.HEAD)))
-    cells = {k: _cell(b, h) for k, _, b, h in rows if k[:2] not in not_compared}
-    extra: dict[CellKey, dict[Side, list[RunResult]]] = {}
-    for run in verdict_only:
-        key = (run.suite, run.case_id, run.model)
-        extra.setdefault(key, {}).setdefault(run.side, []).append(run)
-    for key, by_side in extra.items():
-        b, h = (side_stats(by_side.get(s, []), None, None) for s in (Side.BASE, Side.HEAD))
-        cells[key] = _cell(b, h)
-    sides_planned: dict[CellKey, set[Side]] = {}
-    for rel, case_id, model, side in planned:
-        sides_planned.setdefault((rel, case_id, model), set()).add(side)
-    verdict = (decide_with or decide)(cells, alpha)
-    cases: list[CaseStats] = []
-    for (rel, case_id, model), case, base, head in rows:
-        delta = _diff(head.pass_rate if head else None, base.pass_rate if base else None)
-        counts = _counts(base, head)
-        test = fisher_exact(counts) if counts is not None else None
-        decision = verdict.row((rel, case_id, model))
-        finding = decision.finding if decision else None
-        adjusted = decision.adjusted_p if decision else None
-        name = case.label if case else case_id
-        cases.append(
-            CaseStats(
-                rel, case_id, name, model, base, head, delta, test,
-                Label.NOT_COMPARED if base and head and (rel, case_id) in not_compared
-                else _case_label(
-                    base, head, finding, sides_planned.get((rel, case_id, model), set())
-                ),
-                adjusted,
-            )
-        )  # fmt: skip
+    return rows
+
+
+def _case_stats(
+    row: Row,
+    verdict: Verdict,
+    not_compared: Collection[tuple[str, str]],
+    sides_planned: Mapping[CellKey, set[Side]],
+) -> CaseStats:
+    (rel, case_id, model), case, base, head = row
+    delta = _diff(head.pass_rate if head else None, base.pass_rate if base else None)
+    counts = _counts(base, head)
+    test = fisher_exact(counts) if counts is not None else None
+    decision = verdict.row((rel, case_id, model))
+    finding = decision.finding if decision else None
+    if base and head and (rel, case_id) in not_compared:
+        label = Label.NOT_COMPARED
+    else:
+        label = _case_label(base, head, finding, sides_planned.get((rel, case_id, model), set()))
+    name = case.label if case else case_id
+    adjusted = decision.adjusted_p if decision else None
+    return CaseStats(rel, case_id, name, model, base, head, delta, test, label, adjusted)
+
+
+def _groups(
+    cases: Sequence[CaseStats], verdict: Verdict
+) -> tuple[list[GroupStats], list[GroupStats]]:
+    """Per suite and model, and per model (over its suites' groups)."""
     pairs = sorted({(c.suite, c.model) for c in cases})
     models = sorted({c.model for c in cases})
     groups = [_group([c for c in cases if (c.suite, c.model) == p], *p, verdict) for p in pairs]
@@ -364,11 +400,4 @@ def aggregate(
         )
         for m in models
     ]
-    return Aggregate(
-        alpha=alpha,
-        cases=cases,
-        suites=groups,
-        models=per_model,
-        overall=_group(cases, None, None, verdict, groups),
-        verdict=verdict,
-    )
+    return groups, per_model
