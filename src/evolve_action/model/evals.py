@@ -112,19 +112,29 @@ class Fixture:
     content: str | None = None
 
 
+class CheckParams:
+    """The parameters of a check kind: each kind declares a frozen dataclass subclass of this
+    (registered with the kind, `model.checking.register`), which its family's loader builds
+    from the authored fields, so a check reads attributes, never keys."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True, slots=True)
 class Check:
     """A deterministic check, graded by the function registered under `kind`.
 
     `kind` is `<format>.<type>` (for example `evolve.regex`, `clauditor.min_count`);
-    `params` are the authored fields the check reads, already validated by the loader.
+    `params` are the authored fields the check reads, already validated by the loader: the
+    kind's `CheckParams`, or still a mapping for the kinds not yet typed
+    (`tests/unit/test_families.py` `UNTYPED` lists them).
     """
 
     id: str
     kind: str
     text: str  # stable description shown in results (evolve's derived text templates)
     origin: Origin
-    params: Mapping[str, Any] = field(default_factory=_empty)
+    params: CheckParams | Mapping[str, Any] = field(default_factory=_empty)
     weight: float = 1.0
     required: float | None = None  # a floor: the run fails when this item scores below it
     critical: bool = False  # skill-evaluator: a failure closes the structural gate

@@ -34,6 +34,7 @@ from evolve_action.formats.agentv.workspace import Workspace
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
 from evolve_action.formats.placement import GENERIC_STEMS, feature_folder
+from evolve_action.model.checking import untyped
 from evolve_action.model.evals import (
     Case,
     Check,
@@ -173,7 +174,7 @@ def _template_skill(
     if not offered or skill.dir is not None:
         return skill, cases
     named = [
-        str(item.params.get("skill"))
+        str(untyped(item).get("skill"))
         for case in cases
         for item in case.items
         if isinstance(item, Check) and item.kind == "agentv.skill_used"
