@@ -45,6 +45,7 @@ from evolve_action.model.evals import (
     Severity,
     Skill,
     Suite,
+    SuitePolicy,
 )
 from evolve_action.util.text import json_kind
 
@@ -256,7 +257,7 @@ def suite_label(path: Path) -> str:
     return feature_folder(path) if stem.lower().startswith(GENERIC_STEMS) else stem
 
 
-def _policy(src: Src, settings: dict[str, Any]) -> dict[str, Any]:
+def _policy(src: Src, settings: dict[str, Any]) -> SuitePolicy:
     threshold = DEFAULT_THRESHOLD
     execution = settings.get("execution")
     if isinstance(execution, dict) and "threshold" in execution:
@@ -265,8 +266,6 @@ def _policy(src: Src, settings: dict[str, Any]) -> dict[str, Any]:
     elif "threshold" in settings:  # AgentV 5 writes it at the top
         got = number(src, ("threshold",), settings["threshold"], lo=0.0, hi=1.0)
         threshold = DEFAULT_THRESHOLD if got is None else got
-    return {
-        "aggregation": "weighted_mean",
-        "threshold": threshold,
-        "required_semantics": "force_fail",
-    }
+    return SuitePolicy(
+        threshold=threshold, aggregation="weighted_mean", required_semantics="force_fail"
+    )
