@@ -80,7 +80,7 @@ def run_in_actions(
 ) -> int:
     from evolve_action.publish.annotations import annotate
     from evolve_action.publish.github_api import Publisher, make_client
-    from evolve_action.publish.post import publish_validation_only
+    from evolve_action.publish.not_run import publish_validation_only
 
     try:
         event = from_environ(environ)
