@@ -23,8 +23,10 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 from evolve_action.publish import check_output
 from evolve_action.publish.actions_io import RunnerFiles, set_outputs, write_summary
 from evolve_action.publish.github_api import GitHubWriteError, Publisher, github_error
+from evolve_action.publish.html.page import REPORT_FILE
 from evolve_action.publish.render.build import build_view
 from evolve_action.publish.render.comment import TemplateProblem, environment, fit_comment, render
+from evolve_action.publish.render.escape import code
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.publish.render.view import CommentView
 from evolve_action.publish.reviews import publish_review
@@ -186,8 +188,23 @@ def publish_files(
     for line in check_output.log_commands(notes, github.problems):
         print(line, file=stream)
     set_outputs(files.output, check_output.outputs(report, gate, github.comment_url))
-    write_summary(files.summary, summary_with_problems(render(build_view(report)), github.problems))
+    markdown = render(build_view(report)) + report_link(report)
+    write_summary(files.summary, summary_with_problems(markdown, github.problems))
     return github
+
+
+def report_link(report: ReportInput) -> str:
+    """The job summary's line to report.html, when the job wrote one: the file is in the
+    results directory, which the workflow uploads as an artifact of this run."""
+    results_dir = report.settings.results_dir
+    if not (results_dir / REPORT_FILE).is_file():
+        return ""
+    where = f"`{REPORT_FILE}` in the results directory ({code(results_dir.as_posix(), 200)})"
+    run_url = report.event.run_url
+    if run_url:
+        artifacts = f"[this run's artifacts]({run_url}#artifacts)"
+        return f"\n\n📊 Charts and each failed run's transcript: {where}, in {artifacts}.\n"
+    return f"\n\n📊 Charts and each failed run's transcript: {where}.\n"
 
 
 def given_up(report: ReportInput, why: str) -> Published:

@@ -1,6 +1,8 @@
 """The results directory: what one job leaves behind for people, CI tools and `report`.
 
     results.json                                     ours (schemas/results.schema.json)
+    report.html                                      charts and failed runs' transcripts,
+                                                     for people (`publish.html`)
     junit.xml                                        head runs, for CI test reporters
     suites/<suite>/eval_feedback_aggregate.json      the judge's critique of the eval
     suites/<suite>/<model>/benchmark.json            skill-creator's viewer opens this dir
@@ -62,6 +64,8 @@ from evolve_action.verdict.stats import Aggregate
 if TYPE_CHECKING:
     import jsonschema
 
+    from evolve_action.publish.render.report import ReportInput
+
 log = logging.getLogger(__name__)
 
 RESULTS_FILE = "results.json"
@@ -121,8 +125,11 @@ def results_doc(data: ResultsData) -> dict[str, Any]:
     }
 
 
-def write_results(results_dir: Path, data: ResultsData) -> list[Path]:
-    """Write every results file; returns the paths written, results.json last."""
+def write_results(
+    results_dir: Path, data: ResultsData, report: ReportInput | None = None
+) -> list[Path]:
+    """Write every results file; returns the paths written, results.json last. With the
+    `report` the comment reads, also report.html."""
     suites = {s.rel: s for s in data.suites}
     catalog = {c["rel"]: c for c in catalog_doc(data.suites, data.repo_root)}
     written: list[Path] = []
@@ -184,6 +191,10 @@ def write_results(results_dir: Path, data: ResultsData) -> list[Path]:
                 run_dir = eval_dir / configuration(run.side, armed) / f"run-{run.repetition}"
                 put(run_dir / "grading.json", _json(grading_doc(run)))
     put(results_dir / JUNIT_FILE, junit_xml(data.runs, suites))
+    if report is not None:
+        from evolve_action.publish.html.page import write_html
+
+        written.append(write_html(results_dir, report))
     put(results_dir / RESULTS_FILE, _json(results_doc(data)))
     return written
 
