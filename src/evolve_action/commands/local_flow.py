@@ -59,6 +59,11 @@ def run_locally(
 
         print("", file=out)
         print(render(build_view(finished.report)), file=out)
+    from evolve_action.publish.html.page import REPORT_FILE
+
+    page = finished.results_path.parent / REPORT_FILE
+    if page.is_file():
+        print(f"report:  {page} (open it in a browser)", file=out)
     print(f"results: {finished.results_path}", file=out)
     if finished.gate.conclusion == "cancelled":
         print(f"evolve-action: {finished.gate.reason}", file=sys.stderr)

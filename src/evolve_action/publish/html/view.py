@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from evolve_action.model.outcomes import RunResult, Side, Status, ToolCall
+from evolve_action.publish.render.escape import shorten
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.util.text import pct, plural, printable
 from evolve_action.verdict.stats import CaseStats, SideStats
@@ -23,6 +24,7 @@ Z95 = 1.959964  # the normal quantile of a two-sided 95% interval
 MAX_TEXT = 16_000  # characters of one transcript text (final answer, a tool's output)
 MAX_CALLS = 100  # tool calls shown per run
 MAX_RUNS_SHOWN = 300  # failed runs with a transcript on the page
+SHORT_NAME = 80  # characters of a case's name in a chart, which does not wrap
 
 # Chart geometry, in SVG user units (pixels at 100%).
 LABEL_W = 80  # the side's name, left of the plot
@@ -74,6 +76,7 @@ class Bar:
 class CaseRow:
     anchor: str  # the id of its details, where its failed runs are
     name: str  # its name, with its id where they differ
+    short: str  # the name cut to fit the chart's width
     label: str  # the verdict's label: regressed, improved, …
     y: int  # top of its name; its bars follow
     bars: tuple[Bar, ...]
@@ -229,9 +232,10 @@ def _charts(report: ReportInput, runs: _Runs) -> tuple[Chart, ...]:
                 for i, (s, name) in enumerate(shown)
             )
             anchor = f"c{n + 1}-{m + 1}"
+            name = clean(case_name(case.name, case.case_id), 200)
             rows.append(
-                CaseRow(anchor, clean(case_name(case.name, case.case_id), 200),
-                        case.label.value, y, bars, runs.take(key, anchor))
+                CaseRow(anchor, name, shorten(name, SHORT_NAME), case.label.value, y, bars,
+                        runs.take(key, anchor))
             )  # fmt: skip
             y += NAME_H + len(bars) * (BAR_H + BAR_GAP) + ROW_GAP
         charts.append(Chart(f"chart-{n + 1}", clean(suite, 300), clean(model, 200), tuple(rows), y))
