@@ -1,0 +1,81 @@
+"""`validate` shows a message repeated in many cases a few times, then "… and N more like
+this", so one different problem is not lost among the repeats; `--errors-only` drops warnings
+and notices from what is printed (the summary still counts them)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evolve_action.commands.cli import main
+
+MANY = 40
+
+
+def _repo(tmp_path: Path) -> Path:
+    cases = [{"id": i, "prompt": 3, "expectations": ["ok"]} for i in range(MANY)]
+    cases.append({"id": "odd", "prompt": "hi", "expectations": [7]})
+    doc = {"skill_name": "greeter", "evals": cases}
+    (tmp_path / ".evolve.yaml").write_text("flavour: x\n", encoding="utf-8")  # a warning
+    path = tmp_path / "evals" / "greeter" / "evals.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    return tmp_path
+
+
+def _validate(
+    root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *flags: str
+) -> tuple[int, list[str]]:
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.chdir(root)
+    code = main(["validate", *flags, "."])
+    return code, capsys.readouterr().out.splitlines()
+
+
+def test_a_repeated_message_is_shown_three_times_then_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, lines = _validate(_repo(tmp_path), capsys, monkeypatch)
+    assert code == 1
+    repeated = [ln for ln in lines if ".prompt: must be a string" in ln and ln.startswith("evals/")]
+    assert len(repeated) == 3
+    assert f"… and {MANY - 3} more like this: evals[*].prompt: must be a string, not a number" in (
+        lines
+    )
+    assert any("expectations[0]" in ln for ln in lines)  # the one different error is kept
+    assert len(lines) < 20  # from more than 2 × MANY lines
+
+
+def test_all_prints_every_repeat(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, lines = _validate(_repo(tmp_path), capsys, monkeypatch, "--all")
+    assert sum(".prompt: must be a string" in ln for ln in lines) >= MANY
+    assert not any("more like this" in ln for ln in lines)
+
+
+def test_errors_only_leaves_out_warnings_but_counts_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _repo(tmp_path)
+    _, every = _validate(root, capsys, monkeypatch)
+    assert any("warning:" in ln for ln in every[:-1])  # the config's unknown key
+    code, lines = _validate(root, capsys, monkeypatch, "--errors-only")
+    assert code == 1
+    assert not any("warning:" in ln for ln in lines[:-1])
+    assert lines[-1] == every[-1]  # the summary still counts the warnings
+
+
+def test_errors_only_in_json_keeps_only_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _repo(tmp_path)
+    monkeypatch.chdir(root)
+    main(["validate", "--format", "json", "--errors-only", "."])
+    doc = json.loads(capsys.readouterr().out)
+    problems = [p for f in doc["files"] for p in f["problems"]]
+    assert problems and {p["severity"] for p in problems} == {"error"}
+    assert len(problems) >= MANY  # JSON is for machines: no grouping
+    assert doc["summary"]["warnings"] == 1 and doc["problems"] == []
