@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from evolve_action.commands.repeats import SHOWN_PER_GROUP, Shown, pattern
 from evolve_action.formats import discovery, load_file, load_found
 from evolve_action.formats.base import LoadContext
 from evolve_action.model.evals import Format, LoadResult, Origin, Problem, Severity
 from evolve_action.publish.annotations import problem_annotation
+from evolve_action.publish.repeats import SHOWN_PER_GROUP, Shown, pattern
 from evolve_action.settings import config
 from evolve_action.util.text import printable
 

@@ -1,6 +1,6 @@
-"""Which of `validate`'s problems are printed: errors only or all, and a message repeated
-many times (the same error in 596 cases of one file) shown a few times, then counted, so the
-one line that differs is not lost among the repeats."""
+"""Which problems a log shows (`validate`'s output and annotations): errors only or all, and a
+message repeated many times (the same error in 596 cases of one file) shown a few times, then
+counted, so the one line that differs is not lost among the repeats."""
 
 from __future__ import annotations
 
