@@ -5,6 +5,7 @@ see a script that ran."""
 
 from __future__ import annotations
 
+import io
 from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 from evolve_action.model.outcomes import ItemResult, RunResult, Side, Status, ToolCall, Transcript
 from evolve_action.publish.html.page import REPORT_FILE, write_html
+from evolve_action.publish.render.report import ReportInput
 from evolve_action.publish.results import ResultsData, write_results
 from evolve_action.verdict import lift
 from evolve_action.verdict.stats import aggregate
@@ -58,7 +60,7 @@ class Dom(HTMLParser):
         ]
 
 
-def _report(hostile: str) -> tuple[object, list[RunResult]]:
+def _report(hostile: str) -> tuple[ReportInput, list[RunResult]]:
     suite = make_suite("greeter", [("status-file", 24), ("weather", 40)])
     runs = outcome(suite, "status-file", M1, base=(4, 0), head=(0, 4), why=("file ok", "missing"))
     runs += outcome(suite, "weather", M1, base=(3, 1), head=(3, 1))
@@ -86,7 +88,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Dom]:
     chromium_or_skip()
     folder = tmp_path_factory.mktemp("report")
     report, _ = _report(HOSTILE)
-    path = write_html(folder / "results", report)  # type: ignore[arg-type]
+    path = write_html(folder / "results", report)
     dom = Dom(dump_dom(path, folder / "profile"))
     return path, dom
 
@@ -147,7 +149,7 @@ def test_a_screenshot_is_kept_as_an_artifact(
 def test_write_results_writes_report_html_beside_results_json(tmp_path: Path) -> None:
     report, runs = _report("plain")
     data = ResultsData(runs=runs, aggregate=aggregate(runs))
-    written = write_results(tmp_path, data, report)  # type: ignore[arg-type]
+    written = write_results(tmp_path, data, report)
     assert tmp_path / REPORT_FILE in written and written[-1].name == "results.json"
     html = (tmp_path / REPORT_FILE).read_text(encoding="utf-8")
     assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
@@ -155,3 +157,30 @@ def test_write_results_writes_report_html_beside_results_json(tmp_path: Path) ->
     assert (
         write_results(tmp_path / "plain", data) and not (tmp_path / "plain" / REPORT_FILE).exists()
     )
+
+
+def test_the_job_summary_links_report_html_in_the_runs_artifacts(tmp_path: Path) -> None:
+    from evolve_action.publish.actions_io import RunnerFiles
+    from evolve_action.publish.post import Published, publish_files
+    from evolve_action.settings.inputs import Settings
+
+    report, _ = _report("plain")
+    settings = Settings(results_dir=tmp_path / "results")
+    report = replace(report, settings=settings)
+    files = RunnerFiles(str(tmp_path / "out"), str(tmp_path / "summary.md"))
+    write_html(settings.results_dir, report)
+    publish_files(report, Published("failure", 1), files=files, stream=io.StringIO())
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert (
+        "📊 Charts and each failed run's transcript: `report.html` in the results directory"
+        in summary
+    )
+    assert (
+        "[this run's artifacts](https://github.com/acme/skills/actions/runs/4242#artifacts)"
+        in summary
+    )
+    # No page written, no link.
+    (settings.results_dir / REPORT_FILE).unlink()
+    (tmp_path / "summary.md").write_text("")
+    publish_files(report, Published("failure", 1), files=files, stream=io.StringIO())
+    assert "report.html" not in (tmp_path / "summary.md").read_text(encoding="utf-8")
