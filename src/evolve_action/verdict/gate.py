@@ -157,28 +157,11 @@ def evaluate(
         # Told to stop: the workflow was cancelled; so is the check, whatever was found so far.
         reason = "; ".join([shortfall.headline(), *failures])
         return Gate("cancelled", reason, shortfall.exit_code, count)
-    if errors_only or (cases and not graded):
-        reason = "evals could not run"
-        if cases:
-            reason += f" (every run of {plural(_distinct(cases), 'eval')} errored)"
-        return could_not_judge(settings, reason, failures=failures)
-    if not cases:
-        if failures:
-            return Gate("failure", "; ".join(failures), 1)
-        # Nothing ran: because nothing could be started, or because nothing was affected.
-        if shortfall.incomplete:
-            return could_not_judge(settings, shortfall.headline())
-        return Gate("neutral", "no affected evals", 0)
+    if errors_only or not graded:
+        return _nothing_graded(cases, settings, failures, shortfall, errors_only=errors_only)
     if regressed and settings.fail_on_regression:
         failures.insert(0, regressed_reason(verdict))
-    head_rate = aggregate.overall.head_rate
-    floor = settings.min_pass_rate
-    if floor is not None and head_rate is not None and head_rate < floor:
-        failures.append(f"pass rate {pct(head_rate)} is below the minimum {pct(floor)}")
-    if settings.fail_without_lift and lift is not None:
-        flat = [s for s in lift.measured if not lift.helps(s)]
-        if flat:
-            failures.append(f"{plural(len(flat), 'skill')} not significantly better than no skill")
+    failures += _rules(aggregate, settings, lift)
     if failures:
         return Gate("failure", "; ".join(failures), 1, count)
     if has_base and not any(c.head is not None for c in cases):
@@ -196,6 +179,43 @@ def evaluate(
     if has_base and verdict.cases and len(verdict.too_few_runs) == len(verdict.cases):
         return Gate("neutral", too_few_reason(verdict), 0)
     return Gate("success", _success_reason(aggregate, has_base), 0)
+
+
+def _nothing_graded(
+    cases: list[CaseStats],
+    settings: Settings,
+    failures: list[str],
+    shortfall: Shortfall,
+    *,
+    errors_only: bool,
+) -> Gate:
+    """No graded run: every run errored, nothing could run, or nothing was affected."""
+    if errors_only or cases:
+        reason = "evals could not run"
+        if cases:
+            reason += f" (every run of {plural(_distinct(cases), 'eval')} errored)"
+        return could_not_judge(settings, reason, failures=failures)
+    if failures:
+        return Gate("failure", "; ".join(failures), 1)
+    # Nothing ran: because nothing could be started, or because nothing was affected.
+    if shortfall.incomplete:
+        return could_not_judge(settings, shortfall.headline())
+    return Gate("neutral", "no affected evals", 0)
+
+
+def _rules(aggregate: Aggregate, settings: Settings, lift: Lift | None) -> list[str]:
+    """The checks a PR fails beside a regression: the pass-rate floor, and no lift where
+    `fail-without-lift` asks for one."""
+    failures = []
+    head_rate = aggregate.overall.head_rate
+    floor = settings.min_pass_rate
+    if floor is not None and head_rate is not None and head_rate < floor:
+        failures.append(f"pass rate {pct(head_rate)} is below the minimum {pct(floor)}")
+    if settings.fail_without_lift and lift is not None:
+        flat = [s for s in lift.measured if not lift.helps(s)]
+        if flat:
+            failures.append(f"{plural(len(flat), 'skill')} not significantly better than no skill")
+    return failures
 
 
 def _gaps(cases: list[CaseStats], shortfall: Shortfall, has_base: bool) -> str:
