@@ -21,9 +21,11 @@ from evolve_action.util.text import pct, plural, printable
 from evolve_action.verdict.stats import CaseStats, SideStats
 
 Z95 = 1.959964  # the normal quantile of a two-sided 95% interval
-MAX_TEXT = 16_000  # characters of one transcript text (final answer, a tool's output)
-MAX_CALLS = 100  # tool calls shown per run
+MAX_TEXT = 16_000  # characters of a final answer
+MAX_OUTPUT = 4_000  # characters of one tool call's output (its arguments: a quarter)
+MAX_CALLS = 60  # tool calls shown per run
 MAX_RUNS_SHOWN = 300  # failed runs with a transcript on the page
+PAGE_BUDGET = 6_000_000  # characters of transcripts on one page; later runs are counted
 SHORT_NAME = 80  # characters of a case's name in a chart, which does not wrap
 
 # Chart geometry, in SVG user units (pixels at 100%).
@@ -158,7 +160,12 @@ def _bar(side: str, stats: SideStats | None, y: int) -> Bar:
 
 def _calls(calls: Sequence[ToolCall]) -> tuple[Call, ...]:
     return tuple(
-        Call(clean(c.name, 200), clean(c.arguments, 4000), clean(c.result), c.is_error)
+        Call(
+            clean(c.name, 200),
+            clean(c.arguments, MAX_OUTPUT // 4),
+            clean(c.result, MAX_OUTPUT),
+            c.is_error,
+        )
         for c in calls[:MAX_CALLS]
     )
 
@@ -200,16 +207,25 @@ class _Runs:
             self.by_cell.setdefault((run.suite, run.case_id, run.model), []).append(run)
         self.total = len(bad)
         self.shown = 0
+        self.spent = 0  # characters of transcript text on the page so far
 
     def take(self, key: tuple[str, str, str], prefix: str) -> tuple[FailedRun, ...]:
         out = []
         names = dict(SIDES)
         for i, run in enumerate(self.by_cell.get(key, ())):
-            if self.shown >= MAX_RUNS_SHOWN:
+            if self.shown >= MAX_RUNS_SHOWN or self.spent >= PAGE_BUDGET:
                 break
+            shown = _failed_run(run, f"{prefix}-run-{i + 1}", names.get(run.side, run.side))
             self.shown += 1
-            out.append(_failed_run(run, f"{prefix}-run-{i + 1}", names.get(run.side, run.side)))
+            self.spent += _size(shown)
+            out.append(shown)
         return tuple(out)
+
+
+def _size(run: FailedRun) -> int:
+    checks = sum(len(c.text) + len(c.evidence) for c in (*run.failing, *run.others))
+    calls = sum(len(c.arguments) + len(c.result) for c in run.calls)
+    return len(run.final_text) + len(run.error) + checks + calls
 
 
 def _charts(report: ReportInput, runs: _Runs) -> tuple[Chart, ...]:
