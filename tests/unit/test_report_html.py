@@ -65,3 +65,12 @@ def test_failed_and_errored_runs_both_get_their_transcript(status: Status) -> No
     (failed,) = page.charts[0].rows[0].failed
     assert failed.status == ("errored" if status is Status.ERROR else "failed")
     assert runs[0].side is Side.HEAD
+
+
+def test_hostile_names_paths_and_models_are_escaped_everywhere() -> None:
+    evil = "<script>alert(1)</script>\"'&"
+    suite = make_suite("greeter", [(evil, 3)], rel=f"evals/{evil}/evals.json")
+    runs = outcome(suite, evil, f"anthropic/{evil}", base=(1, 1), head=(0, 2), why=(evil, evil))
+    html = render_html(make_report([suite], runs, notices=(evil,)))
+    assert "<script" not in html and "alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&#34;&#39;&amp;" in html
