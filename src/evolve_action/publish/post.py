@@ -26,7 +26,6 @@ from evolve_action.publish.github_api import GitHubWriteError, Publisher, github
 from evolve_action.publish.html.page import REPORT_FILE
 from evolve_action.publish.render.build import build_view
 from evolve_action.publish.render.comment import TemplateProblem, environment, fit_comment, render
-from evolve_action.publish.render.escape import code
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.publish.render.view import CommentView
 from evolve_action.publish.reviews import publish_review
@@ -199,7 +198,9 @@ def report_link(report: ReportInput) -> str:
     results_dir = report.settings.results_dir
     if not (results_dir / REPORT_FILE).is_file():
         return ""
-    where = f"`{REPORT_FILE}` in the results directory ({code(results_dir.as_posix(), 200)})"
+    # No path: the directory is the job's own (a shard's report job writes elsewhere), and the
+    # summary of one report must read the same whichever job made it.
+    where = f"`{REPORT_FILE}` in the results directory"
     run_url = report.event.run_url
     if run_url:
         artifacts = f"[this run's artifacts]({run_url}#artifacts)"
