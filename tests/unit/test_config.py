@@ -218,6 +218,7 @@ def test_schema__is_valid_draft_2020_12() -> None:
         yaml.safe_load(FULL_YAML),
         {},
         {"models": "anthropic,openai", "paths": "evals/**"},
+        {"max-cost-usd": 2.5, "fail-on-regression": False},  # spelt as the inputs are
         {  # the shape of bitwise-media-group/skills' own .evolve.json
             "layout": "marketplace",
             "harnesses": ["claude", "codex"],
@@ -238,7 +239,8 @@ def test_schema__accepts_example_configs(example: dict[str, Any]) -> None:
         {"runs": 0},
         {"alpha": 0.5},
         {"layout": "flat"},
-        {"fail-on-regression": True},
+        {"fail_on_regresion": True},
+        {"fail-on-regression": "yes"},
         {"paths": [""]},
     ],
 )

@@ -313,13 +313,15 @@ _FIELDS: dict[str, Reader] = {
     "baseline": _baseline,
 }
 
-KNOWN_KEYS = frozenset({*_FIELDS, "report", "providers", *EVOLVE_ONLY_KEYS})
+# The action's keys spelt as its inputs are (`max-cost-usd`); `layout` is evolve's, no input.
+SPELT_AS_INPUTS = frozenset(k.replace("_", "-") for k in _FIELDS if "_" in k)
+KNOWN_KEYS = frozenset({*_FIELDS, *SPELT_AS_INPUTS, "report", "providers", *EVOLVE_ONLY_KEYS})
 
 
 def canonical(key: Any) -> Any:
     """The action's key for `key`: its input's hyphenated spelling (`max-cost-usd`, as in a
     workflow's `with:`) is the same key as the snake_case one (`max_cost_usd`)."""
-    if isinstance(key, str) and "-" in key and key.replace("-", "_") in _FIELDS:
+    if isinstance(key, str) and key in SPELT_AS_INPUTS:
         return key.replace("-", "_")
     return key
 
