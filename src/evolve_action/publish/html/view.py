@@ -18,6 +18,7 @@ from evolve_action.model.outcomes import RunResult, Side, Status, ToolCall
 from evolve_action.publish.render.escape import shorten
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.util.text import pct, plural, printable
+from evolve_action.verdict.significance import Label
 from evolve_action.verdict.stats import CaseStats, SideStats
 
 Z95 = 1.959964  # the normal quantile of a two-sided 95% interval
@@ -236,7 +237,11 @@ def _charts(report: ReportInput, runs: _Runs) -> tuple[Chart, ...]:
     for case in report.aggregate.cases:
         groups.setdefault((case.suite, case.model), []).append(case)
     charts = []
-    for n, ((suite, model), cases) in enumerate(sorted(groups.items())):
+    # What regressed first: the reader opens the page for it.
+    order = sorted(
+        groups.items(), key=lambda g: (not any(c.label is Label.REGRESSED for c in g[1]), g[0])
+    )
+    for n, ((suite, model), cases) in enumerate(order):
         rows, y = [], TOP
         for m, case in enumerate(cases):
             key = (case.suite, case.case_id, case.model)
