@@ -79,3 +79,23 @@ def test_errors_only_in_json_keeps_only_errors(
     assert problems and {p["severity"] for p in problems} == {"error"}
     assert len(problems) >= MANY  # JSON is for machines: no grouping
     assert doc["summary"]["warnings"] == 1 and doc["problems"] == []
+
+
+def test_messages_that_differ_only_in_what_they_quote_are_one_kind() -> None:
+    from evolve_action.model.evals import Origin, Problem
+    from evolve_action.publish.repeats import Shown, pattern
+
+    missing = [
+        Problem(Origin(f"tests/t{i}/eval.yaml", 14, f"stimuli[{i}].environment.files[0].src"),
+                f"'./fixtures/f{i}.cs' does not exist next to the eval file; add it or fix the path")
+        for i in range(596)
+    ]  # fmt: skip
+    other = Problem(Origin("tests/x/eval.yaml", 3, "name"), "must be a string, not a number")
+    shown, more = Shown().pick([*missing[:300], other, *missing[300:]])
+    assert shown == [*missing[:3], other]
+    ((count, example),) = more
+    assert count == 593
+    assert pattern(example) == (
+        "stimuli[*].environment.files[*].src: '…' does not exist next to the eval file;"
+        " add it or fix the path"
+    )

@@ -12,12 +12,17 @@ from evolve_action.model.evals import Problem, Severity
 
 SHOWN_PER_GROUP = 3  # problems printed of one repeated message; the rest are counted
 _INDEX = re.compile(r"\[\d+\]")
+# A value a message quotes ('./fixtures/a.cs', `greet`, "x"): the part that differs between
+# problems of one kind.
+_QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`")
 
 
 def _group(problem: Problem) -> tuple[str, str, str]:
-    """What makes two problems "the same": severity, message, and field with list indexes
-    blurred (`evals[3].prompt` and `evals[40].prompt` are one field of many cases)."""
-    return problem.severity.value, _INDEX.sub("[*]", problem.field), problem.message
+    """What makes two problems "the same": severity, the message with what it quotes blurred
+    (`'a.cs' does not exist` and `'b.cs' does not exist` are one kind), and the field with
+    list indexes blurred (`evals[3].prompt` and `evals[40].prompt` are one field)."""
+    message = _QUOTED.sub(lambda m: f"{m.group()[0]}…{m.group()[0]}", problem.message)
+    return problem.severity.value, _INDEX.sub("[*]", problem.field), message
 
 
 def pattern(problem: Problem) -> str:
