@@ -85,9 +85,10 @@ def test_messages_that_differ_only_in_what_they_quote_are_one_kind() -> None:
     from evolve_action.model.evals import Origin, Problem
     from evolve_action.publish.repeats import Shown, pattern
 
+    tail = "does not exist next to the eval file; add it or fix the path"
     missing = [
         Problem(Origin(f"tests/t{i}/eval.yaml", 14, f"stimuli[{i}].environment.files[0].src"),
-                f"'./fixtures/f{i}.cs' does not exist next to the eval file; add it or fix the path")
+                f"'./fixtures/f{i}.cs' {tail}")
         for i in range(596)
     ]  # fmt: skip
     other = Problem(Origin("tests/x/eval.yaml", 3, "name"), "must be a string, not a number")
