@@ -14,8 +14,8 @@ from evolve_action.commands.cli import main
 MANY = 40
 
 
-def _repo(tmp_path: Path) -> Path:
-    cases = [{"id": i, "prompt": 3, "expectations": ["ok"]} for i in range(MANY)]
+def _repo(tmp_path: Path, many: int = MANY) -> Path:
+    cases = [{"id": i, "prompt": 3, "expectations": ["ok"]} for i in range(many)]
     cases.append({"id": "odd", "prompt": "hi", "expectations": [7]})
     doc = {"skill_name": "greeter", "evals": cases}
     (tmp_path / ".evolve.yaml").write_text("flavour: x\n", encoding="utf-8")  # a warning
@@ -100,3 +100,18 @@ def test_messages_that_differ_only_in_what_they_quote_are_one_kind() -> None:
         "stimuli[*].environment.files[*].src: '…' does not exist next to the eval file;"
         " add it or fix the path"
     )
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = _repo(tmp_path, 3000)  # about 300 KB of output: more than a pipe holds
+    reader = "import sys; sys.stdin.readline()"  # reads one line, then closes the pipe
+    script = f"{sys.executable} -m evolve_action validate --all . | {sys.executable} -c '{reader}'"
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", script], cwd=root, capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+    assert done.returncode == 1  # validate's own: the file has errors

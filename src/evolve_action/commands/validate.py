@@ -127,12 +127,18 @@ def execute(args: argparse.Namespace) -> int:
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
     shown = Shown(errors_only=args.errors_only, grouped=not args.every)
-    if args.output == "json":
-        print(json.dumps(to_json(report, shown), indent=2, ensure_ascii=False))
-        write_annotations(report, sys.stderr if github else None, shown)
-    else:
-        write_text(report, sys.stdout, shown)
-        write_annotations(report, sys.stdout if github else None, shown)
+    try:
+        if args.output == "json":
+            print(json.dumps(to_json(report, shown), indent=2, ensure_ascii=False))
+            write_annotations(report, sys.stderr if github else None, shown)
+        else:
+            write_text(report, sys.stdout, shown)
+            write_annotations(report, sys.stdout if github else None, shown)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader left (`validate | head`): what it read stands, the exit code too. Point
+        # stdout at nothing, so the interpreter's last flush cannot raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 1 if report.counts()[2] else 0
 
 
