@@ -13,14 +13,8 @@ import pytest
 from evolve_action.model.evals import LoadResult, Origin, Problem
 from evolve_action.model.outcomes import RunResult
 from evolve_action.publish.github_api import Publisher, make_client
-from evolve_action.publish.post import (
-    VALIDATION_TITLE,
-    Published,
-    RunnerFiles,
-    publish,
-    publish_in_progress,
-    publish_validation_only,
-)
+from evolve_action.publish.not_run import VALIDATION_TITLE, publish_validation_only
+from evolve_action.publish.post import Published, RunnerFiles, publish, publish_in_progress
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.settings.inputs import CommentMode, Settings
 from tests.fakes.github_server import GitHubFake

@@ -166,12 +166,12 @@ def test_load_config__bad_values_are_errors_at_their_line(
 
 
 def test_load_config__unknown_keys_warn_with_a_suggestion(tmp_path: Path) -> None:
-    result = load_config(write(tmp_path, ".evolve.yaml", "fail-on-regression: true\nflavour: x\n"))
+    result = load_config(write(tmp_path, ".evolve.yaml", "fail_on_regresion: true\nflavour: x\n"))
     first, second = result.problems
     assert first.severity is Severity.WARNING
     assert (
         first.message
-        == "unknown config key 'fail-on-regression' is ignored; did you mean fail_on_regression?"
+        == "unknown config key 'fail_on_regresion' is ignored; did you mean fail_on_regression?"
     )
     assert second.message == "unknown config key 'flavour' is ignored"
     assert result.errors == ()
@@ -218,6 +218,7 @@ def test_schema__is_valid_draft_2020_12() -> None:
         yaml.safe_load(FULL_YAML),
         {},
         {"models": "anthropic,openai", "paths": "evals/**"},
+        {"max-cost-usd": 2.5, "fail-on-regression": False},  # spelt as the inputs are
         {  # the shape of bitwise-media-group/skills' own .evolve.json
             "layout": "marketplace",
             "harnesses": ["claude", "codex"],
@@ -238,7 +239,8 @@ def test_schema__accepts_example_configs(example: dict[str, Any]) -> None:
         {"runs": 0},
         {"alpha": 0.5},
         {"layout": "flat"},
-        {"fail-on-regression": True},
+        {"fail_on_regresion": True},
+        {"fail-on-regression": "yes"},
         {"paths": [""]},
     ],
 )

@@ -122,12 +122,13 @@ print(json.dumps({"code": code, "heavy": heavy}))
 
 
 def test_a_run_without_tools_or_comment_loads_only_its_sdk(tmp_path: Path) -> None:
-    """A chat-only local run renders no comment and validates no tool call."""
+    """A chat-only local run renders no comment and validates no tool call; Jinja2 comes in
+    only at the end, for the results directory's report.html."""
     root = tmp_path / "repo"
     root.mkdir()
     (root / "bench.eval.yaml").write_text(EVAL, encoding="utf-8")
     out = _python(RUN, str(root), str(tmp_path / "out"), json.dumps(HEAVY))
-    assert json.loads(out.splitlines()[-1]) == {"code": 0, "heavy": ["openai"]}
+    assert json.loads(out.splitlines()[-1]) == {"code": 0, "heavy": ["jinja2", "openai"]}
 
 
 PRELOAD = """

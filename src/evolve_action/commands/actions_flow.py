@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TextIO
 
 from evolve_action.commands.calibrate_flow import calibrate_in_actions
@@ -29,12 +29,12 @@ from evolve_action.plan.changes import GitError
 from evolve_action.plan.sides import Sides, event_sides
 from evolve_action.publish.actions_io import RunnerFiles
 from evolve_action.settings.config import RepoConfig
-from evolve_action.settings.events import Action, EventError, decide, from_environ
+from evolve_action.settings.events import Action, Event, EventError, decide, from_environ
 from evolve_action.settings.inputs import Mode, Settings
 from evolve_action.util.files import ResultsWriteError
 
 if TYPE_CHECKING:
-    pass
+    from evolve_action.publish.github_api import Publisher
 
 REFUSAL = (
     "pull_request_target runs with secrets and a write token; evolve-action will not run the"
@@ -69,6 +69,24 @@ def _has_secrets(settings: Settings, environ: Mapping[str, str]) -> bool:
     return any(keys) or any(environ.get(name) for name in env)
 
 
+@dataclass(frozen=True)
+class _Run:
+    """What every road of `run_in_actions` starts from: the run's request and settings, the
+    event, and where the report goes (GitHub, if a token can write there; the runner's files)."""
+
+    request: Request
+    settings: Settings
+    config: RepoConfig
+    environ: Mapping[str, str]
+    event: Event
+    publisher: Publisher | None
+    files: RunnerFiles
+
+    @property
+    def has_secrets(self) -> bool:
+        return _has_secrets(self.settings, self.environ)
+
+
 def run_in_actions(
     request: Request,
     settings: Settings,
@@ -78,9 +96,9 @@ def run_in_actions(
     base: str = "",
     stop: Stop | None = None,
 ) -> int:
+    """The event decides the road (`events.decide`); each road returns the exit code."""
     from evolve_action.publish.annotations import annotate
     from evolve_action.publish.github_api import Publisher, make_client
-    from evolve_action.publish.post import publish_validation_only
 
     try:
         event = from_environ(environ)
@@ -91,30 +109,15 @@ def run_in_actions(
     if settings.github_token and event.repo:
         publisher = Publisher(make_client(settings.github_token, api_url=event.api_url), event.repo)
     files = RunnerFiles(environ.get("GITHUB_OUTPUT"), environ.get("GITHUB_STEP_SUMMARY"))
+    run = _Run(request, settings, config, environ, event, publisher, files)
     action = decide(
         event,
-        has_secrets=_has_secrets(settings, environ),
+        has_secrets=run.has_secrets,
         allow_untrusted_code=settings.allow_untrusted_code,
         pending_check=settings.pending_check,
     )
     if action in (Action.COMMAND, Action.PENDING):
-        from evolve_action.pipeline import fork_command
-
-        gh = fork_command.publisher_for(settings, event)
-        if action is Action.PENDING:
-            return fork_command.post_pending(settings, event, gh)
-        ctx = fork_command.Context(
-            request, settings, config, event, files, _has_secrets(settings, environ)
-        )
-
-        def finish(setup: job.JobSetup, sides: Sides) -> int:
-            done = run_to_exit(setup, sides, sys.stdout)
-            return done if isinstance(done, int) else done[0]
-
-        return fork_command.run_command(
-            ctx, environ, publisher=gh, finish=finish,
-            on_done=lambda spec, result: print_run(sys.stdout, spec, result),
-        )  # fmt: skip
+        return _fork_command(run, action)
     if action is Action.REPORT:
         from evolve_action.pipeline.merged import report_in_actions
 
@@ -123,28 +126,68 @@ def run_in_actions(
         print(annotate("error", REFUSAL, title="evolve: refusing pull_request_target"))
         return 2
     if action is Action.VALIDATE_ONLY:
-        results = load_all(request.root, paths=settings.paths, layout=config.layout or "auto")
-        published = publish_validation_only(
-            event=event,
-            settings=settings,
-            checked=len(results),
-            invalid=[r for r in results if not r.ok],
-            publisher=publisher,
-            files=files,
-        )
-        return published.exit_code
+        return _validate_only(run)
+    return _compare(run, base, stop)
+
+
+def _fork_command(run: _Run, action: Action) -> int:
+    """A maintainer's `/evolve run` on a fork's PR, or the pending check waiting for it."""
+    from evolve_action.pipeline import fork_command
+
+    gh = fork_command.publisher_for(run.settings, run.event)
+    if action is Action.PENDING:
+        return fork_command.post_pending(run.settings, run.event, gh)
+    ctx = fork_command.Context(
+        run.request, run.settings, run.config, run.event, run.files, run.has_secrets
+    )
+
+    def finish(setup: job.JobSetup, sides: Sides) -> int:
+        done = run_to_exit(setup, sides, sys.stdout)
+        return done if isinstance(done, int) else done[0]
+
+    return fork_command.run_command(
+        ctx, run.environ, publisher=gh, finish=finish,
+        on_done=lambda spec, result: print_run(sys.stdout, spec, result),
+    )  # fmt: skip
+
+
+def _validate_only(run: _Run) -> int:
+    """No secrets (a fork PR, or no key): the eval files validated, and the check says why
+    the evals did not run."""
+    from evolve_action.publish.not_run import publish_validation_only
+
+    settings = run.settings
+    results = load_all(run.request.root, paths=settings.paths, layout=run.config.layout or "auto")
+    published = publish_validation_only(
+        event=run.event,
+        settings=settings,
+        checked=len(results),
+        invalid=[r for r in results if not r.ok],
+        publisher=run.publisher,
+        files=run.files,
+    )
+    return published.exit_code
+
+
+def _compare(run: _Run, base: str, stop: Stop | None) -> int:
+    """Base against head (or a calibration): run, report, publish."""
+    from evolve_action.publish.annotations import annotate
+
+    settings, event, publisher = run.settings, run.event, run.publisher
     refusal = unconfined_refusal(settings.allow_unconfined)
     if refusal is not None:
         # Fail closed: PR code must not run with this job's privileges unless asked to.
         print(annotate("error", refusal, title="evolve: commands cannot be confined"))
         return 2
     if settings.mode is Mode.CALIBRATE:
-        return calibrate_in_actions(request, settings, config, event, publisher, files, stop)
+        return calibrate_in_actions(
+            run.request, settings, run.config, event, publisher, run.files, stop
+        )
     if not event.is_pr:
         # push and workflow_dispatch check everything against the previous (or given) base.
         settings = replace(settings, mode=Mode.ALL)
     try:
-        sides = event_sides(request.root, event, base_ref=base)
+        sides = event_sides(run.request.root, event, base_ref=base)
     except GitError as exc:
         print(annotate("error", str(exc), title="evolve: cannot find base and head"))
         return 2
@@ -153,8 +196,9 @@ def run_in_actions(
         # One shard of several: only the final `report` job may comment and set the check.
         publisher = None
     setup = job.JobSetup(
-        request, settings, config, event, publisher=publisher, files=files, stream=out,
-        on_done=lambda spec, result: print_run(out, spec, result), stop=stop or Stop(),
+        run.request, settings, run.config, event, publisher=publisher, files=run.files,
+        stream=out, on_done=lambda spec, result: print_run(out, spec, result),
+        stop=stop or Stop(),
     )  # fmt: skip
     done = run_to_exit(setup, sides, out)
     return done if isinstance(done, int) else done[0]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from evolve_action.commands.actions_flow import run_to_exit
+from evolve_action.commands.actions_flow import _has_secrets, run_to_exit
 from evolve_action.commands.calibrate_flow import calibrate_locally
 from evolve_action.commands.printing import print_run, print_summary
 from evolve_action.pipeline import job
@@ -22,6 +22,22 @@ if TYPE_CHECKING:
     pass
 
 
+NO_KEY = """\
+evolve-action: no model API key, so no eval can run; nothing was planned. Do one of:
+  - export ANTHROPIC_API_KEY or OPENAI_API_KEY (OPENAI_BASE_URL for a self-hosted
+    OpenAI-compatible server), or pass --anthropic-api-key / --openai-api-key;
+  - --replay DIR to answer from recorded exchanges (`evolve-action demo` replays some);
+  - --dry-run to see the plan and its projected cost without calling a model;
+  - `evolve-action validate` to check the eval files only."""
+
+
+def _can_call_a_model(request: Request, settings: Settings) -> bool:
+    """A key of some provider, or a run that needs none (replayed, or a dry run). Without,
+    every run would end in the same error, one by one."""
+    replayed = request.replay_dir is not None
+    return replayed or settings.dry_run or _has_secrets(settings, request.environ)
+
+
 def run_locally(
     request: Request,
     settings: Settings,
@@ -32,6 +48,9 @@ def run_locally(
     quiet: bool = False,
     stop: Stop | None = None,
 ) -> int:
+    if not _can_call_a_model(request, settings):
+        print(NO_KEY, file=sys.stderr)
+        return 2
     if settings.mode is Mode.CALIBRATE:
         return calibrate_locally(request, settings, config, out, quiet=quiet, stop=stop)
     try:
@@ -59,6 +78,11 @@ def run_locally(
 
         print("", file=out)
         print(render(build_view(finished.report)), file=out)
+    from evolve_action.publish.html.page import REPORT_FILE
+
+    page = finished.results_path.parent / REPORT_FILE
+    if page.is_file():
+        print(f"report:  {page} (open it in a browser)", file=out)
     print(f"results: {finished.results_path}", file=out)
     if finished.gate.conclusion == "cancelled":
         print(f"evolve-action: {finished.gate.reason}", file=sys.stderr)

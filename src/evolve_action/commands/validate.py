@@ -23,6 +23,7 @@ from evolve_action.formats import discovery, load_file, load_found
 from evolve_action.formats.base import LoadContext
 from evolve_action.model.evals import Format, LoadResult, Origin, Problem, Severity
 from evolve_action.publish.annotations import problem_annotation
+from evolve_action.publish.repeats import SHOWN_PER_GROUP, Shown, pattern
 from evolve_action.settings import config
 from evolve_action.util.text import printable
 
@@ -88,6 +89,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="repository layout (default: the config's, else auto)",
     )
     parser.add_argument(
+        "--errors-only",
+        action="store_true",
+        help="print errors only (warnings and notices are still counted in the summary)",
+    )
+    parser.add_argument(
+        "--all",
+        dest="every",
+        action="store_true",
+        help=f"print every problem; by default a message repeated more than {SHOWN_PER_GROUP}"
+        " times is shown that often, then counted",
+    )
+    parser.add_argument(
         "--as",
         dest="as_format",
         choices=FORMAT_NAMES,
@@ -113,12 +126,19 @@ def execute(args: argparse.Namespace) -> int:
     for stream in (sys.stdout, sys.stderr):  # a terminal that is not UTF-8 gets escapes
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
-    if args.output == "json":
-        print(json.dumps(to_json(report), indent=2, ensure_ascii=False))
-        write_annotations(report, sys.stderr if github else None)
-    else:
-        write_text(report, sys.stdout)
-        write_annotations(report, sys.stdout if github else None)
+    shown = Shown(errors_only=args.errors_only, grouped=not args.every)
+    try:
+        if args.output == "json":
+            print(json.dumps(to_json(report, shown), indent=2, ensure_ascii=False))
+            write_annotations(report, sys.stderr if github else None, shown)
+        else:
+            write_text(report, sys.stdout, shown)
+            write_annotations(report, sys.stdout if github else None, shown)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader left (`validate | head`): what it read stands, the exit code too. Point
+        # stdout at nothing, so the interpreter's last flush cannot raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 1 if report.counts()[2] else 0
 
 
@@ -250,22 +270,30 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def write_text(report: Report, out: TextIO) -> None:
-    for problem in report.all_problems():
+def write_text(report: Report, out: TextIO, shown: Shown | None = None) -> None:
+    shown = shown or Shown()
+    problems, more = shown.pick(report.all_problems())
+    for problem in problems:
         out.write(problem.render() + "\n")
+    for count, example in more:
+        out.write(f"… and {count} more like this: {pattern(example)}\n")
     out.write(summary(report) + "\n")
 
 
-def write_annotations(report: Report, out: TextIO | None) -> None:
+def write_annotations(report: Report, out: TextIO | None, shown: Shown | None = None) -> None:
     if out is None:
         return
-    for problem in report.all_problems():
+    problems, _ = (shown or Shown()).pick(report.all_problems())
+    for problem in problems:
         is_config = problem.origin.path.rpartition("/")[2] in config.NAMES
         title = "invalid config" if is_config and not problem.field else ""
         out.write(problem_annotation(problem, title=title) + "\n")
 
 
-def to_json(report: Report) -> dict[str, Any]:
+def to_json(report: Report, shown: Shown | None = None) -> dict[str, Any]:
+    """Every problem (repeats are not grouped: a machine reads them), errors only with
+    `--errors-only`; the summary counts all."""
+    keep = (shown or Shown()).keeps
     files, cases, errors, warnings = report.counts()
     return {
         "version": 1,
@@ -277,12 +305,12 @@ def to_json(report: Report) -> dict[str, Any]:
                 "cases": len(r.suite.cases) if r.suite else 0,
                 "ok": r.ok,
                 "eval_file": not r.not_eval,  # False: named like one, but a notice says what
-                "problems": [_problem_json(p) for p in _problems(r)],
+                "problems": [_problem_json(p) for p in _problems(r) if keep(p)],
             }
             for e in report.entries
             for r in (e.result,)
         ],
-        "problems": [_problem_json(_shown(p)) for p in report.problems],
+        "problems": [_problem_json(_shown(p)) for p in report.problems if keep(p)],
         "summary": {
             "files": files,
             "cases": cases,

@@ -5,7 +5,8 @@ and trailing commas first, and only what is still not JSON goes to json5 (pure P
 8 s a megabyte, so only in files up to `MAX_JSON5_BYTES`). The line of each value comes
 from a walk over the tokens (`line_map`), which runs before the parser: it is where the
 value and nesting limits are checked, so a document over them costs nothing to refuse.
-The parser's hooks refuse numbers no reader can hold, and after parsing, one pass
+A parse error names its likely cause (a trailing comma, a comment, an empty file:
+`likely_cause`). The parser's hooks refuse numbers no reader can hold, and after parsing, one pass
 (`settled`, only when the text has a `\\udXXX` escape) turns lone surrogates into U+FFFD.
 Everything here raises `InputError` with the line.
 """
@@ -27,29 +28,65 @@ def parse_json(text: str) -> Any:
     """JSON held in a string of a document (agentv's expected output), read within the same
     limits as a document; `InputError` when it is not JSON or is over one."""
     line_map(text)
+    if not text.strip():
+        raise InputError("invalid JSON: the text is empty")
     return settled(parse_text(text, lenient=False), text)
 
 
 def parse_text(text: str, *, lenient: bool) -> Any:
     """JSON; for `.jsonc`, comments and trailing commas too, and JSON5 in files up to 256 KB."""
+    kind = "JSONC" if lenient else "JSON"
+    if not text.strip():
+        raise InputError(f"invalid {kind}: the file is empty; write a JSON document in it", 1)
     source = _strip_jsonc(text) if lenient else text
     try:
         return _loads(source)
     except json.JSONDecodeError as exc:
         if lenient and len(text) <= limits.MAX_JSON5_BYTES:
             return _parse_json5(text)
-        hint = ""
-        if lenient:
+        hint, line = likely_cause(source, exc, lenient=lenient)
+        if lenient and not hint:
             hint = (
                 f" (a .jsonc file over {limits.MAX_JSON5_BYTES // 1024} KB may add only"
                 " comments and trailing commas to JSON)"
             )
-        elif exc.msg.startswith("Expecting property name") or "comment" in text[:200]:
-            hint = " (comments and trailing commas need the .jsonc extension)"
-        kind = "JSONC" if lenient else "JSON"
-        raise InputError(f"invalid {kind}: {exc.msg}{hint}", exc.lineno) from exc
+        raise InputError(f"invalid {kind}: {exc.msg}{hint}", line) from exc
     except RecursionError as exc:
         raise InputError("invalid JSON: nested too deeply") from exc
+
+
+_JSONC = "; or name the file .jsonc"
+
+
+def likely_cause(text: str, exc: json.JSONDecodeError, *, lenient: bool) -> tuple[str, int]:
+    """What most often makes the parser stop where it did, in words (" (likely …)"), and the
+    line to point at: a trailing comma's own line, not the bracket's after it."""
+    before = text[: exc.pos].rstrip()
+    here = text[exc.pos : exc.pos + 2]
+    jsonc = "" if lenient else _JSONC
+    cause, line = "", exc.lineno
+    end_of_before = text.count("\n", 0, len(before)) + 1
+    if not text[exc.pos :].strip():
+        cause = "the document ends early: a value or a closing bracket is missing"
+    elif here[:1] in ("}", "]") and before.endswith(","):
+        line = end_of_before
+        cause = f"a trailing comma before `{here[0]}`: JSON allows none; remove it{jsonc}"
+    elif here in ("//", "/*"):
+        cause = f"a comment: JSON has none; remove it{jsonc}"
+    elif here[:1] == "'":
+        cause = "single quotes: JSON strings and keys take double quotes"
+    elif exc.msg.startswith("Expecting property name") and (here[:1].isalpha() or here[:1] == "_"):
+        cause = "a key without quotes: JSON keys take double quotes"
+    elif exc.msg.startswith("Expecting ',' delimiter"):
+        line = end_of_before
+        cause = "a missing comma between two values, at the end of this line"
+    elif exc.msg.startswith("Extra data"):
+        cause = "more than one value: something after the end of the document (a stray bracket?)"
+    elif exc.msg.startswith("Unterminated string"):
+        cause = 'a string with no closing `"`'
+    elif exc.msg.startswith("Invalid control character"):
+        cause = "a raw line break or tab inside a string: write \\n or \\t"
+    return (f" (likely {cause})" if cause else ""), line
 
 
 def _loads(text: str) -> Any:
@@ -277,6 +314,9 @@ def parse_jsonl(text: str) -> tuple[list[Any], dict[JsonPath, int]]:
         except InputError as exc:
             exc.line = number
             raise
+        except json.JSONDecodeError as exc:
+            hint, _ = likely_cause(raw, exc, lenient=False)
+            raise InputError(f"invalid JSON line: {exc}{hint}", number) from exc
         except ValueError as exc:
             raise InputError(f"invalid JSON line: {exc}", number) from exc
         lines[(len(rows) - 1,)] = number

@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import TextIO
 
+from evolve_action.model.evals import LoadResult, Severity
 from evolve_action.pipeline.job import JobSetup
 from evolve_action.pipeline.plan_and_run import plan_and_run
 from evolve_action.pipeline.pricing import Prices
@@ -20,8 +21,10 @@ from evolve_action.pipeline.request import load_suites
 from evolve_action.plan.planning import RunSpec
 from evolve_action.plan.sides import Sides
 from evolve_action.publish.actions_io import write_summary
+from evolve_action.util.text import plural
 
 MAX_ROWS = 200  # plan rows printed; the rest are counted
+MAX_REASONS = 3  # errors printed per file not loaded
 
 
 def plan_rows(runs: Sequence[RunSpec]) -> list[str]:
@@ -40,7 +43,8 @@ def plan_rows(runs: Sequence[RunSpec]) -> list[str]:
 
 
 def dry_run(setup: JobSetup, sides: Sides, out: TextIO) -> int:
-    """Plan, project, print; exit 0 (2 when no eval file could be loaded at all)."""
+    """Plan, project, print; exit 0, or 1 when an eval file could not be loaded (as the
+    real job's check would fail), each such file printed with why."""
     settings = setup.settings
     head = load_suites(sides.head_root, settings, setup.config)
     base = load_suites(sides.base_root, settings, setup.config) if sides.base_root else None
@@ -53,11 +57,25 @@ def dry_run(setup: JobSetup, sides: Sides, out: TextIO) -> int:
         lines.append(f"  skipped: {skip.suite} {skip.case} on {skip.model}: {skip.reason}")
     if execution.costing is not None:
         lines += list(execution.costing.lines())
-    for invalid in head.invalid:
-        lines.append(f"  not loaded: {invalid.rel}")
+    lines += not_loaded(head.invalid)
     for line in lines:
         print(line, file=out)
     if setup.files.summary:
         body = "\n".join(["## evolve-action: dry run", "", "```", *lines, "```", ""])
         write_summary(setup.files.summary, body)
-    return 0
+    # Invalid eval files fail a real job's check; the dry run says so by its exit code too.
+    return 1 if any(not r.ok for r in head.invalid) else 0
+
+
+def not_loaded(invalid: Sequence[LoadResult]) -> list[str]:
+    """Each eval file that was not loaded, with why: its first errors at file:line, and how
+    many more (`evolve-action validate` lists them all)."""
+    lines = []
+    for result in invalid:
+        errors = [p for p in result.problems if p.severity is Severity.ERROR]
+        lines.append(f"  not loaded: {result.rel} ({plural(len(errors), 'error')}):")
+        lines += [f"    {p.render()}" for p in errors[:MAX_REASONS]]
+        if len(errors) > MAX_REASONS:
+            more = len(errors) - MAX_REASONS
+            lines.append(f"    … and {more} more; `evolve-action validate {result.rel}` lists them")
+    return lines

@@ -155,7 +155,7 @@ def _late(setup: JobSetup, in_progress: bool) -> tuple[str, ...]:
 def _write(setup: JobSetup, report: Report) -> Path:
     from evolve_action.publish.results import write_results
 
-    return write_results(setup.settings.results_dir, report.data)[-1]
+    return write_results(setup.settings.results_dir, report.data, report.input)[-1]
 
 
 def _shortfall(execution: Execution | None, stop: Stop) -> Shortfall:

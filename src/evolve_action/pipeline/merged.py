@@ -191,7 +191,7 @@ def report_in_actions(
         before = spend_history.read(publisher, event.pr_number, settings.comment_key)
     report = build_report(docs, settings, event, head, before)
     try:
-        write_results(settings.results_dir, report.data)
+        write_results(settings.results_dir, report.data, report.input)
     except ResultsWriteError as exc:
         print(annotate("error", str(exc), title="evolve: cannot write results"), file=stream)
         return 2

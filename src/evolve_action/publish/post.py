@@ -20,12 +20,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
-from evolve_action.model.evals import LoadResult
 from evolve_action.publish import check_output
 from evolve_action.publish.actions_io import RunnerFiles, set_outputs, write_summary
 from evolve_action.publish.github_api import GitHubWriteError, Publisher, github_error
+from evolve_action.publish.html.page import REPORT_FILE
 from evolve_action.publish.render.build import build_view
-from evolve_action.publish.render.build_cases import invalid_files
 from evolve_action.publish.render.comment import TemplateProblem, environment, fit_comment, render
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.publish.render.view import CommentView
@@ -188,8 +187,25 @@ def publish_files(
     for line in check_output.log_commands(notes, github.problems):
         print(line, file=stream)
     set_outputs(files.output, check_output.outputs(report, gate, github.comment_url))
-    write_summary(files.summary, _summary(render(build_view(report)), github.problems))
+    markdown = render(build_view(report)) + report_link(report)
+    write_summary(files.summary, summary_with_problems(markdown, github.problems))
     return github
+
+
+def report_link(report: ReportInput) -> str:
+    """The job summary's line to report.html, when the job wrote one: the file is in the
+    results directory, which the workflow uploads as an artifact of this run."""
+    results_dir = report.settings.results_dir
+    if not (results_dir / REPORT_FILE).is_file():
+        return ""
+    # No path: the directory is the job's own (a shard's report job writes elsewhere), and the
+    # summary of one report must read the same whichever job made it.
+    where = f"`{REPORT_FILE}` in the results directory"
+    run_url = report.event.run_url
+    if run_url:
+        artifacts = f"[this run's artifacts]({run_url}#artifacts)"
+        return f"\n\n📊 Charts and each failed run's transcript: {where}, in {artifacts}.\n"
+    return f"\n\n📊 Charts and each failed run's transcript: {where}.\n"
 
 
 def given_up(report: ReportInput, why: str) -> Published:
@@ -271,79 +287,8 @@ def conclude(
         return ""
 
 
-def _summary(markdown: str, problems: Sequence[str]) -> str:
+def summary_with_problems(markdown: str, problems: Sequence[str]) -> str:
     if not problems:
         return markdown
     listed = "\n".join(f"- {p}" for p in problems)
     return f"{markdown}\n\n**⚠️ evolve could not write to GitHub**\n\n{listed}\n"
-
-
-VALIDATION_TITLE = "Eval files validated; evals not run (fork PR without secrets)"
-HOW_TO_RUN = """\
-This pull request comes from a fork, so the workflow has no API keys and a read-only token:
-evolve validated the eval files and did not run them. To run the evals, a maintainer can:
-
-- review the change, then comment `/evolve run` on this pull request, where the repository
-  has the command workflow (`examples/workflows/evolve-fork-command.yml`); or
-- review the change, then push the branch to this repository (or re-run the workflow from a
-  branch here), so the run gets the repository's secrets; or
-- use the two-stage pattern: a `pull_request` job that has what it needs uploads the
-  results directory as an artifact, and a `workflow_run` job runs `evolve-action report`
-  to post them, treating the artifact as data.
-"""
-
-
-NO_KEYS_TITLE = "Eval files validated; evals not run (no API key)"
-NO_KEYS = """\
-The workflow has no model API key, so evolve validated the eval files and did not run them.
-Add a repository secret and pass it to the action (`anthropic-api-key` or `openai-api-key`,
-or the `ANTHROPIC_API_KEY` / `OPENAI_API_KEY` environment variables; `OPENAI_BASE_URL` for a
-self-hosted OpenAI-compatible server).
-"""
-
-
-def publish_validation_only(
-    *,
-    event: Event,
-    settings: Settings,
-    checked: int,
-    invalid: Sequence[LoadResult],
-    publisher: Publisher | None,
-    files: RunnerFiles,
-    stream: TextIO = sys.stdout,
-) -> Published:
-    """No secrets (a fork PR, or no key configured): a neutral check, or just the summary, with
-    the lint results and what to do to run the evals.
-
-    Invalid files still make the exit code 1, as `evolve-action validate` would.
-    """
-    bad = [r for r in invalid if not r.ok]
-    valid = f"{checked - len(bad)} of {checked} eval files are valid."
-    title, how = (VALIDATION_TITLE, HOW_TO_RUN) if event.fork else (NO_KEYS_TITLE, NO_KEYS)
-    lines = [f"### ⚠️ evolve: {title}", "", valid, "", how]
-    if bad:
-        lines += ["**Invalid eval files**", ""]
-        lines += [f"- {p.where}: {p.message}" for p in invalid_files(bad)]
-    text = "\n".join(lines) + "\n"
-    result = Published("neutral", 1 if bad else 0, problems=[])
-    notes = check_output.invalid_notes(bad)
-    sha = head_sha(event, "")
-    if publisher is not None and sha:
-        result.check = conclude(
-            publisher,
-            settings,
-            event,
-            sha,
-            result,
-            conclusion="neutral",
-            title=title,
-            summary=text,
-            annotations=[n.as_check() for n in notes[: check_output.MAX_CHECK_ANNOTATIONS]],
-            status=("success", f"neutral: {title}"),
-            forbidden_is_expected=True,
-        )
-    for line in check_output.log_commands(notes, result.problems):
-        print(line, file=stream)
-    set_outputs(files.output, {"conclusion": "neutral", "results-dir": str(settings.results_dir)})
-    write_summary(files.summary, _summary(text, result.problems))
-    return result

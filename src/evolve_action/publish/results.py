@@ -1,6 +1,8 @@
 """The results directory: what one job leaves behind for people, CI tools and `report`.
 
     results.json                                     ours (schemas/results.schema.json)
+    report.html                                      charts and failed runs' transcripts,
+                                                     for people (`publish.html`)
     junit.xml                                        head runs, for CI test reporters
     suites/<suite>/eval_feedback_aggregate.json      the judge's critique of the eval
     suites/<suite>/<model>/benchmark.json            skill-creator's viewer opens this dir
@@ -22,7 +24,7 @@ import hashlib
 import json
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
@@ -61,6 +63,8 @@ from evolve_action.verdict.stats import Aggregate
 
 if TYPE_CHECKING:
     import jsonschema
+
+    from evolve_action.publish.render.report import ReportInput
 
 log = logging.getLogger(__name__)
 
@@ -121,9 +125,11 @@ def results_doc(data: ResultsData) -> dict[str, Any]:
     }
 
 
-def write_results(results_dir: Path, data: ResultsData) -> list[Path]:
-    """Write every results file; returns the paths written, results.json last."""
-    suites = {s.rel: s for s in data.suites}
+def write_results(
+    results_dir: Path, data: ResultsData, report: ReportInput | None = None
+) -> list[Path]:
+    """Write every results file; returns the paths written, results.json last. With the
+    `report` the comment reads, also report.html."""
     catalog = {c["rel"]: c for c in catalog_doc(data.suites, data.repo_root)}
     written: list[Path] = []
 
@@ -134,6 +140,7 @@ def write_results(results_dir: Path, data: ResultsData) -> list[Path]:
     by_suite: dict[str, list[RunResult]] = {}
     for run in data.runs:
         by_suite.setdefault(run.suite, []).append(run)
+    suites = {s.rel: s for s in data.suites}
     for rel, runs in sorted(by_suite.items()):
         suite = suites.get(rel)
         suite_dir = results_dir / "suites" / slug(rel)
@@ -141,51 +148,56 @@ def write_results(results_dir: Path, data: ResultsData) -> list[Path]:
             suite_dir / "eval_feedback_aggregate.json",
             _json(feedback_aggregate_doc(suite, rel, runs)),
         )
+        skill_path = catalog[rel]["skill_path"] if rel in catalog else ""
         for model in sorted({r.model for r in runs}):
             model_runs = [r for r in runs if r.model == model]
-            model_dir = suite_dir / slug(model)
-            skill_path = catalog[rel]["skill_path"] if rel in catalog else ""
-            bench = benchmark_doc(
-                suite,
-                rel,
-                model,
-                model_runs,
-                judge_model=data.judge_model,
-                timestamp=data.generated_at,
-                skill_path=skill_path,
-            )
-            armed = any(r.side is Side.NO_SKILL for r in model_runs)
-            if armed:  # the lift in benchmark.json; what the PR changed beside it
-                if any(r.side is Side.BASE for r in model_runs):
-                    put(model_dir / "benchmark-base.json", _json(bench))
-                bench = benchmark_doc(
-                    suite,
-                    rel,
-                    model,
-                    model_runs,
-                    judge_model=data.judge_model,
-                    timestamp=data.generated_at,
-                    skill_path=skill_path,
-                    without=Side.NO_SKILL,
-                )
-            put(model_dir / "benchmark.json", _json(bench))
-            cases = {c.id: c for c in suite.cases} if suite else {}
-            for run in model_runs:
-                eval_dir = model_dir / f"eval-{slug(run.case_id)}"
-                case = cases.get(run.case_id)
-                if case is not None and not (eval_dir / "eval_metadata.json").exists():
-                    meta = {
-                        "eval_id": case.id,
-                        "eval_name": case.label,
-                        "prompt": case.prompt,
-                        "assertions": [i.text for i in case.items],
-                    }
-                    put(eval_dir / "eval_metadata.json", _json(meta))
-                run_dir = eval_dir / configuration(run.side, armed) / f"run-{run.repetition}"
-                put(run_dir / "grading.json", _json(grading_doc(run)))
+            _write_model(put, suite_dir / slug(model), data, (suite, rel, skill_path), model_runs)
     put(results_dir / JUNIT_FILE, junit_xml(data.runs, suites))
+    if report is not None:
+        from evolve_action.publish.html.page import write_html
+
+        written.append(write_html(results_dir, report))
     put(results_dir / RESULTS_FILE, _json(results_doc(data)))
     return written
+
+
+def _write_model(
+    put: Callable[[Path, str], None],
+    model_dir: Path,
+    data: ResultsData,
+    where: tuple[Suite | None, str, str],
+    runs: list[RunResult],
+) -> None:
+    """One suite's runs on one model, as skill-creator's viewer reads them: benchmark.json
+    (and benchmark-base.json beside the no-skill arm), each eval's metadata, each run's
+    grading.json. `where`: the suite (None when not in the catalog), its path, its skill's."""
+    suite, rel, skill_path = where
+    model = runs[0].model
+
+    def bench(without: Side = Side.BASE) -> dict[str, Any]:
+        return benchmark_doc(
+            suite, rel, model, runs, judge_model=data.judge_model,
+            timestamp=data.generated_at, skill_path=skill_path, without=without,
+        )  # fmt: skip
+
+    armed = any(r.side is Side.NO_SKILL for r in runs)
+    if armed and any(r.side is Side.BASE for r in runs):
+        put(model_dir / "benchmark-base.json", _json(bench()))  # what the PR changed
+    put(model_dir / "benchmark.json", _json(bench(Side.NO_SKILL) if armed else bench()))
+    cases = {c.id: c for c in suite.cases} if suite else {}
+    for run in runs:
+        eval_dir = model_dir / f"eval-{slug(run.case_id)}"
+        case = cases.get(run.case_id)
+        if case is not None and not (eval_dir / "eval_metadata.json").exists():
+            meta = {
+                "eval_id": case.id,
+                "eval_name": case.label,
+                "prompt": case.prompt,
+                "assertions": [i.text for i in case.items],
+            }
+            put(eval_dir / "eval_metadata.json", _json(meta))
+        run_dir = eval_dir / configuration(run.side, armed) / f"run-{run.repetition}"
+        put(run_dir / "grading.json", _json(grading_doc(run)))
 
 
 # --- loading ---------------------------------------------------------------------------------

@@ -7,8 +7,10 @@ override the catalog's wherever a cost is counted or projected. Its pass-rate th
 (`report`) are checked, since a mistake there is one for evolve too, and not applied: the
 action's floor is `min_pass_rate`. Its other keys
 (`harnesses`, `sandbox`, `checks`, ...) are accepted quietly, since evolve needs them.
-The action's own keys carry the names of its inputs in snake_case. Every field is optional:
-None means "not set here", so settings can layer input over config over default.
+The action's own keys carry the names of its inputs in snake_case, or hyphenated as
+the inputs are (`max-cost-usd`); one key set under both spellings is an error. Every field
+is optional: None means "not set here", so settings can layer input over config over
+default.
 
 Nothing here raises for a bad file: problems come back at `file:line`, unknown keys as
 warnings (with a suggestion when one is close), and a bad value leaves its field unset.
@@ -142,11 +144,17 @@ def parse_config(doc: Document) -> ConfigResult:
         problems.error((), f"the config must be a mapping of keys, not {json_kind(doc.data)}")
         return ConfigResult(RepoConfig(), doc.rel, tuple(problems.items))
     values: dict[str, Any] = {}
+    seen: dict[str, str] = {}  # field → the spelling that set it
     for key, raw in doc.data.items():
-        if key in _FIELDS:
-            value = _FIELDS[key](raw, (key,), problems)
+        name = canonical(key)
+        if name in _FIELDS:
+            if name in seen:
+                problems.error((key,), f"sets {name} again (as {seen[name]!r} too); keep one")
+                continue
+            seen[name] = key
+            value = _FIELDS[name](raw, (key,), problems)
             if value is not None:
-                values[key] = value
+                values[name] = value
         elif key == "report":
             _report(raw, problems)
         elif key == "providers":
@@ -305,7 +313,17 @@ _FIELDS: dict[str, Reader] = {
     "baseline": _baseline,
 }
 
-KNOWN_KEYS = frozenset({*_FIELDS, "report", "providers", *EVOLVE_ONLY_KEYS})
+# The action's keys spelt as its inputs are (`max-cost-usd`); `layout` is evolve's, no input.
+SPELT_AS_INPUTS = frozenset(k.replace("_", "-") for k in _FIELDS if "_" in k)
+KNOWN_KEYS = frozenset({*_FIELDS, *SPELT_AS_INPUTS, "report", "providers", *EVOLVE_ONLY_KEYS})
+
+
+def canonical(key: Any) -> Any:
+    """The action's key for `key`: its input's hyphenated spelling (`max-cost-usd`, as in a
+    workflow's `with:`) is the same key as the snake_case one (`max_cost_usd`)."""
+    if isinstance(key, str) and key in SPELT_AS_INPUTS:
+        return key.replace("-", "_")
+    return key
 
 
 def _unknown(key: str) -> str:

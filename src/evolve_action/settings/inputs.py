@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
@@ -53,6 +54,13 @@ from evolve_action.settings.parsers import (
 from evolve_action.settings.parsers import (
     Shard as Shard,
 )
+
+
+class OnIncomplete(StrEnum):
+    """The conclusion of a job that could not judge (no key, every run cut or errored)."""
+
+    NEUTRAL = "neutral"  # GitHub counts it as passing a required check
+    FAILURE = "failure"  # fail closed: a required check blocks the merge until evals run
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +144,14 @@ INPUTS: tuple[InputSpec, ...] = (
         "Fail the check when a skill run without itself (`baseline`) is not significantly"
         " worse: the skill shows no lift on its own evals.",
         parse=_bool,
+    ),
+    InputSpec(
+        "on-incomplete",
+        "neutral",
+        "Conclusion of a job that could not judge (no API key, the budget cut every run, every"
+        " run errored, runs missing): `neutral`, which GitHub counts as passing a required"
+        " check, or `failure` to fail closed (docs/branch-protection.md).",
+        parse=_enum(OnIncomplete),
     ),
     InputSpec(
         "baseline",
@@ -289,6 +305,7 @@ class Settings:
     timeout_seconds: float | None = DEFAULTS["timeout-seconds"]
     fail_on_regression: bool = DEFAULTS["fail-on-regression"]
     fail_without_lift: bool = DEFAULTS["fail-without-lift"]
+    on_incomplete: OnIncomplete = DEFAULTS["on-incomplete"]
     baseline: Baseline = DEFAULTS["baseline"]
     min_pass_rate: float | None = DEFAULTS["min-pass-rate"]
     alpha: float = DEFAULTS["alpha"]

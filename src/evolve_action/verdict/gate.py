@@ -20,6 +20,13 @@ of `runs: auto` cutting evals still open, a shard that never reported, every run
 on one side errored) make a check that would have been green neutral; a regression found in
 the runs that were made still fails it.
 
+Every one of those "could not judge" ends (no run gradable, no key, the budget or the clock
+cutting runs, a side of an eval all errors) is `neutral` by default, which GitHub counts as
+passing a required check. `on-incomplete: failure` makes each of them `failure` instead, so a
+required check fails closed (`could_not_judge`, the one place that choice is made). What is
+judged and merely inconclusive (too few runs to tell) and what has nothing to judge (no
+affected evals, every eval removed) stay neutral either way.
+
 A skill's lift over no skill (`verdict.lift`) is its own family and decides nothing here,
 unless `fail-without-lift` is on: then a skill with a no-skill arm whose lift is not
 significant fails the check.
@@ -32,7 +39,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from evolve_action.settings.inputs import Settings
+from evolve_action.settings.inputs import OnIncomplete, Settings
 from evolve_action.util.text import pct, plural
 from evolve_action.verdict.budget import MAX_RUNS
 from evolve_action.verdict.decide import Finding, Verdict
@@ -98,6 +105,23 @@ class Shortfall:
 COMPLETE = Shortfall()
 
 
+FAIL_CLOSED = "on-incomplete: failure"
+
+
+def could_not_judge(
+    settings: Settings, reason: str, *, failures: Iterable[str] = (), count: int = 0
+) -> Gate:
+    """The conclusion of a job that could not judge what it was asked to: `neutral`, or
+    `failure` with `on-incomplete: failure`. `failures` (invalid eval files, a regression among
+    the runs made) fail it either way, listed first."""
+    failed = list(failures)
+    if failed:
+        return Gate("failure", "; ".join([*failed, reason]), 1, count)
+    if settings.on_incomplete is OnIncomplete.FAILURE:
+        return Gate("failure", f"{reason} ({FAIL_CLOSED})", 1, count)
+    return Gate("neutral", reason, 0, count)
+
+
 def _distinct(cases: Iterable[CaseStats]) -> int:
     return len({(c.suite, c.case_id) for c in cases})
 
@@ -133,22 +157,56 @@ def evaluate(
         # Told to stop: the workflow was cancelled; so is the check, whatever was found so far.
         reason = "; ".join([shortfall.headline(), *failures])
         return Gate("cancelled", reason, shortfall.exit_code, count)
-    if errors_only or (cases and not graded):
+    if errors_only or not graded:
+        return _nothing_graded(cases, settings, failures, shortfall, errors_only=errors_only)
+    if regressed and settings.fail_on_regression:
+        failures.insert(0, regressed_reason(verdict))
+    failures += _rules(aggregate, settings, lift)
+    if failures:
+        return Gate("failure", "; ".join(failures), 1, count)
+    if has_base and not any(c.head is not None for c in cases):
+        # Every eval was removed (issue 26): nothing was compared, so nothing is green.
+        return Gate("neutral", f"no eval left to compare ({_distinct(cases)} removed)", 0)
+    gaps = _gaps(cases, shortfall, has_base)
+    if gaps:
+        # Green would speak for runs never made: neutral (or failure, failing closed), saying
+        # what is missing.
+        found = [regressed_reason(verdict)] if regressed else []
+        return could_not_judge(settings, "; ".join([gaps, *found]), count=count)
+    if regressed:
+        off = "not failing the check: fail-on-regression is off"
+        return Gate("success", f"{regressed_reason(verdict)} ({off})", 0, count)
+    if has_base and verdict.cases and len(verdict.too_few_runs) == len(verdict.cases):
+        return Gate("neutral", too_few_reason(verdict), 0)
+    return Gate("success", _success_reason(aggregate, has_base), 0)
+
+
+def _nothing_graded(
+    cases: list[CaseStats],
+    settings: Settings,
+    failures: list[str],
+    shortfall: Shortfall,
+    *,
+    errors_only: bool,
+) -> Gate:
+    """No graded run: every run errored, nothing could run, or nothing was affected."""
+    if errors_only or cases:
         reason = "evals could not run"
         if cases:
             reason += f" (every run of {plural(_distinct(cases), 'eval')} errored)"
-        if failures:
-            return Gate("failure", "; ".join([*failures, reason]), 1)
-        return Gate("neutral", reason, 0)
-    if not cases:
-        if failures:
-            return Gate("failure", "; ".join(failures), 1)
-        # Nothing ran: because nothing was affected, or because nothing could be started.
-        return Gate(
-            "neutral", shortfall.headline() if shortfall.incomplete else "no affected evals", 0
-        )
-    if regressed and settings.fail_on_regression:
-        failures.insert(0, regressed_reason(verdict))
+        return could_not_judge(settings, reason, failures=failures)
+    if failures:
+        return Gate("failure", "; ".join(failures), 1)
+    # Nothing ran: because nothing could be started, or because nothing was affected.
+    if shortfall.incomplete:
+        return could_not_judge(settings, shortfall.headline())
+    return Gate("neutral", "no affected evals", 0)
+
+
+def _rules(aggregate: Aggregate, settings: Settings, lift: Lift | None) -> list[str]:
+    """The checks a PR fails beside a regression: the pass-rate floor, and no lift where
+    `fail-without-lift` asks for one."""
+    failures = []
     head_rate = aggregate.overall.head_rate
     floor = settings.min_pass_rate
     if floor is not None and head_rate is not None and head_rate < floor:
@@ -157,22 +215,7 @@ def evaluate(
         flat = [s for s in lift.measured if not lift.helps(s)]
         if flat:
             failures.append(f"{plural(len(flat), 'skill')} not significantly better than no skill")
-    if failures:
-        return Gate("failure", "; ".join(failures), 1, count)
-    if has_base and not any(c.head is not None for c in cases):
-        # Every eval was removed (issue 26): nothing was compared, so nothing is green.
-        return Gate("neutral", f"no eval left to compare ({_distinct(cases)} removed)", 0)
-    gaps = _gaps(cases, shortfall, has_base)
-    if gaps:
-        # Green would speak for runs never made: neutral, saying what is missing.
-        found = [regressed_reason(verdict)] if regressed else []
-        return Gate("neutral", "; ".join([gaps, *found]), 0, count)
-    if regressed:
-        off = "not failing the check: fail-on-regression is off"
-        return Gate("success", f"{regressed_reason(verdict)} ({off})", 0, count)
-    if has_base and verdict.cases and len(verdict.too_few_runs) == len(verdict.cases):
-        return Gate("neutral", too_few_reason(verdict), 0)
-    return Gate("success", _success_reason(aggregate, has_base), 0)
+    return failures
 
 
 def _gaps(cases: list[CaseStats], shortfall: Shortfall, has_base: bool) -> str:
