@@ -15,8 +15,10 @@ Found by running `opencode-ai` 1.18.33 (its linux-x64 build) against the loopbac
   (`<base>/responses`). `OPENCODE_PURE=1` leaves out external plugins (else it spends
   about a minute on an npm install), `OPENCODE_DISABLE_MODELS_FETCH=1`,
   `OPENCODE_DISABLE_AUTOUPDATE=1` and `OPENCODE_DISABLE_LSP_DOWNLOAD=1` keep it off the
-  network. Even so it asks registry.npmjs.org about `@opencode-ai/plugin` when it starts
-  (into `~/.npm`); without a network that fails and the run goes on.
+  network. Even so it asks the npm registry about `@opencode-ai/plugin` when it starts
+  (caching the answer in `~/.npm`); it honours `npm_config_registry`, so `npm_registry`
+  sends that question to a loopback address that refuses it (the run goes on), never to
+  the network.
 - Skills are read from `.opencode/skills/<name>/SKILL.md` in the working directory, listed
   in its system prompt and loaded by its `skill` tool, which finds the skill's files with
   `rg`: without ripgrep on PATH the tool fails ("ripgrep execution failed").
@@ -75,9 +77,16 @@ def config(provider: str, api_base: str, token: str) -> dict[str, object]:
     }
 
 
-def environment(provider: str, api_base: str, token: str) -> dict[str, str]:
-    """Everything it needs besides PATH, HOME and TMPDIR (the confinement's)."""
-    return {**ENV, "OPENCODE_CONFIG_CONTENT": json.dumps(config(provider, api_base, token))}
+def environment(
+    provider: str, api_base: str, token: str, *, npm_registry: str | None = None
+) -> dict[str, str]:
+    """Everything it needs besides PATH, HOME and TMPDIR (the confinement's).
+    `npm_registry`: where its start-up plugin check goes (the proxy's own address in a run,
+    which answers it with an error at once)."""
+    env = {**ENV, "OPENCODE_CONFIG_CONTENT": json.dumps(config(provider, api_base, token))}
+    if npm_registry:
+        env["npm_config_registry"] = npm_registry
+    return env
 
 
 def home_files() -> dict[str, str]:
