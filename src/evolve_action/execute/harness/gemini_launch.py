@@ -21,7 +21,8 @@ Found by running `@google/gemini-cli` 0.61.0 against the loopback fake of the Ge
 - Its home: `~/.gemini` (settings.json, installation_id, projects.json, history/,
   tmp/<project>/chats/). An API error also writes a report to `$TMPDIR`
   (`gemini-client-error-*.json`, /tmp by default): TMPDIR must be inside the run's
-  workspace. A failed call ends with exit code 144 and a `result` whose status is `error`.
+  workspace. A failed call ends with a non-zero exit code (144 and 145 seen) and a `result`
+  whose status is `error`.
 """
 
 from __future__ import annotations
