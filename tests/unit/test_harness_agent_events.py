@@ -171,3 +171,26 @@ def test_a_failed_shell_command_is_an_erroneous_tool_call() -> None:
     assert copilot.tool_calls[0].is_error and copilot.tool_calls[0].result == "nope"
     assert opencode.tool_calls[0].is_error and opencode.tool_calls[0].result == "no"
     assert gemini.tool_calls[0].is_error and gemini.tool_calls[0].result == "denied"
+
+
+def test_an_answer_cut_at_the_token_limit_is_said_so_and_warnings_are_noted() -> None:
+    step = {"reason": "length", "tokens": {"input": 5, "output": 7}}
+    cut = opencode_events.parse(
+        "\n".join(
+            json.dumps(e)
+            for e in [
+                {"type": "step_start", "part": {}},
+                {"type": "text", "part": {"text": "Half an ans"}},
+                {"type": "step_finish", "part": step},
+            ]
+        ),
+        exit_code=0,
+    )
+    assert cut.stop_reason == "max_tokens" and cut.final_text == "Half an ans"
+    warned = gemini_events.parse(
+        json.dumps({"type": "error", "severity": "warning", "message": "loop detected"})
+        + "\n"
+        + json.dumps({"type": "message", "role": "assistant", "content": "Done.", "delta": True}),
+        exit_code=0,
+    )
+    assert warned.final_text == "Done." and warned.notes == ["gemini: loop detected"]

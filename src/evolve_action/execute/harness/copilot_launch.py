@@ -8,7 +8,8 @@ Found by running `@github/copilot` 1.0.102 against the loopback fakes
   needs no Node.js.
 - `copilot --output-format json --allow-all --trust-folder`, the prompt on stdin (without
   `-p` it reads stdin when stdin is not a terminal). `--allow-all-tools` alone refuses
-  commands that read `/proc`; `--trust-folder` skips the folder-trust question.
+  a command reading `/proc/self/environ` ("Permission denied because no interactive user
+  response was available"); `--trust-folder` skips the folder-trust question.
 - A model provider of one's own ("BYOK"): `COPILOT_PROVIDER_TYPE` (`anthropic` or
   `openai`), `COPILOT_PROVIDER_BASE_URL` (the Anthropic origin, or the OpenAI base with its
   `/v1`: it calls `…/v1/messages` or `…/chat/completions`), `COPILOT_PROVIDER_API_KEY`,

@@ -12,8 +12,8 @@ Found by running `opencode-ai` 1.18.33 (its linux-x64 build) against the loopbac
 - Its provider settings come as JSON in `OPENCODE_CONFIG_CONTENT`:
   `provider.<id>.options.baseURL` and `apiKey`. The Anthropic base URL includes `/v1`
   (`<base>/v1/messages`); OpenAI models go through the Responses API
-  (`<base>/responses`). `OPENCODE_PURE=1` leaves out external plugins (else it spends
-  about a minute on an npm install), `OPENCODE_DISABLE_MODELS_FETCH=1`,
+  (`<base>/responses`). `OPENCODE_PURE=1` leaves out external plugins (which it would
+  install with npm first), `OPENCODE_DISABLE_MODELS_FETCH=1`,
   `OPENCODE_DISABLE_AUTOUPDATE=1` and `OPENCODE_DISABLE_LSP_DOWNLOAD=1` keep it off the
   network. Even so it asks the npm registry about `@opencode-ai/plugin` when it starts
   (caching the answer in `~/.npm`); it honours `npm_config_registry`, so `npm_registry`
