@@ -16,6 +16,7 @@ from evolve_action.execute.harness import (
     install,
     opencode_launch,
 )
+from evolve_action.execute.sandbox.env import is_secret_name
 
 TOKEN = "evolve-dummy-abc"
 
@@ -139,3 +140,12 @@ def test_no_variable_but_the_placeholder_carries_a_credential() -> None:
         assert len(holding) == 1, holding
         named = [k for k in env if any(w in k for w in ("KEY", "TOKEN", "SECRET"))]
         assert named in ([], holding), named
+
+
+def test_the_fixed_variables_pass_the_confinement_and_the_key_goes_through_the_relay() -> None:
+    # The confinement refuses secret-looking names in a command's environment: the fixed
+    # variables must not look so, and the key's variable is given to the relay instead.
+    for launch in (copilot_launch, gemini_launch, opencode_launch):
+        assert not [name for name in launch.ENV if is_secret_name(name)], launch.NAME
+    assert is_secret_name("COPILOT_PROVIDER_API_KEY") and is_secret_name("GEMINI_API_KEY")
+    assert list(opencode_launch.endpoint("openai", "u", TOKEN)) == ["OPENCODE_CONFIG_CONTENT"]

@@ -77,13 +77,18 @@ def config(provider: str, api_base: str, token: str) -> dict[str, object]:
     }
 
 
+def endpoint(provider: str, api_base: str, token: str) -> dict[str, str]:
+    """The variable that holds the placeholder key (through the relay, like the other CLIs')."""
+    return {"OPENCODE_CONFIG_CONTENT": json.dumps(config(provider, api_base, token))}
+
+
 def environment(
     provider: str, api_base: str, token: str, *, npm_registry: str | None = None
 ) -> dict[str, str]:
     """Everything it needs besides PATH, HOME and TMPDIR (the confinement's).
     `npm_registry`: where its start-up plugin check goes (the proxy's own address in a run,
     which answers it with an error at once)."""
-    env = {**ENV, "OPENCODE_CONFIG_CONTENT": json.dumps(config(provider, api_base, token))}
+    env = {**ENV, **endpoint(provider, api_base, token)}
     if npm_registry:
         env["npm_config_registry"] = npm_registry
     return env
