@@ -114,6 +114,27 @@ def place(root: Path, skills_dir: str, home_files: dict[str, str]) -> Place:
     return where
 
 
+SKILL_FOLDERS = [".claude/skills", ".agents/skills", ".github/skills", ".gemini/skills"]
+SKILL_FOLDERS += [".opencode/skills"]
+
+
+def stage_everywhere(workspace: Path) -> dict[str, str]:
+    """A skill in each agent's folder, each with a description naming its folder; returns
+    folder → description, to find in what the CLI sent the model."""
+    staged = {}
+    for index, folder in enumerate(SKILL_FOLDERS):
+        description = f"Marker skill number {index} for the folder {folder}."
+        skill = workspace / folder / f"marker-{index}" / "SKILL.md"
+        skill.parent.mkdir(parents=True, exist_ok=True)
+        skill.write_text(f"---\nname: marker-{index}\ndescription: {description}\n---\nBody.\n")
+        staged[folder] = description
+    return staged
+
+
+def folders_listed(staged: dict[str, str], sent: str) -> list[str]:
+    return [folder for folder, description in staged.items() if description in sent]
+
+
 @dataclass(frozen=True)
 class Ran:
     stdout: str

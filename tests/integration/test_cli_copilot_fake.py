@@ -25,11 +25,13 @@ from tests.fakes.cli_runs import (
     SHELL,
     Place,
     Ran,
+    folders_listed,
     place,
     require,
     run,
     scripted,
     serving,
+    stage_everywhere,
 )
 from tests.fakes.llm_server import Call, FakeLLM, Fault, Reply, call, text
 
@@ -148,3 +150,18 @@ def test_a_refused_key_is_an_auth_error_of_the_run(
     out = copilot_events.parse(ran.stdout, exit_code=ran.exit_code, stderr=ran.stderr)
     assert ran.exit_code != 0
     assert out.error_kind is ErrorKind.AUTH and "401" in out.error, out.error
+
+
+def test_copilot_lists_the_skills_of_its_folders_and_no_others(
+    fake: FakeLLM, binary: Path, package_cache: str, tmp_path: Path
+) -> None:
+    where = place(tmp_path, copilot_launch.SKILLS_DIR, copilot_launch.home_files())
+    staged = stage_everywhere(where.workspace)
+    env = copilot_launch.environment(
+        "anthropic", fake.anthropic_base_url, PLACEHOLDER, model="claude-sonnet-4-6",
+        package_cache=package_cache,
+    )  # fmt: skip
+    run(copilot_launch.command(str(binary)), env, where)
+
+    listed = folders_listed(staged, fake.requests[0].raw.decode())
+    assert sorted(listed) == sorted([copilot_launch.SKILLS_DIR, *copilot_launch.ALSO_READS])

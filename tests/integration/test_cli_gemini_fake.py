@@ -22,12 +22,14 @@ from tests.fakes.cli_runs import (
     SHELL,
     Place,
     Ran,
+    folders_listed,
     place,
     require,
     require_tool,
     run,
     scripted,
     serving,
+    stage_everywhere,
 )
 from tests.fakes.llm_server import Call, FakeLLM, Fault, Reply, call, text
 
@@ -131,3 +133,15 @@ def test_a_refused_key_is_an_auth_error_and_its_report_stays_in_tmpdir(
     assert out.error_kind is ErrorKind.AUTH and "API key not valid" in out.error, out.error
     assert list(where.tmp.glob("gemini-client-error-*.json"))  # its error report
     assert ran.outside == (), f"gemini wrote outside {where.root}: {ran.outside}"
+
+
+def test_gemini_lists_the_skills_of_its_folders_and_no_others(
+    fake: FakeLLM, node: str, script: Path, tmp_path: Path
+) -> None:
+    where = place(tmp_path, gemini_launch.SKILLS_DIR, gemini_launch.home_files())
+    staged = stage_everywhere(where.workspace)
+    env = gemini_launch.environment(fake.gemini_base_url, PLACEHOLDER)
+    run(gemini_launch.command(node, str(script), model=MODEL), env, where)
+
+    listed = folders_listed(staged, fake.requests[0].raw.decode())
+    assert sorted(listed) == sorted([gemini_launch.SKILLS_DIR, *gemini_launch.ALSO_READS])

@@ -25,12 +25,14 @@ from tests.fakes.cli_runs import (
     SHELL,
     Place,
     Ran,
+    folders_listed,
     place,
     require,
     require_tool,
     run,
     scripted,
     serving,
+    stage_everywhere,
 )
 from tests.fakes.llm_server import Call, FakeLLM, Fault, Reply, call, text
 
@@ -127,3 +129,17 @@ def test_a_refused_key_is_an_auth_error_of_the_run(
     out = opencode_events.parse(ran.stdout, exit_code=ran.exit_code, stderr=ran.stderr)
     assert ran.exit_code != 0
     assert out.error_kind is ErrorKind.AUTH and "invalid x-api-key" in out.error, out.error
+
+
+def test_opencode_lists_the_skills_of_its_folders_and_no_others(
+    fake: FakeLLM, binary: Path, tmp_path: Path
+) -> None:
+    where = place(tmp_path, opencode_launch.SKILLS_DIR, opencode_launch.home_files())
+    staged = stage_everywhere(where.workspace)
+    base = fake.anthropic_base_url
+    env = opencode_launch.environment("anthropic", base, PLACEHOLDER, npm_registry=fake.url)
+    argv = opencode_launch.command(str(binary), provider="anthropic", model=MODELS["anthropic"])
+    run(argv, env, where)
+
+    listed = folders_listed(staged, fake.requests[0].raw.decode())
+    assert sorted(listed) == sorted([opencode_launch.SKILLS_DIR, *opencode_launch.ALSO_READS])

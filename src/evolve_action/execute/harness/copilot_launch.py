@@ -15,8 +15,9 @@ Found by running `@github/copilot` 1.0.102 against the loopback fakes
   `/v1`: it calls `…/v1/messages` or `…/chat/completions`), `COPILOT_PROVIDER_API_KEY`,
   `COPILOT_MODEL`. `COPILOT_OFFLINE=true` keeps it from GitHub's services (no sign-in is
   needed then), `COPILOT_AUTO_UPDATE=false` from updating itself.
-- Skills are read from `.github/skills/<name>/SKILL.md` in the working directory and
-  loaded by its `skill` tool. With Claude models it offers `bash`, `view`, `create`,
+- Skills are read from `.github/skills/<name>/SKILL.md` in the working directory (and
+  from `.claude/skills` and `.agents/skills`, not `.gemini/skills` nor `.opencode/skills`)
+  and loaded by its `skill` tool. With Claude models it offers `bash`, `view`, `create`,
   `edit`, `grep`, `glob`, `skill`, `task`...; with GPT models `apply_patch` (a free-form
   custom tool) replaces `create` and `edit`.
 - Its home: `~/.copilot` (config.json, session-state/, session-store.db, logs/), and on
@@ -34,6 +35,8 @@ NAME = "copilot"
 PACKAGE = "@github/copilot"
 VERSION = "1.0.102"
 SKILLS_DIR = ".github/skills"
+# Where else it finds skills (seen: a skill in each folder, listed to the model or not).
+ALSO_READS = (".claude/skills", ".agents/skills")
 PROVIDERS = ("anthropic", "openai")
 SKILL_TOOL = "skill"
 SHELL_TOOL = "bash"

@@ -15,7 +15,8 @@ Found by running `@google/gemini-cli` 0.61.0 against the loopback fake of the Ge
   selected.", exit 41). The same file turns off its usage statistics (sent to Google by
   default), telemetry and update checks. `GEMINI_CLI_NO_RELAUNCH=true` keeps it from
   starting a second Node.js process with a larger heap.
-- Skills are read from `.gemini/skills/<name>/SKILL.md` in the working directory and
+- Skills are read from `.gemini/skills/<name>/SKILL.md` in the working directory (and
+  from `.agents/skills`, not `.claude/skills`, `.github/skills` nor `.opencode/skills`) and
   loaded by its `activate_skill` tool; its shell tool is `run_shell_command`, which refuses
   command substitution (`$(...)`).
 - Its home: `~/.gemini` (settings.json, installation_id, projects.json, history/,
@@ -33,6 +34,8 @@ NAME = "gemini"
 PACKAGE = "@google/gemini-cli"
 VERSION = "0.61.0"
 SKILLS_DIR = ".gemini/skills"
+# Where else it finds skills (seen: a skill in each folder, listed to the model or not).
+ALSO_READS = (".agents/skills",)
 PROVIDERS = ("gemini",)
 SKILL_TOOL = "activate_skill"
 SHELL_TOOL = "run_shell_command"

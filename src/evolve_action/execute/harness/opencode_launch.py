@@ -19,8 +19,9 @@ Found by running `opencode-ai` 1.18.33 (its linux-x64 build) against the loopbac
   (caching the answer in `~/.npm`); it honours `npm_config_registry`, so `npm_registry`
   sends that question to a loopback address that refuses it (the run goes on), never to
   the network.
-- Skills are read from `.opencode/skills/<name>/SKILL.md` in the working directory, listed
-  in its system prompt and loaded by its `skill` tool, which finds the skill's files with
+- Skills are read from `.opencode/skills/<name>/SKILL.md` in the working directory (and
+  from `.claude/skills` and `.agents/skills`, not `.github/skills` nor `.gemini/skills`),
+  listed in its system prompt and loaded by its `skill` tool, which finds the skill's files with
   `rg`: without ripgrep on PATH the tool fails ("ripgrep execution failed").
 - Its home: `~/.local/share/opencode` (opencode.db, log/), `~/.local/state/opencode`,
   `~/.config/opencode`, `~/.cache/opencode`, `~/.npm`. A failed call is an `error` event
@@ -35,6 +36,8 @@ NAME = "opencode"
 PACKAGE = "opencode-ai"
 VERSION = "1.18.33"
 SKILLS_DIR = ".opencode/skills"
+# Where else it finds skills (seen: a skill in each folder, listed to the model or not).
+ALSO_READS = (".claude/skills", ".agents/skills")
 PROVIDERS = ("anthropic", "openai")
 SKILL_TOOL = "skill"
 SHELL_TOOL = "bash"
