@@ -142,6 +142,7 @@ class Ran:
     exit_code: int
     env: dict[str, str]
     outside: tuple[str, ...] = ()  # files written outside the place (with trace=True)
+    connected: tuple[str, ...] = ()  # "host:port" of every network connection it tried
 
 
 def run(argv: list[str], launch_env: dict[str, str], where: Place, *, trace: bool = False) -> Ran:
@@ -167,18 +168,34 @@ def run(argv: list[str], launch_env: dict[str, str], where: Place, *, trace: boo
         timeout=_TIMEOUT_S,
         check=False,
     )
-    outside = _outside(log.read_text(errors="replace"), where) if trace else ()
-    return Ran(done.stdout, done.stderr, done.returncode, env, outside)
+    traced = log.read_text(errors="replace") if trace else ""
+    return Ran(
+        done.stdout, done.stderr, done.returncode, env, _outside(traced, where), _peers(traced)
+    )
 
 
 _WRITES = (
     "open,openat,openat2,creat,mkdir,mkdirat,rename,renameat,renameat2,unlink,unlinkat,"
-    "link,linkat,symlink,symlinkat,truncate"
+    "link,linkat,symlink,symlinkat,truncate,connect"
 )
 _CALL = re.compile(r"^\d+\s+(\w+)\((.*)\)\s+=\s+(-?\d+)")
 _ARG_PATH = re.compile(r'(?:(\d+)<([^>]*)>, )?"((?:[^"\\]|\\.)*)"')
 _READ_ONLY = re.compile(r"\bO_RDONLY\b")
 _WRITE_FLAGS = re.compile(r"\b(O_WRONLY|O_RDWR|O_CREAT|O_TRUNC)\b")
+
+
+_PEER = re.compile(r'sin6?_port=htons\((\d+)\).*?(?:inet_addr\("([^"]+)"\)|"([0-9a-f:.]+)")')
+
+
+def _peers(log: str) -> tuple[str, ...]:
+    """The IP addresses and ports the traced processes tried to connect to (Unix sockets,
+    which stay on the machine, are left out)."""
+    found = set()
+    for line in log.splitlines():  # an unfinished call (`<unfinished ...>`) counts too
+        peer = _PEER.search(line) if " connect(" in line else None
+        if peer is not None:
+            found.add(f"{peer[2] or peer[3]}:{peer[1]}")
+    return tuple(sorted(found))
 
 
 def _outside(log: str, where: Place) -> tuple[str, ...]:
@@ -189,6 +206,8 @@ def _outside(log: str, where: Place) -> tuple[str, ...]:
         if match is None or int(match[3]) < 0:
             continue
         name, args = match[1], match[2]
+        if name == "connect":
+            continue
         if name.startswith("open") and (_READ_ONLY.search(args) and not _WRITE_FLAGS.search(args)):
             continue
         for dirfd_path, path in ((m[2], m[3]) for m in _ARG_PATH.finditer(args)):

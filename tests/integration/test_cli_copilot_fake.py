@@ -139,6 +139,8 @@ def test_copilot_sees_only_the_placeholder_key_and_writes_only_its_own_places(
     others = [p for p in ran.outside if not Path(p).name.startswith("inuse.")]
     assert others == [], f"copilot wrote outside {where.root}: {others}"
     assert all(p.startswith(package_cache + "/pkg/") for p in ran.outside), ran.outside
+    port = fake.url.rsplit(":", 1)[1]
+    assert ran.connected == (f"127.0.0.1:{port}",), ran.connected  # the fake, nothing else
 
 
 def test_a_refused_key_is_an_auth_error_of_the_run(

@@ -120,6 +120,8 @@ def test_gemini_sees_only_the_placeholder_key_and_writes_only_its_own_places(
         assert request.headers.get("x-goog-api-key") == PLACEHOLDER
         assert not [s for s in secrets if s in request.raw.decode("utf-8", "replace")]
     assert ran.outside == (), f"gemini wrote outside {where.root}: {ran.outside}"
+    port = fake.url.rsplit(":", 1)[1]
+    assert ran.connected == (f"127.0.0.1:{port}",), ran.connected  # the fake, nothing else
 
 
 def test_a_refused_key_is_an_auth_error_and_its_report_stays_in_tmpdir(

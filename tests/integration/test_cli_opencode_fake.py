@@ -118,6 +118,8 @@ def test_opencode_sees_only_the_placeholder_key_and_writes_only_its_own_places(
         assert request.headers.get("x-api-key") == PLACEHOLDER
         assert not [s for s in secrets if s in request.raw.decode("utf-8", "replace")]
     assert ran.outside == (), f"opencode wrote outside {where.root}: {ran.outside}"
+    port = fake.url.rsplit(":", 1)[1]
+    assert ran.connected == (f"127.0.0.1:{port}",), ran.connected  # the fake, nothing else
 
 
 def test_a_refused_key_is_an_auth_error_of_the_run(
