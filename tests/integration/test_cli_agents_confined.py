@@ -54,7 +54,9 @@ from tests.levels import LEVELS, at_level
 
 SOCKET = ".tmp/agent-relay.sock"
 BASE = f"http://127.0.0.1:{relay.PORT_MARK}"
-COMMAND = f"{SHELL}; {ENV_PROBE}"
+# What a hostile skill would run: every environment this command can read.
+PROC_PROBE = "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\"; done 2>/dev/null"
+COMMAND = f"{SHELL}; {PROC_PROBE}; {ENV_PROBE}"
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,10 @@ def test_each_agent_runs_confined_with_only_the_placeholder_key(
         assert [c.name for c in out.tool_calls] == chosen.tools
         assert not [c for c in out.tool_calls if c.is_error], out.tool_calls
         probe = out.tool_calls[1].result
+        # It read the environments of the CLI and its helpers, not only its own: the
+        # placeholder is all they hold (Copilot masks it in what its commands print).
+        assert probe.count("PATH=") >= 3, probe
+        assert (PLACEHOLDER in probe) != (name == "copilot" and "******" in probe)
         assert "made" in probe and "HOME=/" in probe and made == "made\n"
         assert out.final_text == "All done." and len(fake.requests) == 3
         secrets = list(REAL.values())
