@@ -6,7 +6,10 @@ Found by running `@google/gemini-cli` 0.61.0 against the loopback fake of the Ge
 - It is a Node.js program (`bundle/gemini.js`, Node 20 or newer): unlike the other CLIs it
   has no native build, so `node` must be on PATH where it runs.
 - `node gemini.js --output-format stream-json --approval-mode yolo -m MODEL`, the prompt on
-  stdin (read when stdin is not a terminal). `yolo` approves every tool call.
+  stdin (read when stdin is not a terminal). `yolo` approves every tool call. It may call
+  another model than the one named: `-m gemini-3-pro-preview` called
+  `gemini-3.1-pro-preview` (`gemini-2.5-flash` and `gemini-3-flash-preview` as named), so
+  the model to price is the one in the request path, not the one asked for.
 - `GOOGLE_GEMINI_BASE_URL` moves its endpoint (a path below the origin is kept:
   `<base>/v1beta/models/MODEL:streamGenerateContent?alt=sse`), `GEMINI_API_KEY` is sent as
   `x-goog-api-key`. `GEMINI_CLI_TRUST_WORKSPACE=true` trusts the working directory (without
