@@ -127,6 +127,7 @@ def test_copilot_sees_only_the_placeholder_key_and_writes_only_its_own_places(
     probe = next(c for c in out.tool_calls if "probed" in c.result)
     secrets = list(REAL.values())
     assert not [s for s in secrets if s in probe.result or s in ran.stdout]
+    assert not [v for v in ran.env.values() if any(s in v for s in secrets)]
     assert not [k for k in ran.env if k in REAL]  # none of our keys' variables at all
     assert "COPILOT_MODEL=claude-sonnet-4-6" in probe.result  # its commands' environment
     # Its commands do not get the provider's variables, nor so the placeholder key.

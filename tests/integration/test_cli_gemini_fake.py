@@ -114,6 +114,7 @@ def test_gemini_sees_only_the_placeholder_key_and_writes_only_its_own_places(
     probe = next(c for c in out.tool_calls if "probed" in c.result)
     secrets = list(REAL.values())
     assert not [s for s in secrets if s in probe.result or s in ran.stdout]
+    assert not [v for v in ran.env.values() if any(s in v for s in secrets)]
     assert not [k for k in ran.env if k in REAL and k != "GEMINI_API_KEY"]
     assert ran.env["GEMINI_API_KEY"] == PLACEHOLDER  # the only key it holds
     for request in fake.requests:

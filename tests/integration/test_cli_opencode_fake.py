@@ -111,6 +111,7 @@ def test_opencode_sees_only_the_placeholder_key_and_writes_only_its_own_places(
     probe = next(c for c in out.tool_calls if "probed" in c.result)
     secrets = list(REAL.values())
     assert not [s for s in secrets if s in probe.result or s in ran.stdout]
+    assert not [v for v in ran.env.values() if any(s in v for s in secrets)]
     assert not [k for k in ran.env if k in REAL]
     # Its commands inherit its environment: the placeholder is all they could take.
     assert PLACEHOLDER in probe.result
