@@ -4,7 +4,8 @@ Each run gets a home, a workspace and a temporary directory of its own under one
 (`Place`), the skill staged where that agent looks, and an environment built from nothing
 but the launch facts (`execute/harness/*_launch.py`), PATH, HOME and TMPDIR: the real keys
 this process holds (`REAL`) must reach neither the CLI nor the fake. `run(..., trace=True)`
-runs the CLI under strace and lists every file it created or changed outside that root.
+runs the CLI under strace and lists every file it created or changed outside that root, and
+every network address it tried to connect to (a machine without strace skips those tests).
 
 The CLIs are the pinned releases `./dev test` installs into `.cache/clis` (or
 `EVOLVE_CLI_DIR`); a test whose CLI is not there skips and says why.
