@@ -226,7 +226,8 @@ def main() -> None:
     }
     MANIFEST.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     held = sum(e["split"] == "heldout" for e in entries)
-    print(f"{len(entries)} repositories, {held} held out, {sum(e['eval_files'] for e in entries)} eval files")
+    files = sum(e["eval_files"] for e in entries)
+    print(f"{len(entries)} repositories, {held} held out, {files} eval files")
 
 
 if __name__ == "__main__":
