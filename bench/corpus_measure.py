@@ -15,6 +15,10 @@ tool loads. Each is classed by what `validate` said of it:
 - notice: named like an eval file, said not to be one, no error;
 - unseen: not discovered at all (nothing runs from it, nothing fails for it).
 
+Files a suite file reads (`part_globs`: waza tasks, AXIS scenarios, a case's prompt and
+grader files) are counted apart: a part takes its own error, else the class of the eval
+file in the nearest folder above it (`parts read` = parts of accepted suites).
+
 `foreign errors` counts the error files of conventions evolve-action does not read today
 (`READ_TODAY`); `stray errors` counts errors on files outside the globs (CI workflows and
 the like), which turn a check red just the same. Prints a table per convention and split,
@@ -41,7 +45,7 @@ MANIFEST = Path(__file__).parent / "corpus" / "manifest.json"
 DATA = Path("/work/wt/corpus-data")
 
 # Conventions whose format docs/formats.md lists as read on today's main (2026-11-28).
-READ_TODAY = frozenset({"skill-creator", "vally-suite", "tessl-plugin"})
+READ_TODAY = frozenset({"skill-creator", "vally-suite", "tessl-plugin", "waza"})
 
 LAUNCH = (
     "import re, sys\n"
@@ -63,6 +67,7 @@ class RepoResult:
     conventions: list[str]
     outcome: str  # ok | red | timeout | crashed | missing
     files: dict[str, str] = field(default_factory=dict)  # eval file -> class
+    parts: dict[str, str] = field(default_factory=dict)  # file read through a suite -> class
     first_error: dict[str, str] = field(default_factory=dict)  # error file -> its first error
     stray_errors: int = 0
     traceback: bool = False
@@ -134,6 +139,29 @@ def classify(report: dict[str, Any], eval_files: list[str]) -> tuple[dict[str, s
     return classes, len(errors_at - wanted)
 
 
+def suite_of(part: str, suites: Iterable[str]) -> str | None:
+    """The eval file in the nearest folder above `part`: the suite that reads it."""
+    best: str | None = None
+    for suite in suites:
+        folder = suite.rpartition("/")[0]
+        if (not folder or part.startswith(folder + "/")) and (
+            best is None or len(folder) > len(best.rpartition("/")[0])
+        ):
+            best = suite
+    return best
+
+
+def classify_parts(
+    parts: list[str], files: dict[str, str], errors: dict[str, str]
+) -> dict[str, str]:
+    """A part has its own error, else its suite's class (unseen without a suite)."""
+    out = {}
+    for part in parts:
+        suite = suite_of(part, files)
+        out[part] = "error" if part in errors else files.get(suite or "", "unseen")
+    return out
+
+
 def measure_repo(entry: dict[str, Any], data: Path, timeout: float, memory_mb: int) -> RepoResult:
     root = data / entry["dir"]
     result = RepoResult(entry["repo"], entry["split"], entry["conventions"], "missing")
@@ -147,10 +175,13 @@ def measure_repo(entry: dict[str, Any], data: Path, timeout: float, memory_mb: i
         report = json.loads(stdout) if stdout.strip() else {}
     except json.JSONDecodeError:
         report = {}
+    parts = match_files(root, entry.get("part_globs", []), entry.get("exclude_globs", []))
     result.files, result.stray_errors = classify(report, eval_files)
     result.first_error = errors_by_path(report)
     if outcome in ("timeout", "crashed"):  # nothing it said can be trusted as read
         result.files = {rel: "error" for rel in eval_files}
+    result.parts = classify_parts(parts, result.files, result.first_error)
+    result.stray_errors -= sum(p in result.first_error for p in parts)
     return result
 
 
@@ -162,6 +193,8 @@ class Tally:
     error: int = 0
     notice: int = 0
     unseen: int = 0
+    parts: int = 0
+    parts_read: int = 0
     foreign_errors: int = 0
     stray_errors: int = 0
     red_repos: int = 0
@@ -176,6 +209,8 @@ class Tally:
         self.files += len(result.files)
         for cls in result.files.values():
             setattr(self, cls, getattr(self, cls) + 1)
+        self.parts += len(result.parts)
+        self.parts_read += sum(c == "accepted" for c in result.parts.values())
         if not READ_TODAY.intersection(result.conventions):
             self.foreign_errors += sum(c == "error" for c in result.files.values())
         self.stray_errors += result.stray_errors
@@ -204,10 +239,10 @@ def pct(part: int, whole: int) -> str:
 def table(tallies: dict[str, dict[str, Tally]]) -> str:
     head = (
         "| split | convention | read today | repos | eval files | accepted | errors | notices "
-        "| unseen | foreign errors | stray errors | red repos | tracebacks | time s (max) "
-        "| peak RSS MB |"
+        "| unseen | parts read | foreign errors | stray errors | red repos | tracebacks "
+        "| time s (max) | peak RSS MB |"
     )
-    lines = [head, "|" + "---|" * 15]
+    lines = [head, "|" + "---|" * 16]
     for split in sorted(tallies):
         for key in sorted(tallies[split], key=lambda k: (k == "all", k)):
             t = tallies[split][key]
@@ -215,7 +250,8 @@ def table(tallies: dict[str, dict[str, Tally]]) -> str:
             lines.append(
                 f"| {split} | {key} | {read} | {t.repos} | {t.files} "
                 f"| {t.accepted} ({pct(t.accepted, t.files)}) | {t.error} | {t.notice} "
-                f"| {t.unseen} | {t.foreign_errors} | {t.stray_errors} | {t.red_repos} "
+                f"| {t.unseen} | {t.parts_read} / {t.parts} | {t.foreign_errors} "
+                f"| {t.stray_errors} | {t.red_repos} "
                 f"| {t.tracebacks} | {t.seconds:.1f} ({t.max_seconds:.2f}) "
                 f"| {t.peak_rss_mb:.0f} |"
             )
