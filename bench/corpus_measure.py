@@ -171,6 +171,8 @@ def measure_repo(entry: dict[str, Any], data: Path, timeout: float, memory_mb: i
     stdout, stderr, _code, seconds, outcome = run_validate(root, timeout, memory_mb)
     result.outcome, result.seconds, result.peak_rss_mb = outcome, seconds, peak_mb(stderr)
     result.traceback = "Traceback (most recent call last)" in stderr
+    if result.traceback:  # a traceback is a crash whatever the exit code
+        result.outcome = "crashed"
     try:
         report = json.loads(stdout) if stdout.strip() else {}
     except json.JSONDecodeError:
