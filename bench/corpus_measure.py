@@ -180,7 +180,7 @@ def measure_repo(entry: dict[str, Any], data: Path, timeout: float, memory_mb: i
     parts = match_files(root, entry.get("part_globs", []), entry.get("exclude_globs", []))
     result.files, result.stray_errors = classify(report, eval_files)
     result.first_error = errors_by_path(report)
-    if outcome in ("timeout", "crashed"):  # nothing it said can be trusted as read
+    if result.outcome in ("timeout", "crashed"):  # nothing it said can be trusted as read
         result.files = {rel: "error" for rel in eval_files}
     result.parts = classify_parts(parts, result.files, result.first_error)
     result.stray_errors -= sum(p in result.first_error for p in parts)
