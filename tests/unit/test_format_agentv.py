@@ -20,7 +20,12 @@ from evolve_action.plan.fingerprints import case_digest
 
 
 def load(
-    tmp_path: Path, text: str, name: str = "evals/EVAL.yaml", files: dict[str, str] | None = None
+    tmp_path: Path,
+    text: str,
+    name: str = "evals/EVAL.yaml",
+    files: dict[str, str] | None = None,
+    *,
+    strict: bool = False,
 ) -> LoadResult:
     for rel, body in (files or {}).items():
         target = tmp_path / rel
@@ -30,7 +35,7 @@ def load(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(dedent(text))
     ctx = LoadContext(root=tmp_path, skill=Skill("demo", None))
-    return load_file(path, name, Format.AGENTV, ctx)
+    return load_file(path, name, Format.AGENTV, ctx, strict=strict)
 
 
 def ok(result: LoadResult) -> tuple[Case, ...]:
@@ -71,9 +76,18 @@ def test_load__two_case_lists_is_an_error(tmp_path: Path) -> None:
 
 
 def test_load__no_cases_and_not_a_mapping_are_errors(tmp_path: Path) -> None:
-    assert "no cases" in errors(load(tmp_path, "name: ab\n"))[0]
-    assert "mapping" in errors(load(tmp_path, "- 1\n- 2\n", name="e.eval.yaml"))[0]
-    assert "mapping" in errors(load(tmp_path, "just text\n", name="x.eval.yaml"))[0]
+    assert "no cases" in errors(load(tmp_path, "name: ab\n", strict=True))[0]
+    assert "mapping" in errors(load(tmp_path, "- 1\n- 2\n", name="e.eval.yaml", strict=True))[0]
+    assert "mapping" in errors(load(tmp_path, "just text\n", name="x.eval.yaml", strict=True))[0]
+
+
+def test_load__without_agentv_keys_its_problems_are_warnings_and_it_is_not_run(
+    tmp_path: Path,
+) -> None:
+    for text in ("name: ab\n", "just text\n"):
+        result = load(tmp_path, text, name="x.eval.yaml")
+        assert not result.failed and result.suite is None, text
+        assert result.problems[0].message.startswith("not run:"), text
 
 
 def test_load__messages_system_history_and_trailing_user_turns(tmp_path: Path) -> None:

@@ -26,11 +26,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from evolve_action.formats.discovery_declared import with_declared
 from evolve_action.formats.discovery_refs import referenced_cases, skill_name_of, why_nothing
 from evolve_action.formats.placement import (
     EXTENSIONS,
     MARKETPLACE_MARKER,
     PLUGIN_MARKER,
+    Declared,
     EvalFile,
     describe_file,
     format_for_name,
@@ -77,7 +79,12 @@ class _Plugin:
 
 
 def discover(
-    root: Path, *, paths: Sequence[str] = (), layout: str = "auto", prefix: str = ""
+    root: Path,
+    *,
+    paths: Sequence[str] = (),
+    layout: str = "auto",
+    prefix: str = "",
+    declared: Sequence[Declared] = (),
 ) -> Discovery:
     """Every eval file under `root` whose root-relative path passes the `paths` globs.
 
@@ -87,7 +94,12 @@ def discover(
     if layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
     root = root.resolve()
-    return _Discoverer(root, PathFilter(paths), prefix).run(layout)
+    keep = PathFilter(paths)
+    found = _Discoverer(root, keep, prefix).run(layout)
+    if not declared:
+        return found
+    files = with_declared(root, found.files, declared, keep, found_prefix(prefix))
+    return replace(found, files=files)
 
 
 class _Discoverer:
@@ -365,6 +377,10 @@ class _Discoverer:
     ) -> None:
         origin = Origin(self.prefix + rel, line)
         self.problems.append(Problem(origin, message, severity))
+
+
+def found_prefix(prefix: str) -> str:
+    return prefix.rstrip("/") + "/" if prefix.strip("/") else ""
 
 
 def _walk(root: Path) -> dict[str, _Dir]:

@@ -280,6 +280,13 @@ class LoadResult:
         return self.suite is not None and not self.errors
 
     @property
+    def failed(self) -> bool:
+        """Fails the check: an error, or nothing usable and nothing said why. A file without a
+        suite whose problems are only warnings is not run (its reason is the first warning),
+        and fails nothing."""
+        return bool(self.errors) or (self.suite is None and not self.problems)
+
+    @property
     def not_eval(self) -> bool:
         """The file is named like an eval file but is none we read: it only has a notice."""
         return (
