@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from evolve_action.formats.evolve.assertions import derived_text
+from evolve_action.formats.evolve.params import TriggerParams, typed
 from evolve_action.grade.checks import CheckContext, run_check
 from evolve_action.model.evals import Case, Check, Format, Origin, Skill, Suite
 from evolve_action.model.outcomes import CommandResult, ItemResult, ToolCall, Transcript
@@ -17,7 +18,8 @@ ORIGIN = Origin("evals/demo/evals.json", 1)
 
 
 def make_check(kind: str, **params: Any) -> Check:
-    return Check("assertions[0]", f"evolve.{kind}", derived_text(kind, params), ORIGIN, params)
+    text = derived_text(kind, params)
+    return Check("assertions[0]", f"evolve.{kind}", text, ORIGIN, typed(kind, params))
 
 
 def context(
@@ -259,7 +261,7 @@ async def test_tool_call_invalid_pattern_fails(ws: Path) -> None:
 
 
 def fired(should: bool) -> Check:
-    params = {"skill": "greeter", "should_trigger": should}
+    params = TriggerParams("greeter", should)
     return Check("fired", "triggers.fired", "skill greeter fires", ORIGIN, params)
 
 

@@ -11,7 +11,7 @@ import pytest
 from evolve_action.formats import families
 from evolve_action.formats.placement import format_for_name
 from evolve_action.grade.checks import kinds
-from evolve_action.model.checking import registered
+from evolve_action.model.checking import parameter_types, registered
 from evolve_action.model.evals import Format
 
 SCHEMA = Path(__file__).resolve().parents[2] / "src/evolve_action/schemas/results.schema.json"
@@ -68,5 +68,29 @@ def test_the_results_schema_enum_is_the_registry() -> None:
 def test_every_check_kind_lives_in_a_format_family() -> None:
     assert kinds()
     outside = {k: fn.__module__ for k, fn in registered().items()}
-    outside = {k: m for k, m in outside.items() if not m.startswith("evolve_action.formats.")}
+    outside = {
+        k: m
+        for k, m in outside.items()
+        if not m.startswith(("evolve_action.formats.", "tests."))  # tests register fakes
+    }
     assert not outside, f"check kinds registered outside formats/: {outside}"
+
+
+# Kinds whose loaders still hand them a mapping (`model.checking.untyped`): typing a family's
+# kinds removes them here, and nothing may be added.
+UNTYPED_FAMILIES = ("agentv.", "clauditor.", "promptfoo.", "skill_evaluator.", "vally.", "waza.")
+
+
+def test_every_registered_kind_declares_its_parameter_type() -> None:
+    missing = sorted(
+        kind
+        for kind, fn in registered().items()
+        if kind in kinds()
+        and kind not in parameter_types()
+        and not kind.startswith(UNTYPED_FAMILIES)
+        and not fn.__module__.startswith("tests.")
+    )
+    assert not missing, f"register these kinds with their CheckParams type: {missing}"
+    typed = parameter_types()
+    done = [f for f in UNTYPED_FAMILIES if all(k in typed for k in kinds() if k.startswith(f))]
+    assert not done, f"every kind of {done} is typed: remove them from UNTYPED_FAMILIES"

@@ -263,9 +263,9 @@ def test_load__suite_policy_name_and_threshold(tmp_path: Path) -> None:
     )
     assert result.suite is not None
     assert result.suite.name == "my-eval-2"
-    assert result.suite.policy["threshold"] == 0.9
+    assert result.suite.policy.threshold == 0.9
     plain = load(tmp_path, ONE_CASE.format(key="tests", outcome="criteria"), name="x/EVAL.yaml")
-    assert plain.suite is not None and plain.suite.policy["threshold"] == 0.8
+    assert plain.suite is not None and plain.suite.policy.threshold == 0.8
     assert plain.suite.name == "x" and plain.suite.format is Format.AGENTV
 
 

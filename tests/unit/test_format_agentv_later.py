@@ -183,7 +183,7 @@ def test_agentv_5_defaults_and_default_test(tmp_path: Path) -> None:
     assert (case.system, case.prompt) == ("Be brief.", "For kids: hello")
     assert [i.kind for i in case.checks] == ["agentv.contains"]
     assert [i.text for i in case.judge_items] == ["Greets kids"]
-    assert result.suite is not None and result.suite.policy["threshold"] == 0.7
+    assert result.suite is not None and result.suite.policy.threshold == 0.7
 
 
 # --- graders and their verdicts ------------------------------------------------------------------

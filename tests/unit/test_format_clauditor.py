@@ -307,12 +307,10 @@ def test_load__blank_criterion_is_an_error(tmp_path: Path) -> None:
 def test_load__policy_defaults(tmp_path: Path) -> None:
     result = load_spec(tmp_path, spec())
     assert result.suite is not None
-    assert result.suite.policy == {
+    assert result.suite.policy.doc() == {
         "aggregation": "layered",
         "min_pass_rate": 0.7,
         "min_mean_score": 0.5,
-        "min_stability": None,
-        "n_runs": None,
     }
     assert result.suite.runs is None
 
@@ -324,8 +322,8 @@ def test_load__thresholds_and_variance_land_in_the_policy(tmp_path: Path) -> Non
     )
     assert result.suite is not None
     policy = result.suite.policy
-    assert (policy["min_pass_rate"], policy["min_mean_score"]) == (1.0, 0.9)
-    assert (policy["n_runs"], policy["min_stability"], result.suite.runs) == (3, 0.8, 3)
+    assert (policy.min_pass_rate, policy.min_mean_score) == (1.0, 0.9)
+    assert (policy.n_runs, policy.min_stability, result.suite.runs) == (3, 0.8, 3)
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import read
 from evolve_action.formats.evolve import load as evolve
 from evolve_action.formats.evolve.files import stage
+from evolve_action.formats.evolve.params import typed
 from evolve_action.model.evals import Check, Format, JudgeItem, LoadResult, Severity, Skill, Suite
 
 
@@ -166,7 +167,8 @@ def test_deterministic_types_and_their_text(
     [check] = suite_of(load_data(repo(tmp_path), data)).cases[0].items
     assert isinstance(check, Check)
     assert (check.kind, check.text) == (kind, text)
-    assert dict(check.params) == {k: v for k, v in assertion.items() if k != "type"}
+    authored = {k: v for k, v in assertion.items() if k != "type"}
+    assert check.params == typed(kind.removeprefix("evolve."), authored)
 
 
 @pytest.mark.parametrize(
@@ -377,7 +379,7 @@ def projection(suite: Suite) -> Any:
             c.id,
             c.prompt,
             [(f.dest, f.source) for f in c.files],
-            [(i.id, i.text, i.source, dict(getattr(i, "params", {}))) for i in c.items],
+            [(i.id, i.text, i.source, getattr(i, "params", {})) for i in c.items],
         )
         for c in suite.cases
     ]

@@ -100,7 +100,7 @@ def test_load__testing_template_details(corpus_dir: Path) -> None:
     assert (dim.id, dim.weight, dim.kind) == ("tdd_philosophy", 2.0, "rubric")
     assert set(dim.anchors) == {"1", "3", "5"}
     assert result.suite.judge_model == "claude-sonnet-4-5-20250929"
-    assert result.suite.policy["baseline_comparison"] is True
+    assert result.suite.policy.baseline_comparison is True
     # It asks for the no-skill arm (`plan.no_skill`), which runs: nothing to warn about.
     assert not any("baseline_comparison" in w for w in warnings(result))
 
@@ -119,8 +119,8 @@ def test_config__defaults_when_absent(tmp_path: Path) -> None:
     result = one_eval(tmp_path, structural_expectations=[{"type": "no_errors"}])
     assert result.suite is not None
     assert result.suite.runs is None and result.suite.judge_model is None
-    assert result.suite.policy["structural_gate"] is True
-    assert result.suite.policy["rubric_threshold"] == 0.6
+    assert result.suite.policy.structural_gate is True
+    assert result.suite.policy.rubric_threshold == 0.6
 
 
 def test_config__values_and_bad_types(tmp_path: Path) -> None:
@@ -130,7 +130,7 @@ def test_config__values_and_bad_types(tmp_path: Path) -> None:
     }
     suite = load_data(tmp_path, data).suite
     assert suite is not None
-    assert (suite.runs, suite.judge_model, suite.policy["structural_gate"]) == (5, "j", False)
+    assert (suite.runs, suite.judge_model, suite.policy.structural_gate) == (5, "j", False)
     data["eval_config"] = {"runs_per_eval": 0, "structural_gate": "yes"}
     found = errors(load_data(tmp_path, data))
     assert any("eval_config.runs_per_eval" in e and ">= 1" in e for e in found)

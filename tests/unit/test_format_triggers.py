@@ -11,6 +11,7 @@ import pytest
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import read
 from evolve_action.formats.evolve import triggers as triggers
+from evolve_action.formats.evolve.params import TriggerParams
 from evolve_action.model.evals import CaseKind, Format, LoadResult, Severity, Skill, Suite
 
 
@@ -50,7 +51,7 @@ def test_evolve_envelope_becomes_trigger_cases(tmp_path: Path) -> None:
     )
     [check] = first.checks
     assert check.kind == "triggers.fired"
-    assert dict(check.params) == {"skill": "greeter", "should_trigger": True}
+    assert check.params == TriggerParams("greeter", True)
     assert check.text == "skill greeter fires"
     assert second.checks[0].text == "skill greeter does not fire"
     assert (first.origin.line, first.origin.pointer) == (4, "triggers[0]")

@@ -83,7 +83,11 @@ def test_a_full_spec_loads_every_part(tmp_path: Path) -> None:
     assert suite is not None and suite.format is Format.VALLY
     assert (suite.skill.name, suite.skill.plugin) == ("dump-collect", "diag")
     assert suite.runs == 3
-    assert suite.policy == {"weights": {"prompt": 0.5}, "threshold": 0.7, "type": "regression"}
+    assert suite.policy.doc() == {
+        "weights": {"prompt": 0.5},
+        "threshold": 0.7,
+        "type": "regression",
+    }
     first, second = suite.cases
     assert (first.id, first.prompt, first.timeout_seconds, first.max_turns) == (
         "configure dumps", "Configure crash dumps.", 120.0, 12
@@ -233,7 +237,7 @@ def test_the_skill_comes_from_the_root_experiment(tmp_path: Path) -> None:
     excluded = load(tmp_path, "tests/p/agent.x/eval.yaml").suite
     assert excluded is not None and excluded.skill.name == "near"  # discovery's guess stays
     # Its skill-free arm asks for the no-skill arm (`plan.no_skill`); the excluded eval not.
-    assert named.policy["no_skill_arm"] is True and "no_skill_arm" not in excluded.policy
+    assert named.policy.no_skill_arm is True and excluded.policy.no_skill_arm is None
 
 
 @pytest.mark.parametrize("repo", ["dotnet-skills-98f8485", "microsoft-hve-core-b1cae50"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from evolve_action.model.evals import Case, CaseKind, Format, Origin, Skill, Suite
+from evolve_action.model.evals import Case, CaseKind, Format, Origin, Skill, Suite, SuitePolicy
 from evolve_action.model.outcomes import RunResult, Side, Status
 from evolve_action.plan.no_skill import arm_suites, new_skills
 from evolve_action.settings.config import load_config
@@ -102,7 +102,9 @@ def _suite(name: str, *, kinds: tuple[CaseKind, ...] = (CaseKind.TASK,), **polic
         for i, kind in enumerate(kinds)
     )
     skill = Skill(name, Path(f"/repo/skills/{name}"))
-    return Suite(Format.EVOLVE, Path("/repo") / rel, rel, skill, cases, policy=policy)
+    return Suite(
+        Format.EVOLVE, Path("/repo") / rel, rel, skill, cases, policy=SuitePolicy(**policy)
+    )
 
 
 def test_auto_arms_a_new_skill_and_a_file_that_asks_never_a_trigger_case() -> None:

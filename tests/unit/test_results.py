@@ -23,6 +23,7 @@ from evolve_action.model.evals import (
     Scale,
     Skill,
     Suite,
+    SuitePolicy,
 )
 from evolve_action.model.outcomes import (
     ErrorKind,
@@ -77,7 +78,14 @@ def _suite(root: Path) -> Suite:
         Case("fires", "greet me", Origin(REL, 50), kind=CaseKind.TRIGGER, should_trigger=True),
     )
     skill = Skill("greeter", root / "skills" / "greeter")
-    return Suite(Format.EVOLVE, root / REL, REL, skill, cases, policy={"x": 1, "nested": {"no": 1}})
+    return Suite(
+        Format.EVOLVE,
+        root / REL,
+        REL,
+        skill,
+        cases,
+        policy=SuitePolicy(threshold=1.0, weights={"no": 1.0}),
+    )
 
 
 def _run(
@@ -228,7 +236,7 @@ def test_results_json_matches_our_schema(written: tuple[Path, list[Path], Result
     jsonschema.Draft202012Validator(schema).validate(doc)
     assert doc["judge_model"] == JUDGE and doc["tool"]["name"] == "evolve-action"
     [catalog] = doc["catalog"]
-    assert catalog["skill_path"] == "skills/greeter" and catalog["policy"] == {"x": 1}
+    assert catalog["skill_path"] == "skills/greeter" and catalog["policy"] == {"threshold": 1.0}
     assert catalog["cases"][0]["origin"] == {"path": REL, "line": 24}
     run = doc["runs"][2]
     assert run["status"] == "fail" and run["items"][0]["evidence"] == "exit 1"

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from evolve_action.formats import load_all
+from evolve_action.formats.evolve.params import RegexParams
 from evolve_action.grade.grading import JudgeSetup, grade_run
 from evolve_action.model.evals import (
     Case,
@@ -20,6 +21,7 @@ from evolve_action.model.evals import (
     Origin,
     Skill,
     Suite,
+    SuitePolicy,
 )
 from evolve_action.model.outcomes import RulerGrade, RunResult, Side, Status
 from evolve_action.model.provider import ChatRequest, ChatResponse
@@ -38,11 +40,13 @@ REL = "evals/s/evals.json"
 
 def regex(pattern: str, item_id: str = "a1", path: str = "greetings/ana.txt") -> Check:
     text = f"{path} matches /{pattern}/"
-    return Check(item_id, "evolve.regex", text, AT, {"path": path, "pattern": pattern})
+    return Check(item_id, "evolve.regex", text, AT, RegexParams(pattern, path))
 
 
-def suite(*cases: Case, policy: dict[str, Any] | None = None, fmt: Format = Format.EVOLVE) -> Suite:
-    return Suite(fmt, Path("/x") / REL, REL, Skill("s", None), cases, policy=policy or {})
+def suite(*cases: Case, policy: SuitePolicy | None = None, fmt: Format = Format.EVOLVE) -> Suite:
+    return Suite(
+        fmt, Path("/x") / REL, REL, Skill("s", None), cases, policy=policy or SuitePolicy()
+    )
 
 
 def case(case_id: str, *items: Item, prompt: str = "Greet Ana.", **kw: Any) -> Case:
@@ -99,7 +103,7 @@ def test_each_weakened_check_is_named_with_its_diff() -> None:
         case(
             "c", ana, regex("^Hello", "a2", "out.txt"), required, JudgeItem("j2", "Names Ana.", AT)
         ),
-        policy={"min_pass_rate": 0.8},
+        policy=SuitePolicy(min_pass_rate=0.8),
     )
     head = suite(
         case(
@@ -108,7 +112,7 @@ def test_each_weakened_check_is_named_with_its_diff() -> None:
             JudgeItem("j1", "The greeting is polite.", AT),
             JudgeItem("j2", "Says something.", AT),
         ),
-        policy={"min_pass_rate": 0.2},
+        policy=SuitePolicy(min_pass_rate=0.2),
     )
     said = describe(base, base.cases[0], head, head.cases[0])
     assert "removed: `greetings/ana.txt matches /^Hello, Ana!$/`" in said
@@ -120,10 +124,10 @@ def test_each_weakened_check_is_named_with_its_diff() -> None:
 
 def test_thresholds_of_other_formats_are_compared_alike() -> None:
     item = JudgeItem("r1", "Accurate.", AT, weight=2.0)
-    base = suite(case("c", item), policy={"threshold": 0.8}, fmt=Format.AGENTV)
+    base = suite(case("c", item), policy=SuitePolicy(threshold=0.8), fmt=Format.AGENTV)
     head = suite(
         case("c", JudgeItem("r1", "Accurate.", AT, weight=0.5)),
-        policy={"threshold": 0.5},
+        policy=SuitePolicy(threshold=0.5),
         fmt=Format.AGENTV,
     )
     (d,) = classify(base, head, gating=True)

@@ -17,7 +17,17 @@ from evolve_action.grade.grading import GATE_CLOSED, JudgeSetup, grade_run
 from evolve_action.grade.judge_prompt import SUBMIT_TOOL
 from evolve_action.grade.scoring import policy_for
 from evolve_action.model.checking import CheckContext
-from evolve_action.model.evals import Case, Check, Format, JudgeItem, Origin, Scale, Skill, Suite
+from evolve_action.model.evals import (
+    Case,
+    Check,
+    Format,
+    JudgeItem,
+    Origin,
+    Scale,
+    Skill,
+    Suite,
+    SuitePolicy,
+)
 from evolve_action.model.outcomes import CommandResult, ItemResult, JudgeReport, Status, Transcript
 from evolve_action.model.provider import ChatRequest, ChatResponse, ToolUsePart
 
@@ -38,7 +48,7 @@ def expectation(item_id: str) -> JudgeItem:
 
 def make(*items: Check | JudgeItem, gate: bool = True) -> tuple[Suite, Case]:
     case = Case(id="1", prompt="p", origin=HERE, items=items)
-    policy: dict[str, Any] = {"structural_gate": gate, "rubric_threshold": 0.6}
+    policy = SuitePolicy(structural_gate=gate, rubric_threshold=0.6)
     suite = Suite(
         format=Format.SKILL_EVALUATOR,
         path=Path("/repo/skills/demo/evals/evals.json"),

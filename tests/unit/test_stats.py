@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from evolve_action.model.evals import Case, CaseKind, Format, Origin, Skill, Suite
+from evolve_action.model.evals import Case, CaseKind, Format, Origin, Skill, Suite, SuitePolicy
 from evolve_action.model.outcomes import (
     COMPARED,
     ItemResult,
@@ -109,7 +109,7 @@ def test_clauditor_stability() -> None:
         "s.eval.json",
         Skill("s", None),
         (case,),
-        policy={"min_stability": 0.8},
+        policy=SuitePolicy(min_stability=0.8),
     )
     stable = side_stats(runs("skill", Side.HEAD, 4, 1), case, suite)
     assert stable.stability == 0.8 and stable.verdict is True

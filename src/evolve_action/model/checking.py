@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
-from evolve_action.model.evals import Case, Check, Suite
+from evolve_action.model.evals import Case, Check, CheckParams, Suite
 from evolve_action.model.outcomes import CommandResult, ItemResult, Transcript
 
 
@@ -52,17 +52,22 @@ class CheckContext:
 
 
 CheckFn = Callable[[Check, CheckContext], Awaitable[ItemResult]]
+P = TypeVar("P", bound=CheckParams)
 
 _REGISTRY: dict[str, CheckFn] = {}
+_PARAMS: dict[str, type[CheckParams]] = {}
 
 
-def register(kind: str) -> Callable[[CheckFn], CheckFn]:
-    """Register the decorated function as the check of `kind` (`<format>.<type>`)."""
+def register(kind: str, params: type[CheckParams] | None = None) -> Callable[[CheckFn], CheckFn]:
+    """Register the decorated function as the check of `kind` (`<format>.<type>`), whose
+    loader builds `params` for it."""
 
     def decorate(fn: CheckFn) -> CheckFn:
         if kind in _REGISTRY:
             raise RuntimeError(f"check kind {kind!r} registered twice")
         _REGISTRY[kind] = fn
+        if params is not None:
+            _PARAMS[kind] = params
         return fn
 
     return decorate
@@ -71,3 +76,26 @@ def register(kind: str) -> Callable[[CheckFn], CheckFn]:
 def registered() -> Mapping[str, CheckFn]:
     """Every kind registered so far (the families' check modules register on import)."""
     return _REGISTRY
+
+
+def parameter_types() -> Mapping[str, type[CheckParams]]:
+    """The parameter type each typed kind declared when it registered."""
+    return _PARAMS
+
+
+def params_of(check: Check, kind: type[P]) -> P:
+    """The check's parameters as its kind declares them. A check whose loader built other
+    parameters is a bug, which `grade.checks.run_check` reports as a failed item."""
+    if not isinstance(check.params, kind):
+        got = type(check.params).__name__
+        raise TypeError(f"{check.kind} reads {kind.__name__} parameters, not {got}")
+    return check.params
+
+
+def untyped(check: Check) -> Mapping[str, Any]:
+    """The parameters of a kind not yet given a `CheckParams` type, as the loader wrote them.
+
+    Every call marks a read still to type (`tests/unit/test_families.py` `UNTYPED`)."""
+    if isinstance(check.params, CheckParams):
+        raise TypeError(f"{check.kind} has typed parameters; read them with params_of")
+    return check.params

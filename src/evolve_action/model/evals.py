@@ -112,19 +112,29 @@ class Fixture:
     content: str | None = None
 
 
+class CheckParams:
+    """The parameters of a check kind: each kind declares a frozen dataclass subclass of this
+    (registered with the kind, `model.checking.register`), which its family's loader builds
+    from the authored fields, so a check reads attributes, never keys."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True, slots=True)
 class Check:
     """A deterministic check, graded by the function registered under `kind`.
 
     `kind` is `<format>.<type>` (for example `evolve.regex`, `clauditor.min_count`);
-    `params` are the authored fields the check reads, already validated by the loader.
+    `params` are the authored fields the check reads, already validated by the loader: the
+    kind's `CheckParams`, or still a mapping for the kinds not yet typed
+    (`tests/unit/test_families.py` `UNTYPED` lists them).
     """
 
     id: str
     kind: str
     text: str  # stable description shown in results (evolve's derived text templates)
     origin: Origin
-    params: Mapping[str, Any] = field(default_factory=_empty)
+    params: CheckParams | Mapping[str, Any] = field(default_factory=_empty)
     weight: float = 1.0
     required: float | None = None  # a floor: the run fails when this item scores below it
     critical: bool = False  # skill-evaluator: a failure closes the structural gate
@@ -224,6 +234,61 @@ class Skill:
 
 
 @dataclass(frozen=True, slots=True)
+class SuitePolicy:
+    """A format's verdict parameters for one suite (docs/design.md §Pass rate), as its loader
+    read them; None where the file's format has no such parameter or the file left it unset
+    (the scorers then take the format's default)."""
+
+    threshold: float | None = None  # AgentV, Vally, tessl: the score a run must reach
+    weights: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))  # Vally
+    type: str | None = None  # Vally: capability | regression (checked, judged alike)
+    no_skill_arm: bool | None = None  # a Vally experiment's skill-free arm asks for the arm
+    min_pass_rate: float | None = None  # clauditor
+    min_mean_score: float | None = None  # clauditor
+    min_stability: float | None = None  # clauditor's variance: the share of runs that agree
+    n_runs: int | None = None  # clauditor's variance runs
+    structural_gate: bool | None = None  # skill-evaluator: critical checks gate the judge
+    rubric_threshold: float | None = None  # skill-evaluator
+    baseline_comparison: bool | None = None  # skill-evaluator asks for the no-skill arm
+    aggregation: str | None = None  # how the format combines items (recorded, not read)
+    required_semantics: str | None = None  # AgentV's `required` (recorded, not read)
+
+    def doc(self) -> dict[str, Any]:
+        """The parameters set, by the names the files and results.json give them."""
+        out: dict[str, Any] = {}
+        for name in self.__slots__:
+            value = getattr(self, name)
+            if name == "weights":
+                if value:
+                    out[name] = dict(value)
+            elif value is not None:
+                out[name] = value
+        return out
+
+    @classmethod
+    def from_doc(cls, doc: Mapping[str, Any]) -> SuitePolicy:
+        """A policy as `doc` recorded it (results.json); a value of the wrong kind is left out."""
+        kinds: dict[str, type | tuple[type, ...]] = {
+            "threshold": (int, float), "min_pass_rate": (int, float),
+            "min_mean_score": (int, float), "min_stability": (int, float),
+            "rubric_threshold": (int, float), "n_runs": int, "type": str, "aggregation": str,
+            "required_semantics": str, "no_skill_arm": bool, "structural_gate": bool,
+            "baseline_comparison": bool,
+        }  # fmt: skip
+        values: dict[str, Any] = {
+            k: v
+            for k, want in kinds.items()
+            if isinstance(v := doc.get(k), want) and (want is bool or not isinstance(v, bool))
+        }
+        weights = doc.get("weights")
+        if isinstance(weights, Mapping):
+            values["weights"] = MappingProxyType(
+                {str(k): float(w) for k, w in weights.items() if isinstance(w, int | float)}
+            )
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
 class Suite:
     """One eval file, loaded and normalized."""
 
@@ -241,7 +306,7 @@ class Suite:
     # a single-turn case is one chat call.
     agent: bool = True
     # Verdict policy parameters of this format (docs/design.md §Pass rate).
-    policy: Mapping[str, Any] = field(default_factory=_empty)
+    policy: SuitePolicy = field(default_factory=SuitePolicy)
     warnings: tuple[Problem, ...] = field(default=())
 
     @property

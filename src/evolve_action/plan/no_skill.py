@@ -33,7 +33,7 @@ ASKING_KEYS = ("baseline_comparison", "no_skill_arm")
 
 def asks_for_it(suite: Suite) -> bool:
     """The eval file itself asks for a without-skill run."""
-    return any(suite.policy.get(key) is True for key in ASKING_KEYS)
+    return any(suite.policy.doc().get(key) is True for key in ASKING_KEYS)
 
 
 def new_skills(head: Iterable[Suite], base: Iterable[Suite] | None) -> frozenset[str]:

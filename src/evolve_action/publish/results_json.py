@@ -27,6 +27,7 @@ from evolve_action.model.evals import (
     Severity,
     Skill,
     Suite,
+    SuitePolicy,
 )
 from evolve_action.model.records import (
     FINAL_TEXT_BYTES,
@@ -82,7 +83,7 @@ def catalog_doc(suites: Sequence[Suite], repo_root: Path | None) -> list[dict[st
                 "skill": s.skill.name,
                 "skill_path": skill_path,
                 "plugin": s.skill.plugin,
-                "policy": {k: v for k, v in s.policy.items() if isinstance(v, _SCALARS)},
+                "policy": {k: v for k, v in s.policy.doc().items() if isinstance(v, _SCALARS)},
                 "cases": [
                     {
                         "id": c.id,
@@ -242,5 +243,11 @@ def suite_from_doc(d: Mapping[str, Any]) -> Suite:
     # The skill's folder stays relative to the repository: a merged report writes it back as is.
     skill = Skill(d["skill"], Path(d["skill_path"]) if d["skill_path"] else None, d["plugin"])
     return Suite(
-        Format(d["format"]), Path(rel), rel, skill, cases, name=d["name"], policy=dict(d["policy"])
+        Format(d["format"]),
+        Path(rel),
+        rel,
+        skill,
+        cases,
+        name=d["name"],
+        policy=SuitePolicy.from_doc(d["policy"]),
     )

@@ -144,9 +144,9 @@ def side_stats(runs: Sequence[RunResult], case: Case | None, suite: Suite | None
         should = case.should_trigger is not False
         hit_rate = rate if should else 1.0 - rate
         verdict = hit_rate >= TRIGGER_THRESHOLD if should else hit_rate < TRIGGER_THRESHOLD
-    min_stability = suite.policy.get("min_stability") if suite is not None else None
+    min_stability = suite.policy.min_stability if suite is not None else None
     task = case is None or case.kind is CaseKind.TASK
-    if task and isinstance(min_stability, int | float) and rate is not None:
+    if task and min_stability is not None and rate is not None:
         stability = rate
         verdict = stability >= float(min_stability)
     costs = [c for r in runs if (c := run_cost(r)) is not None]

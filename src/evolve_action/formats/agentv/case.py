@@ -36,6 +36,7 @@ from evolve_action.formats.agentv.keys import check_keys
 from evolve_action.formats.agentv.rubrics import parse_rubrics
 from evolve_action.formats.agentv.vars import with_vars
 from evolve_action.formats.documents_json import parse_json
+from evolve_action.model.checking import untyped
 from evolve_action.model.evals import Case, Check, Fixture
 from evolve_action.util.limits import InputError
 from evolve_action.util.text import json_kind
@@ -136,7 +137,7 @@ def _extra(
         entry["dest"]
         for item in built.items
         if isinstance(item, Check)
-        for entry in item.params.get("stage", [])
+        for entry in untyped(item).get("stage", [])
     }
     extra: dict[str, Any] = {
         "groups": built.groups,

@@ -34,6 +34,7 @@ from evolve_action.formats.agentv.workspace import Workspace
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
 from evolve_action.formats.placement import GENERIC_STEMS, feature_folder
+from evolve_action.model.checking import untyped
 from evolve_action.model.evals import (
     Case,
     Check,
@@ -44,6 +45,7 @@ from evolve_action.model.evals import (
     Severity,
     Skill,
     Suite,
+    SuitePolicy,
 )
 from evolve_action.util.text import json_kind
 
@@ -173,7 +175,7 @@ def _template_skill(
     if not offered or skill.dir is not None:
         return skill, cases
     named = [
-        str(item.params.get("skill"))
+        str(untyped(item).get("skill"))
         for case in cases
         for item in case.items
         if isinstance(item, Check) and item.kind == "agentv.skill_used"
@@ -255,7 +257,7 @@ def suite_label(path: Path) -> str:
     return feature_folder(path) if stem.lower().startswith(GENERIC_STEMS) else stem
 
 
-def _policy(src: Src, settings: dict[str, Any]) -> dict[str, Any]:
+def _policy(src: Src, settings: dict[str, Any]) -> SuitePolicy:
     threshold = DEFAULT_THRESHOLD
     execution = settings.get("execution")
     if isinstance(execution, dict) and "threshold" in execution:
@@ -264,8 +266,6 @@ def _policy(src: Src, settings: dict[str, Any]) -> dict[str, Any]:
     elif "threshold" in settings:  # AgentV 5 writes it at the top
         got = number(src, ("threshold",), settings["threshold"], lo=0.0, hi=1.0)
         threshold = DEFAULT_THRESHOLD if got is None else got
-    return {
-        "aggregation": "weighted_mean",
-        "threshold": threshold,
-        "required_semantics": "force_fail",
-    }
+    return SuitePolicy(
+        threshold=threshold, aggregation="weighted_mean", required_semantics="force_fail"
+    )

@@ -64,7 +64,7 @@ class AgentvPolicy:
 
 
 def _threshold(suite: Suite, case: Case) -> float:
-    for value in (case.extra.get("threshold"), suite.policy.get("threshold")):
+    for value in (case.extra.get("threshold"), suite.policy.threshold):
         if isinstance(value, int | float) and not isinstance(value, bool):
             return float(value)
     return DEFAULT_THRESHOLD

@@ -35,6 +35,7 @@ from evolve_action.model.evals import (
     Item,
     LoadResult,
     Suite,
+    SuitePolicy,
 )
 from evolve_action.util.text import json_kind
 
@@ -96,7 +97,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         name=skill_name,
         runs=policy.get("n_runs"),
         judge_model=judge_model,
-        policy=policy,
+        policy=SuitePolicy.from_doc(policy),
         warnings=tuple(p.items),
     )
     return LoadResult(doc.rel, Format.CLAUDITOR, suite, tuple(p.items))

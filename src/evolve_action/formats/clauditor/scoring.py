@@ -60,8 +60,9 @@ class ClauditorPolicy:
                 extra += derived(item, judge.extractions.get(item.id))
         rubric, unanswered = _rubric(case, by_id)
         extra += unanswered
-        min_pass_rate = float(suite.policy.get("min_pass_rate", MIN_PASS_RATE))
-        min_mean_score = float(suite.policy.get("min_mean_score", MIN_MEAN_SCORE))
+        policy = suite.policy
+        min_pass_rate = MIN_PASS_RATE if policy.min_pass_rate is None else policy.min_pass_rate
+        min_mean_score = MIN_MEAN_SCORE if policy.min_mean_score is None else policy.min_mean_score
         reasons = _reasons(l1, extra, rubric, min_pass_rate, min_mean_score)
         if rubric.count:
             score = rubric.mean_score

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evolve_action.formats.base import Problems
+from evolve_action.formats.evolve.params import typed
 from evolve_action.model.evals import Check, Item, JudgeItem, Scale
 from evolve_action.util.regex import regex_problem
 from evolve_action.util.text import json_kind
@@ -205,7 +206,7 @@ class AssertionReader:
             return None
         text = derived_text(kind, params)
         origin = self.problems.origin(*at)
-        return Check(item_id, f"evolve.{kind}", text, origin, params=params)
+        return Check(item_id, f"evolve.{kind}", text, origin, params=typed(kind, params))
 
     def _patterns(self, at: Path_, params: dict[str, Any], kind: str) -> None:
         # regex/not_regex compile as evolve does, with (?m); tool_call without it.

@@ -12,7 +12,14 @@ import re
 import shutil
 from pathlib import Path
 
-from evolve_action.model.checking import CheckContext, register
+from evolve_action.formats.evolve.params import (
+    CommandParams,
+    FileParams,
+    RegexParams,
+    ToolCallParams,
+    TriggerParams,
+)
+from evolve_action.model.checking import CheckContext, params_of, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult
 from evolve_action.util.regex import RegexError, compile_re2
@@ -61,18 +68,18 @@ def _outside(rel: str) -> str:
 # --- files ---------------------------------------------------------------------------------
 
 
-@register("evolve.file_exists")
+@register("evolve.file_exists", FileParams)
 async def file_exists(check: Check, ctx: CheckContext) -> ItemResult:
     return _stat(check, ctx, want=True)
 
 
-@register("evolve.file_absent")
+@register("evolve.file_absent", FileParams)
 async def file_absent(check: Check, ctx: CheckContext) -> ItemResult:
     return _stat(check, ctx, want=False)
 
 
 def _stat(check: Check, ctx: CheckContext, *, want: bool) -> ItemResult:
-    rel = str(check.params["path"])
+    rel = params_of(check, FileParams).path
     try:
         target = confined(ctx.workspace, rel)
     except Outside:
@@ -84,27 +91,28 @@ def _stat(check: Check, ctx: CheckContext, *, want: bool) -> ItemResult:
 # --- regex ---------------------------------------------------------------------------------
 
 
-@register("evolve.regex")
+@register("evolve.regex", RegexParams)
 async def regex(check: Check, ctx: CheckContext) -> ItemResult:
     return _regex(check, ctx, want_match=True)
 
 
-@register("evolve.not_regex")
+@register("evolve.not_regex", RegexParams)
 async def not_regex(check: Check, ctx: CheckContext) -> ItemResult:
     return _regex(check, ctx, want_match=False)
 
 
 def _regex(check: Check, ctx: CheckContext, *, want_match: bool) -> ItemResult:
+    p = params_of(check, RegexParams)
     try:
-        compiled = compile_re2(str(check.params["pattern"]), multiline=True)
+        compiled = compile_re2(p.pattern, multiline=True)
     except RegexError as exc:
         return _result(check, False, f"invalid pattern: {exc}")
-    rel = check.params.get("path")
+    rel = p.path
     if rel:
         try:
-            text = confined(ctx.workspace, str(rel)).read_text("utf-8", "replace")
+            text = confined(ctx.workspace, rel).read_text("utf-8", "replace")
         except Outside:
-            return _result(check, False, _outside(str(rel)))
+            return _result(check, False, _outside(rel))
         except OSError:  # missing, a directory, unreadable: not_regex fails too
             return _result(check, False, f"{rel} missing")
     else:
@@ -118,25 +126,25 @@ def _regex(check: Check, ctx: CheckContext, *, want_match: bool) -> ItemResult:
 # --- command -------------------------------------------------------------------------------
 
 
-@register("evolve.command")
+@register("evolve.command", CommandParams)
 async def command(check: Check, ctx: CheckContext) -> ItemResult:
-    requires = check.params.get("requires")
-    if requires and shutil.which(str(requires)) is None:
-        return _result(check, None, f"skipped: {requires} not installed")
+    p = params_of(check, CommandParams)
+    if p.requires and shutil.which(p.requires) is None:
+        return _result(check, None, f"skipped: {p.requires} not installed")
     cwd = ctx.workspace
-    rel = check.params.get("cwd")
+    rel = p.cwd
     if rel:
         try:
-            cwd = confined(ctx.workspace, str(rel))
+            cwd = confined(ctx.workspace, rel)
         except Outside:
-            return _result(check, False, f"command error: cwd {_outside(str(rel))}")
+            return _result(check, False, f"command error: cwd {_outside(rel)}")
         if not cwd.is_dir():
             return _result(check, False, f"command error: cwd {rel} is not a directory")
-    done = await ctx.run_command(str(check.params["run"]), cwd=cwd, timeout_s=ctx.timeout_s)
+    done = await ctx.run_command(p.run, cwd=cwd, timeout_s=ctx.timeout_s)
     if done.error:
         return _result(check, False, f"command error: {done.error}")
     code = -1 if done.timed_out else done.exit_code
-    expected = int(check.params.get("expect_exit", 0))
+    expected = p.expect_exit
     stderr = ANSI.sub("", _tail(done.stderr, STDERR_BYTES)).strip()
     tail = _tail(ANSI.sub("", done.stdout) + stderr, TAIL_BYTES)
     return _result(check, code == expected, f"exit {code}: {tail}")
@@ -145,15 +153,15 @@ async def command(check: Check, ctx: CheckContext) -> ItemResult:
 # --- tool calls ----------------------------------------------------------------------------
 
 
-@register("evolve.tool_call")
+@register("evolve.tool_call", ToolCallParams)
 async def tool_call(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return _result(check, None, "skipped: harness does not report tool calls")
-    tool = str(check.params["tool"])
-    pattern = check.params.get("pattern")
+    p = params_of(check, ToolCallParams)
+    tool = p.tool
     try:
         name_re = compile_re2(tool)
-        args_re = compile_re2(str(pattern)) if pattern else None
+        args_re = compile_re2(p.pattern) if p.pattern else None
     except RegexError as exc:
         return _result(check, False, f"invalid pattern: {exc}")
     for call in ctx.transcript.tool_calls:
@@ -168,15 +176,15 @@ async def tool_call(check: Check, ctx: CheckContext) -> ItemResult:
 # --- triggers ------------------------------------------------------------------------------
 
 
-@register("triggers.fired")
+@register("triggers.fired", TriggerParams)
 async def fired(check: Check, ctx: CheckContext) -> ItemResult:
     """A hit is a `Skill` call naming the skill, or a `Read` of its SKILL.md (as evolve counts it).
     Codex has neither tool: its skills are read through its shell, so a command that names
     the skill's SKILL.md is its hit."""
     if not ctx.reports_tool_calls:
         return _result(check, None, "skipped: harness does not report tool calls")
-    skill = str(check.params["skill"])
-    should = bool(check.params["should_trigger"])
+    p = params_of(check, TriggerParams)
+    skill, should = p.skill, p.should_trigger
     manifest = f"skills/{skill}/SKILL.md"
     for call in ctx.transcript.tool_calls:
         hit = (call.name == "Skill" and skill in call.arguments) or (

@@ -15,6 +15,7 @@ from typing import Any
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document, pointer
 from evolve_action.formats.evolve.assertions import fold
+from evolve_action.formats.evolve.params import TriggerParams
 from evolve_action.model.evals import Case, CaseKind, Check, Format, LoadResult, Severity, Suite
 
 SHAPE = (
@@ -148,7 +149,7 @@ def _case(
         kind="triggers.fired",
         text=fired_text(skill, should),
         origin=problems.origin(*at),
-        params={"skill": skill, "should_trigger": should},
+        params=TriggerParams(skill, should),
         source="trigger",
     )
     return Case(

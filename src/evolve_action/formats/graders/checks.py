@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evolve_action.model.checking import CheckContext, register
+from evolve_action.model.checking import CheckContext, register, untyped
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult, ToolCall
 from evolve_action.util.regex import RegexError, compile_re2
@@ -33,7 +33,7 @@ def _result(check: Check, passed: bool | None, evidence: str) -> ItemResult:
 
 
 def _negated(check: Check, held: bool, evidence: str) -> ItemResult:
-    negate = check.params.get("negate") is True
+    negate = untyped(check).get("negate") is True
     return _result(check, held != negate, evidence)
 
 
@@ -43,7 +43,7 @@ def _short(text: str) -> str:
 
 
 def _turn(check: Check) -> int | None:
-    turn = check.params.get("turn")
+    turn = untyped(check).get("turn")
     return turn if isinstance(turn, int) else None
 
 
@@ -62,10 +62,10 @@ def _unanswered(check: Check) -> ItemResult:
 
 @register("vally.output-contains")
 async def output_contains(check: Check, ctx: CheckContext) -> ItemResult:
-    needle, output = check.params["substring"], _output(check, ctx)
+    needle, output = untyped(check)["substring"], _output(check, ctx)
     if output is None:
         return _unanswered(check)
-    if check.params.get("ignore_case"):  # skill-validator's output_contains
+    if untyped(check).get("ignore_case"):  # skill-validator's output_contains
         needle, output = needle.casefold(), output.casefold()
     held = needle in output
     return _negated(check, held, f"the output {'contains' if held else 'lacks'} {needle!r}")
@@ -77,7 +77,7 @@ async def output_matches(check: Check, ctx: CheckContext) -> ItemResult:
     if output is None:
         return _unanswered(check)
     try:
-        found = compile_re2(check.params["pattern"]).search(output)
+        found = compile_re2(untyped(check)["pattern"]).search(output)
     except RegexError as exc:
         return _result(check, False, f"the pattern does not compile: {exc}")
     said = f"matched {_short(found.group(0))!r}" if found else "no match in the output"
@@ -113,14 +113,14 @@ def read_text(path: Path) -> str:
 
 @register("vally.file-exists")
 async def file_exists(check: Check, ctx: CheckContext) -> ItemResult:
-    files = workspace_files(ctx.workspace, check.params["path"])
-    said = f"{len(files)} file(s) match {check.params['path']!r}"
+    files = workspace_files(ctx.workspace, untyped(check)["path"])
+    said = f"{len(files)} file(s) match {untyped(check)['path']!r}"
     return _negated(check, bool(files), said)
 
 
 @register("vally.file-contains")
 async def file_contains(check: Check, ctx: CheckContext) -> ItemResult:
-    path, value = check.params["path"], check.params["value"]
+    path, value = untyped(check)["path"], untyped(check)["value"]
     files = workspace_files(ctx.workspace, path)
     holding = [f for f in files if value in read_text(f)]
     if not files:
@@ -134,9 +134,9 @@ async def file_contains(check: Check, ctx: CheckContext) -> ItemResult:
 
 @register("vally.file-matches")
 async def file_matches(check: Check, ctx: CheckContext) -> ItemResult:
-    path = check.params["path"]
+    path = untyped(check)["path"]
     try:
-        regex = compile_re2(check.params["pattern"])
+        regex = compile_re2(untyped(check)["pattern"])
     except RegexError as exc:
         return _result(check, False, f"the pattern does not compile: {exc}")
     files = workspace_files(ctx.workspace, path)
@@ -174,7 +174,7 @@ async def completed(check: Check, ctx: CheckContext) -> ItemResult:
 
 @register("vally.run-command")
 async def run_command(check: Check, ctx: CheckContext) -> ItemResult:
-    p = check.params
+    p = untyped(check)
     limit = p.get("timeout_s") or ctx.timeout_s
     done = await ctx.run_command(p["command"], cwd=ctx.workspace, timeout_s=limit)
     if done.error:
@@ -200,7 +200,7 @@ async def run_command(check: Check, ctx: CheckContext) -> ItemResult:
 
 @register("vally.wall-time")
 async def wall_time(check: Check, ctx: CheckContext) -> ItemResult:
-    t, turn, limit = ctx.transcript, _turn(check), check.params["max_s"]
+    t, turn, limit = ctx.transcript, _turn(check), untyped(check)["max_s"]
     if turn is None:
         took, what = t.duration_s, "the run"
     elif turn < len(t.answer_durations_s):
@@ -236,7 +236,7 @@ def skills_loaded(ctx: CheckContext) -> list[str]:
 async def activation(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return _result(check, None, "this transcript does not record tool calls")
-    skill, expected = check.params["skill"], check.params["expected"]
+    skill, expected = untyped(check)["skill"], untyped(check)["expected"]
     fired = skill in skills_loaded(ctx)
     said = f"the skill {skill} {'fired' if fired else 'did not fire'}"
     return _result(check, fired == expected, said)
@@ -247,9 +247,11 @@ async def skill_invocation(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return _result(check, None, "this transcript does not record tool calls")
     loaded = skills_loaded(ctx)
-    missing = [s for s in check.params["required"] if s not in loaded]
+    missing = [s for s in untyped(check)["required"] if s not in loaded]
     banned = [
-        s for s in loaded if s in check.params["disallowed"] or "*" in check.params["disallowed"]
+        s
+        for s in loaded
+        if s in untyped(check)["disallowed"] or "*" in untyped(check)["disallowed"]
     ]
     problems = [f"not loaded: {', '.join(missing)}"] if missing else []
     problems += [f"loaded although disallowed: {', '.join(banned)}"] if banned else []
@@ -262,8 +264,8 @@ async def tools(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return _result(check, None, "this transcript does not record tool calls")
     used = {c.name for c in ctx.transcript.tool_calls}
-    missing = [t for t in check.params.get("expect_tools", []) if t != "*" and t not in used]
-    rejected = check.params.get("reject_tools", [])
+    missing = [t for t in untyped(check).get("expect_tools", []) if t != "*" and t not in used]
+    rejected = untyped(check).get("reject_tools", [])
     banned = sorted(used if "*" in rejected else used & set(rejected))
     problems = [f"never used {', '.join(missing)}"] if missing else []
     problems += [f"used rejected {', '.join(banned)}"] if banned else []
@@ -277,7 +279,7 @@ async def limits(check: Check, ctx: CheckContext) -> ItemResult:
     over: list[str] = []
     notes: list[str] = []
     for key, got in (("max_turns", t.turns), ("max_tokens", t.usage.total_tokens)):
-        limit = check.params.get(key)
+        limit = untyped(check).get(key)
         if limit is None:
             continue
         notes.append(f"{key.removeprefix('max_')} {got} of {limit}")
@@ -289,4 +291,4 @@ async def limits(check: Check, ctx: CheckContext) -> ItemResult:
 @register("vally.skipped")
 async def skipped(check: Check, ctx: CheckContext) -> ItemResult:
     """A grader the loader could not make runnable here (an RE2-incompatible regex)."""
-    return _result(check, None, f"not graded: {check.params.get('skip', 'not runnable here')}")
+    return _result(check, None, f"not graded: {untyped(check).get('skip', 'not runnable here')}")

@@ -12,8 +12,7 @@ name) reaches it; without one Vally's verdict is binary: every grader passes. Co
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from evolve_action.model.evals import Case, Item, JudgeItem, Scale, Suite
 from evolve_action.model.outcomes import ItemResult, JudgeReport, Status
@@ -38,7 +37,7 @@ class GradersPolicy:
             if item.source in GATES and _gate_broken(results.get(item.id))
         ]
         graded: list[tuple[float, float, bool]] = []
-        weights: Mapping[str, Any] = suite.policy.get("weights") or {}
+        weights = suite.policy.weights
         for item in case.items:
             if item.source in GATES:
                 continue
@@ -49,7 +48,7 @@ class GradersPolicy:
         score = _mean(graded)
         if broken:
             return Verdict(Status.FAIL, score, reason="; ".join(broken))
-        threshold = case.extra.get("threshold", suite.policy.get("threshold"))
+        threshold = case.extra.get("threshold", suite.policy.threshold)
         if isinstance(threshold, int | float):
             if score + _EPSILON < threshold:
                 said = f"score {score:.2f} is below the threshold {threshold:g}"

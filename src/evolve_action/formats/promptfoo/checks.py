@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from evolve_action.formats.trajectory.calls import tool_names, verdict
-from evolve_action.model.checking import CheckContext, register
+from evolve_action.model.checking import CheckContext, register, untyped
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult
 from evolve_action.util.regex import RegexError, compile_re2
@@ -43,7 +43,7 @@ def _result(
 
 @register("promptfoo.text")
 async def text(check: Check, ctx: CheckContext) -> ItemResult:
-    p, output = check.params, ctx.transcript.final_text
+    p, output = untyped(check), ctx.transcript.final_text
     kind = p["type"]
     folded = kind.startswith("i")
     hay = output.casefold() if folded else output
@@ -81,7 +81,7 @@ async def javascript(check: Check, ctx: CheckContext) -> ItemResult:
     t = ctx.transcript
     calls = [{"name": c.name, "input": _args(c.arguments)} for c in t.tool_calls]
     env = {
-        "code": check.params["code"],
+        "code": untyped(check)["code"],
         "output": t.final_text,
         "context": {
             "vars": dict(ctx.case.extra.get("vars") or {}),
@@ -110,7 +110,7 @@ async def javascript(check: Check, ctx: CheckContext) -> ItemResult:
 
 
 def _verdict(check: Check, value: Any) -> ItemResult:
-    threshold = check.params.get("threshold")
+    threshold = untyped(check).get("threshold")
     if isinstance(value, bool):
         return _result(check, value, f"returned {str(value).lower()}")
     if isinstance(value, int | float):
@@ -143,14 +143,14 @@ async def cost(check: Check, ctx: CheckContext) -> ItemResult:
     spent = ctx.transcript.usage.cost_usd
     if spent is None:
         return _result(check, None, "not graded: the model has no price, so the cost is unknown")
-    limit = check.params["threshold"]
+    limit = untyped(check)["threshold"]
     return _result(check, spent <= limit, f"cost ${spent:.4f} (limit ${limit:g})")
 
 
 @register("promptfoo.latency")
 async def latency(check: Check, ctx: CheckContext) -> ItemResult:
     took = ctx.transcript.duration_s * 1000
-    limit = check.params["threshold"]
+    limit = untyped(check)["threshold"]
     return _result(check, took <= limit, f"took {took:.0f} ms (limit {limit:g} ms)")
 
 
@@ -158,5 +158,5 @@ async def latency(check: Check, ctx: CheckContext) -> ItemResult:
 async def promptfoo_trajectory(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return _result(check, None, "this transcript does not record tool calls")
-    held, evidence = verdict(dict(check.params), tool_names(ctx.transcript))
+    held, evidence = verdict(dict(untyped(check)), tool_names(ctx.transcript))
     return _result(check, held, evidence)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from evolve_action.model.checking import CheckContext, register
+from evolve_action.model.checking import CheckContext, register, untyped
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult
 from evolve_action.util import globs
@@ -76,7 +76,7 @@ def _texts(workspace: Path, pattern: str) -> tuple[list[str], list[tuple[str, st
 
 
 def _regex(check: Check) -> tuple[Any, str]:
-    pattern = check.params.get("match_regex")
+    pattern = untyped(check).get("match_regex")
     if pattern is None:
         return None, ""
     try:
@@ -87,7 +87,7 @@ def _regex(check: Check) -> tuple[Any, str]:
 
 @register("skill_evaluator.file_exists")
 async def file_exists(check: Check, ctx: CheckContext) -> ItemResult:
-    pattern = check.params["pattern"]
+    pattern = untyped(check)["pattern"]
     found = matching(ctx.workspace, pattern)
     if not found:
         return _result(check, False, f"no files matching {pattern!r} in the workspace")
@@ -96,14 +96,14 @@ async def file_exists(check: Check, ctx: CheckContext) -> ItemResult:
 
 @register("skill_evaluator.file_contains")
 async def file_contains(check: Check, ctx: CheckContext) -> ItemResult:
-    pattern = check.params["pattern"]
+    pattern = untyped(check)["pattern"]
     found, texts = _texts(ctx.workspace, pattern)
     if not found:
         return _result(check, False, f"no files matching {pattern!r}")
     regex, problem = _regex(check)
     if problem:
         return _result(check, False, problem)
-    terms: tuple[str, ...] = tuple(check.params.get("terms", ()))
+    terms: tuple[str, ...] = tuple(untyped(check).get("terms", ()))
     for rel, text in texts:
         if regex is not None:
             hit = regex.search(text)
@@ -115,21 +115,21 @@ async def file_contains(check: Check, ctx: CheckContext) -> ItemResult:
                 if term in line:
                     snippet = line.strip()[:100]
                     return _result(check, True, f"found {term!r} in {rel}:{number}: {snippet}")
-    wanted = f"regex {check.params['match_regex']!r}" if regex is not None else f"{list(terms)}"
+    wanted = f"regex {untyped(check)['match_regex']!r}" if regex is not None else f"{list(terms)}"
     return _result(check, False, f"{wanted} not found in {len(found)} matching file(s)")
 
 
 @register("skill_evaluator.file_not_contains")
 async def file_not_contains(check: Check, ctx: CheckContext) -> ItemResult:
-    pattern = check.params["pattern"]
+    pattern = untyped(check)["pattern"]
     found, texts = _texts(ctx.workspace, pattern)
     if not found:
         return _result(check, True, f"no files matching {pattern!r} (vacuously true)")
     regex, problem = _regex(check)
     if problem:
         return _result(check, False, problem)
-    terms: tuple[str, ...] = tuple(check.params.get("terms", ()))
-    exempt: tuple[str, ...] = tuple(check.params.get("except_context", ()))
+    terms: tuple[str, ...] = tuple(untyped(check).get("terms", ()))
+    exempt: tuple[str, ...] = tuple(untyped(check).get("except_context", ()))
     violations: list[str] = []
     for rel, text in texts:
         for number, line in enumerate(text.split("\n"), start=1):
@@ -145,7 +145,7 @@ async def file_not_contains(check: Check, ctx: CheckContext) -> ItemResult:
     if violations:
         more = f" (+{len(violations) - 3} more)" if len(violations) > 3 else ""
         return _result(check, False, f"found banned text: {'; '.join(violations[:3])}{more}")
-    checked = check.params.get("match_regex") or ", ".join(terms)
+    checked = untyped(check).get("match_regex") or ", ".join(terms)
     return _result(check, True, f"no matches for {checked!r} across {len(found)} file(s)")
 
 
@@ -178,9 +178,9 @@ _OPERATORS: dict[str, Callable[[int, int], bool]] = {
 
 @register("skill_evaluator.file_count")
 async def file_count(check: Check, ctx: CheckContext) -> ItemResult:
-    pattern = check.params.get("pattern", "*")
-    expected = int(check.params.get("count", 1))
-    operator = check.params.get("operator", ">=")
+    pattern = untyped(check).get("pattern", "*")
+    expected = int(untyped(check).get("count", 1))
+    operator = untyped(check).get("operator", ">=")
     compare = _OPERATORS.get(operator, _OPERATORS[">="])  # skill-evaluator's fallback
     actual = len(matching(ctx.workspace, pattern))
     evidence = f"found {actual} matching {pattern!r} (expected {operator} {expected})"
@@ -194,7 +194,7 @@ async def custom_script(check: Check, ctx: CheckContext) -> ItemResult:
     # host path, so it is taken from the starting directory, not passed in through extra_env.
     launcher = 'export OUTPUTS_DIR="$PWD"; exec bash -c "$0"'
     result = await ctx.run_command(
-        ["bash", "-c", launcher, check.params["script"]], cwd=ctx.workspace, timeout_s=timeout
+        ["bash", "-c", launcher, untyped(check)["script"]], cwd=ctx.workspace, timeout_s=timeout
     )
     if result.error:
         return _result(check, False, f"the script could not start: {result.error}")

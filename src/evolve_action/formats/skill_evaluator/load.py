@@ -32,6 +32,7 @@ from evolve_action.model.evals import (
     LoadResult,
     Problem,
     Suite,
+    SuitePolicy,
 )
 from evolve_action.util.text import json_kind
 
@@ -79,7 +80,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         name=skill_name or "",
         runs=runs,
         judge_model=judge_model,
-        policy=policy,
+        policy=SuitePolicy.from_doc(policy),
         warnings=problems,
     )
     return LoadResult(doc.rel, Format.SKILL_EVALUATOR, suite, problems)

@@ -77,7 +77,7 @@ class Breakdown:
 
 
 def gate_on(suite: Suite) -> bool:
-    return bool(suite.policy.get("structural_gate", True))
+    return suite.policy.structural_gate is not False
 
 
 def critical_failures(case: Case, results: Sequence[ItemResult]) -> tuple[str, ...]:
@@ -149,7 +149,8 @@ class SkillEvaluatorPolicy:
         self, suite: Suite, case: Case, items: Sequence[ItemResult], judge: JudgeReport
     ) -> Verdict:
         b = breakdown(suite, case, items)
-        threshold = float(suite.policy.get("rubric_threshold", DEFAULT_THRESHOLD))
+        set_threshold = suite.policy.rubric_threshold
+        threshold = DEFAULT_THRESHOLD if set_threshold is None else set_threshold
         score = b.overall_efficiency
         if not b.gate_passed:
             ids = ", ".join(b.critical_failed)

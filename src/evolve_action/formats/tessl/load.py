@@ -31,6 +31,7 @@ from evolve_action.model.evals import (
     Severity,
     Skill,
     Suite,
+    SuitePolicy,
 )
 from evolve_action.util.text import json_kind
 
@@ -79,7 +80,7 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
         skill=skill,
         cases=(case,),
         name=scenario.name,
-        policy={"threshold": PASS_SHARE},
+        policy=SuitePolicy(threshold=PASS_SHARE),
         warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
     )
 

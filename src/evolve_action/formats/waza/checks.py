@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from evolve_action.formats.graders.checks import read_text, skills_loaded, workspace_files
-from evolve_action.model.checking import CheckContext, register
+from evolve_action.model.checking import CheckContext, register, untyped
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult
 from evolve_action.util.regex import RegexError, compile_re2
@@ -50,7 +50,7 @@ def _scored(check: Check, failures: Sequence[str], total: int, ok_said: str) -> 
 
 @register("waza.text")
 async def text_grader(check: Check, ctx: CheckContext) -> ItemResult:
-    p, output = check.params, ctx.transcript.final_text
+    p, output = untyped(check), ctx.transcript.final_text
     low = output.casefold()
     failures: list[str] = []
     total = 0
@@ -89,7 +89,7 @@ async def text_grader(check: Check, ctx: CheckContext) -> ItemResult:
 
 @register("waza.file")
 async def file_grader(check: Check, ctx: CheckContext) -> ItemResult:
-    p = check.params
+    p = untyped(check)
     failures: list[str] = []
     total = 0
     for path in p.get("must_exist", []):
@@ -127,7 +127,7 @@ def _used(ctx: CheckContext) -> list[str]:
 
 @register("waza.behavior")
 async def behavior(check: Check, ctx: CheckContext) -> ItemResult:
-    p, t = check.params, ctx.transcript
+    p, t = untyped(check), ctx.transcript
     measured = {
         "max_tool_calls": len(t.tool_calls),
         "max_tokens": t.usage.total_tokens,
@@ -155,9 +155,9 @@ async def behavior(check: Check, ctx: CheckContext) -> ItemResult:
 @register("waza.tool_constraint")
 async def tool_constraint(check: Check, ctx: CheckContext) -> ItemResult:
     used = set(_used(ctx))
-    failures = [f"never used {t}" for t in check.params["expect_tools"] if t not in used]
-    failures += [f"used rejected {t}" for t in check.params["reject_tools"] if t in used]
-    total = len(check.params["expect_tools"]) + len(check.params["reject_tools"])
+    failures = [f"never used {t}" for t in untyped(check)["expect_tools"] if t not in used]
+    failures += [f"used rejected {t}" for t in untyped(check)["reject_tools"] if t in used]
+    total = len(untyped(check)["expect_tools"]) + len(untyped(check)["reject_tools"])
     return _scored(check, failures, total, f"tools used: {', '.join(sorted(used)) or 'none'}")
 
 
@@ -175,15 +175,15 @@ def _sequence(actual: list[str], wanted: list[str], mode: str, extra: bool = Tru
 
 @register("waza.action_sequence")
 async def action_sequence(check: Check, ctx: CheckContext) -> ItemResult:
-    actual, wanted = _used(ctx), check.params["actions"]
-    ok = _sequence(actual, wanted, check.params["mode"])
-    said = f"calls {actual} against {wanted} ({check.params['mode']})"
+    actual, wanted = _used(ctx), untyped(check)["actions"]
+    ok = _sequence(actual, wanted, untyped(check)["mode"])
+    said = f"calls {actual} against {wanted} ({untyped(check)['mode']})"
     return _scored(check, [] if ok else [said], 1, said)
 
 
 @register("waza.skill_invocation")
 async def skill_invocation(check: Check, ctx: CheckContext) -> ItemResult:
-    p = check.params
+    p = untyped(check)
     loaded = skills_loaded(ctx)
     ok = _sequence(loaded, p["skills"], p["mode"], p["allow_extra"])
     said = f"skills loaded {loaded} against {p['skills']} ({p['mode']})"
@@ -195,7 +195,7 @@ async def code(check: Check, ctx: CheckContext) -> ItemResult:
     t = ctx.transcript
     calls = [{"name": c.name, "arguments": c.arguments} for c in t.tool_calls]
     env = {
-        "assertions": check.params["assertions"],
+        "assertions": untyped(check)["assertions"],
         "output": t.final_text,
         "tool_calls": calls,
         "errors": [c for c, raw in zip(calls, t.tool_calls, strict=True) if raw.is_error],

@@ -14,7 +14,7 @@ from datetime import date
 from typing import Any
 
 from evolve_action.formats.agentv.checks.support import answer_json, scored
-from evolve_action.model.checking import CheckContext, register
+from evolve_action.model.checking import CheckContext, register, untyped
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult
 from evolve_action.util.regex import RegexError, compile_re2
@@ -29,7 +29,7 @@ _SLASHED = re.compile(r"^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$")
 
 @register("agentv.field_accuracy")
 async def field_accuracy(check: Check, ctx: CheckContext) -> ItemResult:
-    p = check.params
+    p = untyped(check)
     answer = answer_json(ctx.transcript.final_text)
     if not isinstance(answer, dict):
         return scored(check, ctx, 0.0, "the answer holds no JSON object to compare")

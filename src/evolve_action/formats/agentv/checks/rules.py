@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from evolve_action.formats.agentv.checks.support import answer_json, failed, scored, trace_summary
-from evolve_action.model.checking import CheckContext, register
+from evolve_action.model.checking import CheckContext, register, untyped
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import CommandResult, ItemResult
 from evolve_action.util.regex import RegexError, compile_re2
@@ -27,7 +27,7 @@ STDERR_TAIL = 2000
 @register("agentv.code_judge")
 async def code_judge(check: Check, ctx: CheckContext) -> ItemResult:
     """Run the judge script with the case and answer as JSON on stdin; it prints a score."""
-    p = check.params
+    p = untyped(check)
     try:
         base = _fresh_dir(ctx.workspace)
         # Copied after the agent finished, so the agent cannot have edited its own judge.
@@ -149,7 +149,7 @@ def _verdict(stdout: str) -> dict[str, Any] | None:
 @register("agentv.starts_with")
 @register("agentv.ends_with")
 async def text_rule(check: Check, ctx: CheckContext) -> ItemResult:
-    p = check.params
+    p = untyped(check)
     answer = ctx.transcript.final_text
     fold = bool(p["ignore_case"])
     hay = answer.lower() if fold else answer
@@ -174,10 +174,10 @@ def _holds(op: str, hay: str, needle: str) -> bool:
 async def regex(check: Check, ctx: CheckContext) -> ItemResult:
     answer = ctx.transcript.final_text
     try:
-        match = compile_re2(check.params["pattern"]).search(answer)
+        match = compile_re2(untyped(check)["pattern"]).search(answer)
     except RegexError as exc:
         return failed(check, f"invalid RE2 pattern: {exc}")
-    ok = (match is None) if check.params["negate"] else (match is not None)
+    ok = (match is None) if untyped(check)["negate"] else (match is not None)
     seen = f"matched {match.group(0)!r}" if match is not None else "no match"
     return scored(check, ctx, 1.0 if ok else 0.0, f"{seen} in {_quote(answer)}")
 
@@ -186,7 +186,7 @@ async def regex(check: Check, ctx: CheckContext) -> ItemResult:
 async def is_json(check: Check, ctx: CheckContext) -> ItemResult:
     parsed = answer_json(ctx.transcript.final_text, whole=True)
     valid = parsed is not None
-    ok = not valid if check.params["negate"] else valid
+    ok = not valid if untyped(check)["negate"] else valid
     what = "valid JSON" if valid else "not valid JSON"
     return scored(check, ctx, 1.0 if ok else 0.0, f"the answer is {what}")
 

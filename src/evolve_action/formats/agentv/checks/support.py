@@ -23,8 +23,8 @@ def pass_mark(check: Check, ctx: CheckContext) -> float:
     threshold = ctx.case.extra.get("threshold")
     if isinstance(threshold, int | float):
         return float(threshold)
-    value = ctx.suite.policy.get("threshold", DEFAULT_THRESHOLD)
-    return float(value) if isinstance(value, int | float) else DEFAULT_THRESHOLD
+    value = ctx.suite.policy.threshold
+    return DEFAULT_THRESHOLD if value is None else value
 
 
 def scored(check: Check, ctx: CheckContext, score: float, evidence: str) -> ItemResult:

@@ -13,7 +13,7 @@ from typing import Any
 
 from evolve_action.formats.agentv.checks.support import input_tokens, llm_calls, scored, skipped
 from evolve_action.formats.trajectory.calls import tool_names, verdict
-from evolve_action.model.checking import CheckContext, register
+from evolve_action.model.checking import CheckContext, register, untyped
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult, ToolCall
 
@@ -28,7 +28,7 @@ async def tool_trajectory(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return skipped(check, "this transcript does not record tool calls")
     calls = ctx.transcript.tool_calls
-    p = check.params
+    p = untyped(check)
     if p["mode"] == "any_order":
         hits, total, notes = _any_order(p, calls)
     elif p["mode"] == "in_order":
@@ -189,7 +189,7 @@ async def execution_metrics(check: Check, ctx: CheckContext) -> ItemResult:
         "max_duration_ms": t.duration_s * 1000,
     }
     met, made, notes = 0, 0, []
-    for key, limit in check.params["limits"].items():
+    for key, limit in untyped(check)["limits"].items():
         value = measured.get(key)
         name = key.removeprefix("max_")
         if value is None:
@@ -199,8 +199,8 @@ async def execution_metrics(check: Check, ctx: CheckContext) -> ItemResult:
         ok = value <= limit
         met += ok
         notes.append(f"{name}: {value:g} {'≤' if ok else '>'} {limit:g}")
-    if "exploration" in check.params:
-        got = _exploration(check.params["exploration"], t.tool_calls, ctx.reports_tool_calls)
+    if "exploration" in untyped(check):
+        got = _exploration(untyped(check)["exploration"], t.tool_calls, ctx.reports_tool_calls)
         if got is None:
             notes.append("exploration ratio: no tool calls to measure, not counted")
         else:
@@ -223,7 +223,7 @@ def _exploration(spec: Any, calls: list[ToolCall], reported: bool) -> tuple[bool
 async def skill_used(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return skipped(check, "this transcript does not record tool calls")
-    p = check.params
+    p = untyped(check)
     calls = ctx.transcript.tool_calls[:1] if p["first_only"] else ctx.transcript.tool_calls
     used = any(_loads_skill(c, p["skill"]) for c in calls)
     ok = used == p["should_trigger"]
@@ -251,5 +251,5 @@ def _loads_skill(call: ToolCall, skill: str) -> bool:
 async def agentv_trajectory(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return skipped(check, "this transcript does not record tool calls")
-    held, evidence = verdict(dict(check.params), tool_names(ctx.transcript))
+    held, evidence = verdict(dict(untyped(check)), tool_names(ctx.transcript))
     return scored(check, ctx, 1.0 if held else 0.0, evidence)
