@@ -123,7 +123,12 @@ def run_in_actions(
         print(annotate("error", REFUSAL, title="evolve: refusing pull_request_target"))
         return 2
     if action is Action.VALIDATE_ONLY:
-        results = load_all(request.root, paths=settings.paths, layout=config.layout or "auto")
+        results = load_all(
+            request.root,
+            paths=settings.paths,
+            layout=config.layout or "auto",
+            declared=config.formats,
+        )
         published = publish_validation_only(
             event=event,
             settings=settings,

@@ -183,7 +183,13 @@ def _directory(
     report.problems.extend(_prefixed(p, prefix) for p in loaded.problems)
     chosen_layout = layout or loaded.config.layout or "auto"
     chosen_globs = globs if globs is not None else loaded.config.paths or ()
-    found = discovery.discover(root, paths=chosen_globs, layout=chosen_layout, prefix=prefix)
+    found = discovery.discover(
+        root,
+        paths=chosen_globs,
+        layout=chosen_layout,
+        prefix=prefix,
+        declared=loaded.config.formats,
+    )
     report.problems.extend(found.problems)
     for item in found.files:
         if item.path in seen:
