@@ -29,6 +29,7 @@ NAMED = {
     Format.WAZA: ("trigger_tests.yaml", Format.WAZA),
     Format.TESSL: ("criteria.json", Format.TESSL),
     Format.PROMPTFOO: ("promptfooconfig.yaml", Format.PROMPTFOO),
+    Format.CLAUDE_PLUGIN: ("case.yaml", None),
 }
 
 

@@ -282,7 +282,23 @@ class _Discoverer:
                 self._add(_join(rel_dir, name), Format.TRIGGERS, skill)
                 return
 
+    def _plugin_case(self, rel_dir: str) -> None:
+        """`evals/<case>/` of `claude plugin eval`: its case.yaml, else a prompt.md beside a
+        `graders/` folder (the case has no case.yaml)."""
+        parts = rel_dir.split("/")
+        if len(parts) < 2 or parts[-2] != "evals":
+            return
+        entry = self.index[rel_dir]
+        name: str | None = next((n for n in ("case.yaml", "case.yml") if n in entry.files), None)
+        if name is None and "prompt.md" in entry.files and "graders" in entry.subdirs:
+            name = "prompt.md"
+        if name is not None:
+            rel = _join(rel_dir, name)
+            fmt = Format.CLAUDE_PLUGIN
+            self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
+
     def _by_name(self, rel_dir: str) -> None:
+        self._plugin_case(rel_dir)
         under_evals = "evals" in rel_dir.split("/")
         for name in sorted(self.index[rel_dir].files):
             fmt = format_for_name(name)

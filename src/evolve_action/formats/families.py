@@ -66,6 +66,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("waza", {Format.WAZA: "load"}, shares=("graders.checks",), scoring=_GRADERS),
     Family("tessl", {Format.TESSL: "load"}, scoring=_GRADERS),
     Family("promptfoo", {Format.PROMPTFOO: "load"}, ("graders.checks",), _GRADERS),
+    Family("claude_plugin", {Format.CLAUDE_PLUGIN: "load"}, scoring=_GRADERS),
 )
 
 

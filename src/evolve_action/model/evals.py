@@ -41,6 +41,7 @@ class Format(StrEnum):
     TESSL = "tessl"  # tessl scenarios: `evals/<scenario>/criteria.json` beside `task.md`
     WAZA = "waza"  # Microsoft's waza: `eval.yaml` with `tasks:`, `trigger_tests.yaml`
     SKILL_VALIDATOR = "skill-validator"  # dotnet's skill-validator: `eval.yaml` with `scenarios:`
+    CLAUDE_PLUGIN = "claude-plugin"  # `claude plugin eval`: `evals/<case>/case.yaml`, prompt.md
 
 
 class Severity(StrEnum):
