@@ -12,10 +12,16 @@ from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import read
 from evolve_action.formats.skill_evaluator.checks import glob_match, matching
 from evolve_action.formats.skill_evaluator.load import load
-from evolve_action.grade.checks import CheckContext, run_check
-from evolve_action.model.evals import Case, Check, Format, Origin, Skill, Suite
+from evolve_action.grade.checks import CheckContext, load_all, run_check
+from evolve_action.model.checking import parameter_types
+from evolve_action.model.evals import Case, Check, CheckParams, Format, Origin, Skill, Suite
 from evolve_action.model.outcomes import ItemResult, ToolCall, Transcript
 from tests.fakes.commands import ShellRunner
+
+
+def _typed(kind: str, params: dict[str, Any]) -> CheckParams:
+    load_all()
+    return parameter_types()[f"skill_evaluator.{kind}"](**params)
 
 
 def make_check(kind: str, critical: bool = False, **params: Any) -> Check:
@@ -24,7 +30,7 @@ def make_check(kind: str, critical: bool = False, **params: Any) -> Check:
         kind=f"skill_evaluator.{kind}",
         text=kind,
         origin=Origin("evals/evals.json", 1),
-        params=params,
+        params=_typed(kind, params),
         critical=critical,
         source="structural",
     )

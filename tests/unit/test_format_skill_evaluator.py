@@ -14,6 +14,12 @@ from jsonschema import Draft202012Validator
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import Document, read
 from evolve_action.formats.skill_evaluator.load import load, matches
+from evolve_action.formats.skill_evaluator.params import (
+    ContainsParams,
+    CountParams,
+    ExistsParams,
+    ScriptParams,
+)
 from evolve_action.model.evals import (
     Case,
     Check,
@@ -93,7 +99,7 @@ def test_load__testing_template_details(corpus_dir: Path) -> None:
     assert [c.id for c in first.checks] == [f"S{i}" for i in range(1, 10)]
     s4 = first.checks[3]
     assert s4.critical is False
-    assert s4.params["except_context"] == ("onSubmit", "onChange", "onPress", "callback")
+    assert s4.params.except_context == ("onSubmit", "onChange", "onPress", "callback")
     assert first.checks[0].critical is True
     assert first.origin.line == 10
     dim = first.judge_items[0]
@@ -190,16 +196,16 @@ def test_context_is_appended_to_the_prompt(tmp_path: Path) -> None:
 def test_structural__common_defaults(tmp_path: Path) -> None:
     item = check(tmp_path, {"type": "file_exists", "pattern": "*.md"})
     assert (item.id, item.text, item.critical) == ("S1", "file_exists", False)
-    assert item.params == {"pattern": "*.md"}
+    assert item.params == ExistsParams("*.md")
     assert item.origin.pointer == "evals[0].structural_expectations[0]"
 
 
 def test_structural__file_contains_params(tmp_path: Path) -> None:
     item = check(tmp_path, {"type": "file_contains", "match": "Given", "critical": True})
-    assert item.params == {"pattern": "*", "terms": ("Given",), "match_regex": None}
+    assert item.params == ContainsParams("*", ("Given",), None)
     assert item.critical
     many = check(tmp_path, {"type": "file_contains", "match": "a", "match_any": ["b", "c"]})
-    assert many.params["terms"] == ("b", "c")
+    assert many.params.terms == ("b", "c")
 
 
 def test_structural__file_contains_regex_replaces_terms_with_warning(tmp_path: Path) -> None:
@@ -207,7 +213,7 @@ def test_structural__file_contains_regex_replaces_terms_with_warning(tmp_path: P
         tmp_path,
         structural_expectations=[{"type": "file_contains", "match": "x", "match_regex": "(?i)y"}],
     )
-    assert only_case(result).checks[0].params["terms"] == ()
+    assert only_case(result).checks[0].params.terms == ()
     assert any("replaces match/match_any" in w for w in warnings(result))
 
 
@@ -222,31 +228,21 @@ def test_structural__file_not_contains_params(tmp_path: Path) -> None:
             "except_context": ["onSubmit"],
         },
     )
-    assert item.params == {
-        "pattern": "src/*.ts",
-        "terms": ("vi.fn(",),
-        "match_regex": "etc\\.",
-        "except_context": ("onSubmit",),
-    }
+    assert item.params == ContainsParams("src/*.ts", ("vi.fn(",), "etc\\.", ("onSubmit",))
 
 
 def test_structural__file_count_defaults_and_operator_warning(tmp_path: Path) -> None:
-    assert check(tmp_path, {"type": "file_count"}).params == {
-        "pattern": "*",
-        "count": 1,
-        "operator": ">=",
-    }
+    assert check(tmp_path, {"type": "file_count"}).params == CountParams("*", 1, ">=")
     result = one_eval(
         tmp_path, structural_expectations=[{"type": "file_count", "count": 2, "operator": "=>"}]
     )
-    assert only_case(result).checks[0].params["operator"] == ">="
+    assert only_case(result).checks[0].params.operator == ">="
     assert any("unknown operator '=>' falls back to >=" in w for w in warnings(result))
 
 
 def test_structural__custom_script_and_no_errors(tmp_path: Path) -> None:
-    assert check(tmp_path, {"type": "custom_script", "script": "test -f a"}).params == {
-        "script": "test -f a"
-    }
+    done = check(tmp_path, {"type": "custom_script", "script": "test -f a"})
+    assert done.params == ScriptParams("test -f a")
     assert check(tmp_path, {"type": "no_errors", "id": 4}).id == "4"
 
 
@@ -283,7 +279,7 @@ def test_structural__validation(tmp_path: Path, entry: Any, field: str, words: s
 
 def test_structural__inline_flags_accepted(tmp_path: Path) -> None:
     item = check(tmp_path, {"type": "file_contains", "match_regex": "(?i)(### Musts|gaps?)"})
-    assert item.params["match_regex"] == "(?i)(### Musts|gaps?)"
+    assert item.params.match_regex == "(?i)(### Musts|gaps?)"
 
 
 def test_structural__duplicate_ids_rejected(tmp_path: Path) -> None:
@@ -522,7 +518,7 @@ def test_ids__duplicate_reported_even_when_the_first_eval_is_invalid(tmp_path: P
 
 def test_structural__null_pattern_means_default_and_bad_pattern_type_errors(tmp_path: Path) -> None:
     item = check(tmp_path, {"type": "file_count", "pattern": None})
-    assert item.params["pattern"] == "*"
+    assert item.params.pattern == "*"
     result = one_eval(tmp_path, structural_expectations=[{"type": "file_count", "pattern": 5}])
     assert "structural_expectations[0].pattern: must be a string" in errors(result)[0]
 

@@ -12,6 +12,7 @@ import pytest
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import read
 from evolve_action.formats.skill_evaluator.load import load
+from evolve_action.formats.skill_evaluator.params import ExistsParams
 from evolve_action.formats.skill_evaluator.scoring import SkillEvaluatorPolicy, breakdown
 from evolve_action.grade.grading import GATE_CLOSED, JudgeSetup, grade_run
 from evolve_action.grade.judge_prompt import SUBMIT_TOOL
@@ -205,7 +206,7 @@ async def test_grade_run__gate_closes_the_judge_for_a_real_workspace(tmp_path: P
         "skill_evaluator.file_exists",
         "response written",
         HERE,
-        params={"pattern": "response.md"},
+        params=ExistsParams("response.md"),
         critical=True,
     )
     suite, case = make(s1, dimension("clarity", 1))

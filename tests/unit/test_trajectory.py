@@ -36,7 +36,7 @@ CALLS = ["Skill", "Read", "Read", "Write"]
 )
 def test_promptfoo_semantics(kind: str, value: object, held: bool) -> None:
     params = matchers.parse(kind, value)
-    assert isinstance(params, dict)
+    assert isinstance(params, matchers.Trajectory)
     assert verdict(params, CALLS)[0] is held
 
 

@@ -37,7 +37,7 @@ from evolve_action.formats.agentv.rubrics import parse_rubrics
 from evolve_action.formats.agentv.vars import with_vars
 from evolve_action.formats.documents_json import parse_json
 from evolve_action.model.checking import untyped
-from evolve_action.model.evals import Case, Check, Fixture
+from evolve_action.model.evals import Case, Check, CheckParams, Fixture
 from evolve_action.util.limits import InputError
 from evolve_action.util.text import json_kind
 
@@ -136,7 +136,7 @@ def _extra(
     staged = {
         entry["dest"]
         for item in built.items
-        if isinstance(item, Check)
+        if isinstance(item, Check) and not isinstance(item.params, CheckParams)
         for entry in untyped(item).get("stage", [])
     }
     extra: dict[str, Any] = {

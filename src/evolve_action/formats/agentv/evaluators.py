@@ -221,7 +221,7 @@ def _typed(
         if isinstance(parsed, str):
             src.error((*at, "value"), f"{written}: {parsed}")
             return None
-        found, kind = parsed, "trajectory"
+        found, kind = {"trajectory": parsed}, "trajectory"  # the check's typed parameters
     else:  # the catalogue and these branches list the same kinds; a gap is a bug here
         raise ValueError(f"grader kind {kind!r} ({raw_type!r}) has no parser")
     return None if found is None else _replace(base, type=kind, params=found)

@@ -211,7 +211,7 @@ def _check(src: Src, case_at: At, ev: Evaluator, path: str, info: CaseInfo) -> C
         kind=f"agentv.{ev.type}",
         text=describe(ev),
         origin=ev.origin,
-        params={**ev.params, **extra},
+        params=ev.params["trajectory"] if ev.type == "trajectory" else {**ev.params, **extra},
         weight=ev.weight,
         required=ev.required,
         group=path,
@@ -248,7 +248,7 @@ def describe(ev: Evaluator) -> str:
             limits.append(f"exploration ratio {e['target']} ± {e['tolerance']}")
         return f"{ev.name}: within limits ({', '.join(limits)})"
     if ev.type == "trajectory":
-        return f"{ev.name}: {matchers.describe(ev.type, dict(p))}"
+        return f"{ev.name}: {matchers.describe(ev.type, p['trajectory'])}"
     if ev.type == "skill_used":
         verb = "uses" if p["should_trigger"] else "does not use"
         return f"{ev.name}: the agent {verb} the skill {p['skill']!r}"

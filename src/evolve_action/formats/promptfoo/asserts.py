@@ -18,6 +18,7 @@ from typing import Any
 
 from evolve_action.formats.base import Problems
 from evolve_action.formats.graders.fields import At, js_regex
+from evolve_action.formats.promptfoo.params import LimitParams, ScriptParams, TextParams
 from evolve_action.formats.trajectory import matchers
 from evolve_action.model.evals import Check, Item, JudgeItem, Scale
 from evolve_action.util.text import json_kind
@@ -122,7 +123,7 @@ def _one(problems: Problems, at: At, raw: Any, number: str) -> Item | None:
             f"promptfoo.{kind}",
             f"{kind} ≤ {threshold:g}",
             origin,
-            {"threshold": float(threshold)},
+            LimitParams(float(threshold)),
             **common,
         )
     if kind.removeprefix("not-") in matchers.KINDS:
@@ -140,7 +141,7 @@ def _one(problems: Problems, at: At, raw: Any, number: str) -> Item | None:
         if not isinstance(value, str) or not value.strip():
             problems.error((*at, "value"), "must be the JavaScript to run")
             return None
-        params: dict[str, Any] = {"code": value, "threshold": threshold}
+        params = ScriptParams(value, None if threshold is None else float(threshold))
         return Check(
             item_id, "promptfoo.javascript", f"javascript {item_id}", origin, params, **common
         )
@@ -165,13 +166,13 @@ def _text(
     origin: Any, common: dict[str, Any],
 ) -> Check | None:  # fmt: skip
     if base == "is-json":
-        params: dict[str, Any] = {"type": base, "negate": negate}
+        params = TextParams(base, negate)
     elif base.endswith(("-any", "-all")):
         said = [value] if isinstance(value, str) else value
         if not isinstance(said, list) or not said or not all(isinstance(v, str) for v in said):
             problems.error((*at, "value"), "must be a list of strings")
             return None
-        params = {"type": base, "negate": negate, "values": said}
+        params = TextParams(base, negate, values=tuple(said))
     else:
         if not isinstance(value, str | int | float) or isinstance(value, bool):
             problems.error((*at, "value"), f"must be text, not {json_kind(value)}")
@@ -182,9 +183,9 @@ def _text(
             if why is not None:
                 problems.error((*at, "value"), why)
                 return None
-        params = {"type": base, "negate": negate, "value": text}
+        params = TextParams(base, negate, value=text)
     said = "not " if negate else ""
-    shown = params.get("value", params.get("values", ""))
+    shown: str | list[str] = list(params.values) if params.values else params.value
     return Check(
         item_id, "promptfoo.text", f"{said}{base} {shown!r}".rstrip(" '"), origin, params, **common
     )

@@ -13,8 +13,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from evolve_action.formats.promptfoo.params import LimitParams, ScriptParams, TextParams
 from evolve_action.formats.trajectory.calls import tool_names, verdict
-from evolve_action.model.checking import CheckContext, register, untyped
+from evolve_action.formats.trajectory.matchers import Trajectory
+from evolve_action.model.checking import CheckContext, params_of, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult
 from evolve_action.util.regex import RegexError, compile_re2
@@ -41,10 +43,10 @@ def _result(
     )
 
 
-@register("promptfoo.text")
+@register("promptfoo.text", TextParams)
 async def text(check: Check, ctx: CheckContext) -> ItemResult:
-    p, output = untyped(check), ctx.transcript.final_text
-    kind = p["type"]
+    p, output = params_of(check, TextParams), ctx.transcript.final_text
+    kind = p.type
     folded = kind.startswith("i")
     hay = output.casefold() if folded else output
     if kind == "is-json":
@@ -54,34 +56,34 @@ async def text(check: Check, ctx: CheckContext) -> ItemResult:
         except ValueError:
             held, said = False, "the output is not JSON"
     elif kind.endswith(("-any", "-all")):
-        values = [v.casefold() if folded else v for v in p["values"]]
+        values = [v.casefold() if folded else v for v in p.values]
         hits = [v for v in values if v in hay]
         held = bool(hits) if kind.endswith("-any") else len(hits) == len(values)
         said = f"{len(hits)} of {len(values)} found"
     elif kind == "regex":
         try:
-            held = compile_re2(p["value"]).search(output) is not None
+            held = compile_re2(p.value).search(output) is not None
         except RegexError as exc:
             return _result(check, False, f"the pattern does not compile: {exc}")
         said = "matched" if held else "no match"
     else:
-        value = p["value"].casefold() if folded else p["value"]
+        value = p.value.casefold() if folded else p.value
         held = {
             "contains": value in hay,
             "icontains": value in hay,
-            "equals": output.strip() == p["value"].strip(),
-            "starts-with": output.startswith(p["value"]),
+            "equals": output.strip() == p.value.strip(),
+            "starts-with": output.startswith(p.value),
         }[kind]
-        said = f"{'found' if held else 'not found'}: {p['value']!r}"
-    return _result(check, held != p["negate"], said)
+        said = f"{'found' if held else 'not found'}: {p.value!r}"
+    return _result(check, held != p.negate, said)
 
 
-@register("promptfoo.javascript")
+@register("promptfoo.javascript", ScriptParams)
 async def javascript(check: Check, ctx: CheckContext) -> ItemResult:
     t = ctx.transcript
     calls = [{"name": c.name, "input": _args(c.arguments)} for c in t.tool_calls]
     env = {
-        "code": untyped(check)["code"],
+        "code": params_of(check, ScriptParams).code,
         "output": t.final_text,
         "context": {
             "vars": dict(ctx.case.extra.get("vars") or {}),
@@ -110,7 +112,7 @@ async def javascript(check: Check, ctx: CheckContext) -> ItemResult:
 
 
 def _verdict(check: Check, value: Any) -> ItemResult:
-    threshold = untyped(check).get("threshold")
+    threshold = params_of(check, ScriptParams).threshold
     if isinstance(value, bool):
         return _result(check, value, f"returned {str(value).lower()}")
     if isinstance(value, int | float):
@@ -138,25 +140,25 @@ def _args(raw: str) -> Any:
         return raw
 
 
-@register("promptfoo.cost")
+@register("promptfoo.cost", LimitParams)
 async def cost(check: Check, ctx: CheckContext) -> ItemResult:
     spent = ctx.transcript.usage.cost_usd
     if spent is None:
         return _result(check, None, "not graded: the model has no price, so the cost is unknown")
-    limit = untyped(check)["threshold"]
+    limit = params_of(check, LimitParams).threshold
     return _result(check, spent <= limit, f"cost ${spent:.4f} (limit ${limit:g})")
 
 
-@register("promptfoo.latency")
+@register("promptfoo.latency", LimitParams)
 async def latency(check: Check, ctx: CheckContext) -> ItemResult:
     took = ctx.transcript.duration_s * 1000
-    limit = untyped(check)["threshold"]
+    limit = params_of(check, LimitParams).threshold
     return _result(check, took <= limit, f"took {took:.0f} ms (limit {limit:g} ms)")
 
 
-@register("promptfoo.trajectory")
+@register("promptfoo.trajectory", Trajectory)
 async def promptfoo_trajectory(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return _result(check, None, "this transcript does not record tool calls")
-    held, evidence = verdict(dict(untyped(check)), tool_names(ctx.transcript))
+    held, evidence = verdict(params_of(check, Trajectory), tool_names(ctx.transcript))
     return _result(check, held, evidence)

@@ -17,7 +17,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from evolve_action.model.checking import CheckContext, register, untyped
+from evolve_action.formats.skill_evaluator.params import (
+    ContainsParams,
+    CountParams,
+    ExistsParams,
+    NoParams,
+    ScriptParams,
+)
+from evolve_action.model.checking import CheckContext, params_of, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult
 from evolve_action.util import globs
@@ -75,8 +82,8 @@ def _texts(workspace: Path, pattern: str) -> tuple[list[str], list[tuple[str, st
     return found, texts
 
 
-def _regex(check: Check) -> tuple[Any, str]:
-    pattern = untyped(check).get("match_regex")
+def _regex(p: ContainsParams) -> tuple[Any, str]:
+    pattern = p.match_regex
     if pattern is None:
         return None, ""
     try:
@@ -85,25 +92,26 @@ def _regex(check: Check) -> tuple[Any, str]:
         return None, f"invalid regex {pattern!r}: {exc}"
 
 
-@register("skill_evaluator.file_exists")
+@register("skill_evaluator.file_exists", ExistsParams)
 async def file_exists(check: Check, ctx: CheckContext) -> ItemResult:
-    pattern = untyped(check)["pattern"]
+    pattern = params_of(check, ExistsParams).pattern
     found = matching(ctx.workspace, pattern)
     if not found:
         return _result(check, False, f"no files matching {pattern!r} in the workspace")
     return _result(check, True, f"found: {', '.join(found[:5])}")
 
 
-@register("skill_evaluator.file_contains")
+@register("skill_evaluator.file_contains", ContainsParams)
 async def file_contains(check: Check, ctx: CheckContext) -> ItemResult:
-    pattern = untyped(check)["pattern"]
+    p = params_of(check, ContainsParams)
+    pattern = p.pattern
     found, texts = _texts(ctx.workspace, pattern)
     if not found:
         return _result(check, False, f"no files matching {pattern!r}")
-    regex, problem = _regex(check)
+    regex, problem = _regex(p)
     if problem:
         return _result(check, False, problem)
-    terms: tuple[str, ...] = tuple(untyped(check).get("terms", ()))
+    terms = p.terms
     for rel, text in texts:
         if regex is not None:
             hit = regex.search(text)
@@ -115,21 +123,22 @@ async def file_contains(check: Check, ctx: CheckContext) -> ItemResult:
                 if term in line:
                     snippet = line.strip()[:100]
                     return _result(check, True, f"found {term!r} in {rel}:{number}: {snippet}")
-    wanted = f"regex {untyped(check)['match_regex']!r}" if regex is not None else f"{list(terms)}"
+    wanted = f"regex {p.match_regex!r}" if regex is not None else f"{list(terms)}"
     return _result(check, False, f"{wanted} not found in {len(found)} matching file(s)")
 
 
-@register("skill_evaluator.file_not_contains")
+@register("skill_evaluator.file_not_contains", ContainsParams)
 async def file_not_contains(check: Check, ctx: CheckContext) -> ItemResult:
-    pattern = untyped(check)["pattern"]
+    p = params_of(check, ContainsParams)
+    pattern = p.pattern
     found, texts = _texts(ctx.workspace, pattern)
     if not found:
         return _result(check, True, f"no files matching {pattern!r} (vacuously true)")
-    regex, problem = _regex(check)
+    regex, problem = _regex(p)
     if problem:
         return _result(check, False, problem)
-    terms: tuple[str, ...] = tuple(untyped(check).get("terms", ()))
-    exempt: tuple[str, ...] = tuple(untyped(check).get("except_context", ()))
+    terms = p.terms
+    exempt = p.except_context
     violations: list[str] = []
     for rel, text in texts:
         for number, line in enumerate(text.split("\n"), start=1):
@@ -145,11 +154,11 @@ async def file_not_contains(check: Check, ctx: CheckContext) -> ItemResult:
     if violations:
         more = f" (+{len(violations) - 3} more)" if len(violations) > 3 else ""
         return _result(check, False, f"found banned text: {'; '.join(violations[:3])}{more}")
-    checked = untyped(check).get("match_regex") or ", ".join(terms)
+    checked = p.match_regex or ", ".join(terms)
     return _result(check, True, f"no matches for {checked!r} across {len(found)} file(s)")
 
 
-@register("skill_evaluator.no_errors")
+@register("skill_evaluator.no_errors", NoParams)
 async def no_errors(check: Check, ctx: CheckContext) -> ItemResult:
     sources = [(f"{call.name} result", call.result) for call in ctx.transcript.tool_calls]
     sources.append(("final answer", ctx.transcript.final_text))
@@ -176,25 +185,26 @@ _OPERATORS: dict[str, Callable[[int, int], bool]] = {
 }
 
 
-@register("skill_evaluator.file_count")
+@register("skill_evaluator.file_count", CountParams)
 async def file_count(check: Check, ctx: CheckContext) -> ItemResult:
-    pattern = untyped(check).get("pattern", "*")
-    expected = int(untyped(check).get("count", 1))
-    operator = untyped(check).get("operator", ">=")
+    p = params_of(check, CountParams)
+    pattern, expected, operator = p.pattern, p.count, p.operator
     compare = _OPERATORS.get(operator, _OPERATORS[">="])  # skill-evaluator's fallback
     actual = len(matching(ctx.workspace, pattern))
     evidence = f"found {actual} matching {pattern!r} (expected {operator} {expected})"
     return _result(check, compare(actual, expected), evidence)
 
 
-@register("skill_evaluator.custom_script")
+@register("skill_evaluator.custom_script", ScriptParams)
 async def custom_script(check: Check, ctx: CheckContext) -> ItemResult:
     timeout = min(SCRIPT_TIMEOUT_S, ctx.timeout_s) if ctx.timeout_s > 0 else SCRIPT_TIMEOUT_S
     # OUTPUTS_DIR is the workspace as the command sees it: inside bubblewrap that is not the
     # host path, so it is taken from the starting directory, not passed in through extra_env.
     launcher = 'export OUTPUTS_DIR="$PWD"; exec bash -c "$0"'
     result = await ctx.run_command(
-        ["bash", "-c", launcher, untyped(check)["script"]], cwd=ctx.workspace, timeout_s=timeout
+        ["bash", "-c", launcher, params_of(check, ScriptParams).script],
+        cwd=ctx.workspace,
+        timeout_s=timeout,
     )
     if result.error:
         return _result(check, False, f"the script could not start: {result.error}")

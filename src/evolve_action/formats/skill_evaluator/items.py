@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from evolve_action.formats.base import Problems
-from evolve_action.model.evals import Check, JudgeItem, Scale
+from evolve_action.formats.skill_evaluator.params import (
+    ContainsParams,
+    CountParams,
+    ExistsParams,
+    NoParams,
+    ScriptParams,
+)
+from evolve_action.model.evals import Check, CheckParams, JudgeItem, Scale
 from evolve_action.util.regex import regex_problem
 from evolve_action.util.text import json_kind
 
@@ -163,12 +170,12 @@ def _terms(f: Fields) -> tuple[tuple[str, ...], str | None] | None:
 _EMPTY_TERM = "an empty search term matches every file: remove it or write the text to find"
 
 
-def _exists(f: Fields) -> dict[str, Any] | None:
+def _exists(f: Fields) -> CheckParams | None:
     pattern = _pattern(f, required=True)
-    return None if pattern is None else {"pattern": pattern}
+    return None if pattern is None else ExistsParams(pattern)
 
 
-def _contains(f: Fields) -> dict[str, Any] | None:
+def _contains(f: Fields) -> CheckParams | None:
     pattern = _pattern(f, required=False)
     found = _terms(f)
     if pattern is None or found is None:
@@ -183,10 +190,10 @@ def _contains(f: Fields) -> dict[str, Any] | None:
         terms = ()
     if f.obj.get("except_context") is not None:
         f.p.warn((*f.at, "except_context"), "only file_not_contains reads except_context")
-    return {"pattern": pattern, "terms": terms, "match_regex": regex}
+    return ContainsParams(pattern, terms, regex)
 
 
-def _not_contains(f: Fields) -> dict[str, Any] | None:
+def _not_contains(f: Fields) -> CheckParams | None:
     pattern = _pattern(f, required=False)
     found = _terms(f)
     except_context = f.strings("except_context") or ()
@@ -196,19 +203,14 @@ def _not_contains(f: Fields) -> dict[str, Any] | None:
     if pattern is None or found is None:
         return None
     terms, regex = found
-    return {
-        "pattern": pattern,
-        "terms": terms,
-        "match_regex": regex,
-        "except_context": except_context,
-    }
+    return ContainsParams(pattern, terms, regex, except_context)
 
 
-def _no_errors(f: Fields) -> dict[str, Any] | None:
-    return {}
+def _no_errors(f: Fields) -> CheckParams | None:
+    return NoParams()
 
 
-def _count(f: Fields) -> dict[str, Any] | None:
+def _count(f: Fields) -> CheckParams | None:
     pattern = _pattern(f, required=False)
     count = f.obj.get("count", 1)
     operator = f.obj.get("operator", ">=")
@@ -228,12 +230,12 @@ def _count(f: Fields) -> dict[str, Any] | None:
         operator = ">="
     if pattern is None or not ok:
         return None
-    return {"pattern": pattern, "count": count, "operator": operator}
+    return CountParams(pattern, count, operator)
 
 
-def _script(f: Fields) -> dict[str, Any] | None:
+def _script(f: Fields) -> CheckParams | None:
     script = f.text("script", required=True)
-    return None if script is None else {"script": script}
+    return None if script is None else ScriptParams(script)
 
 
 _PARAMS = {

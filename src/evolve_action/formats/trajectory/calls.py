@@ -6,27 +6,25 @@ case-sensitive."""
 from __future__ import annotations
 
 from fnmatch import fnmatchcase
-from typing import Any
 
+from evolve_action.formats.trajectory.matchers import ToolCount, ToolSequence, ToolsUsed, Trajectory
 from evolve_action.model.outcomes import Transcript
 
 
-def verdict(params: dict[str, Any], tools: list[str]) -> tuple[bool, str]:
+def verdict(params: Trajectory, tools: list[str]) -> tuple[bool, str]:
     """Whether the calls satisfy the assertion, and the evidence."""
     actual = ", ".join(tools) or "(none)"
-    if "tools" in params:
-        used = [p for p in params["tools"] if any(fnmatchcase(t, p) for t in tools)]
-        held = not used if params["inverse"] else len(used) == len(params["tools"])
-        return held, f"used {used or 'none'} of {params['tools']}; calls: {actual}"
-    if "tool" in params:
-        count = sum(fnmatchcase(t, params["tool"]) for t in tools)
-        high = params["max"]
-        inside = count >= params["min"] and (high is None or count <= high)
-        return inside != params[
-            "inverse"
-        ], f"{params['tool']} called {count} time(s); calls: {actual}"
-    steps: list[str] = params["steps"]
-    if params["exact"]:
+    if isinstance(params, ToolsUsed):
+        used = [p for p in params.tools if any(fnmatchcase(t, p) for t in tools)]
+        held = not used if params.inverse else len(used) == len(params.tools)
+        return held, f"used {used or 'none'} of {list(params.tools)}; calls: {actual}"
+    if isinstance(params, ToolCount):
+        count = sum(fnmatchcase(t, params.tool) for t in tools)
+        inside = count >= params.min and (params.max is None or count <= params.max)
+        return inside != params.inverse, f"{params.tool} called {count} time(s); calls: {actual}"
+    assert isinstance(params, ToolSequence)
+    steps = params.steps
+    if params.exact:
         held = len(tools) == len(steps) and all(
             fnmatchcase(t, s) for t, s in zip(tools, steps, strict=False)
         )
@@ -36,7 +34,7 @@ def verdict(params: dict[str, Any], tools: list[str]) -> tuple[bool, str]:
             if at < len(steps) and fnmatchcase(tool, steps[at]):
                 at += 1
         held = at == len(steps)
-    return held != params["inverse"], f"calls: {actual}"
+    return held != params.inverse, f"calls: {actual}"
 
 
 def tool_names(transcript: Transcript) -> list[str]:

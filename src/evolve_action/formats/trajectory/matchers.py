@@ -9,12 +9,40 @@ default). `tool-sequence`: a list, called in that order with others between, or
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
+
+from evolve_action.model.evals import CheckParams
 
 KINDS = ("trajectory:tool-used", "trajectory:tool-sequence")
 
 
-def parse(kind: str, value: Any) -> dict[str, Any] | str:
+@dataclass(frozen=True, slots=True)
+class Trajectory(CheckParams):
+    """A trajectory assertion's parameters; `inverse` for its `not-` form."""
+
+    inverse: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ToolsUsed(Trajectory):
+    tools: tuple[str, ...]  # every one of them (globs) was called
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCount(Trajectory):
+    tool: str  # a glob
+    min: int = 1
+    max: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSequence(Trajectory):
+    steps: tuple[str, ...]  # globs, called in this order
+    exact: bool = False  # nothing else, in between or after
+
+
+def parse(kind: str, value: Any) -> Trajectory | str:
     """The check params, or why the value does not read (the message for the author)."""
     inverse = kind.startswith("not-")
     base = kind.removeprefix("not-")
@@ -34,23 +62,23 @@ def _name(matcher: Any) -> str | None:
     return None
 
 
-def _tool_used(value: Any, inverse: bool) -> dict[str, Any] | str:
+def _tool_used(value: Any, inverse: bool) -> Trajectory | str:
     if isinstance(value, str) or (isinstance(value, list) and value):
         names = [value] if isinstance(value, str) else value
         if not all(isinstance(n, str) and n.strip() for n in names):
             return "must be a tool name, a list of tool names, or {name, min, max}"
-        return {"tools": list(names), "inverse": inverse}
+        return ToolsUsed(inverse, tuple(names))
     if isinstance(value, dict):
         name = _name(value)
         low, high = value.get("min", 1), value.get("max")
         ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high or 0))
         if name is None or not ints:
             return "an object value needs a name (or pattern) and whole-number min / max"
-        return {"tool": name, "min": low, "max": high, "inverse": inverse}
+        return ToolCount(inverse, name, low, high)
     return "must be a tool name, a list of tool names, or {name, min, max}"
 
 
-def _tool_sequence(value: Any, inverse: bool) -> dict[str, Any] | str:
+def _tool_sequence(value: Any, inverse: bool) -> Trajectory | str:
     exact = False
     steps = value
     if isinstance(value, dict):
@@ -59,18 +87,19 @@ def _tool_sequence(value: Any, inverse: bool) -> dict[str, Any] | str:
     if not isinstance(steps, list) or not steps:
         return "must be a list of tool names, or {mode: exact | in_order, steps: [...]}"
     names = [_name(s) for s in steps]
-    if any(n is None for n in names):
+    steps_named = tuple(n for n in names if n is not None)
+    if len(steps_named) < len(names):
         return "every step needs a tool name (or a name / pattern)"
-    return {"steps": names, "exact": exact, "inverse": inverse}
+    return ToolSequence(inverse, steps_named, exact)
 
 
-def describe(kind: str, params: dict[str, Any]) -> str:
-    said = "not " if params.get("inverse") else ""
-    if "tools" in params:
-        return f"{said}tool-used {', '.join(params['tools'])}"
-    if "tool" in params:
-        high = params["max"]
-        span = f"{params['min']}+" if high is None else f"{params['min']}-{high}"
-        return f"{said}tool-used {params['tool']} ({span} calls)"
-    mode = "exactly" if params["exact"] else "in order"
-    return f"{said}tool-sequence {mode}: {' → '.join(params['steps'])}"
+def describe(kind: str, params: Trajectory) -> str:
+    said = "not " if params.inverse else ""
+    if isinstance(params, ToolsUsed):
+        return f"{said}tool-used {', '.join(params.tools)}"
+    if isinstance(params, ToolCount):
+        span = f"{params.min}+" if params.max is None else f"{params.min}-{params.max}"
+        return f"{said}tool-used {params.tool} ({span} calls)"
+    assert isinstance(params, ToolSequence)
+    mode = "exactly" if params.exact else "in order"
+    return f"{said}tool-sequence {mode}: {' → '.join(params.steps)}"

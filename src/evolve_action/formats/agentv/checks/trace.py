@@ -13,7 +13,8 @@ from typing import Any
 
 from evolve_action.formats.agentv.checks.support import input_tokens, llm_calls, scored, skipped
 from evolve_action.formats.trajectory.calls import tool_names, verdict
-from evolve_action.model.checking import CheckContext, register, untyped
+from evolve_action.formats.trajectory.matchers import Trajectory
+from evolve_action.model.checking import CheckContext, params_of, register, untyped
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult, ToolCall
 
@@ -247,9 +248,9 @@ def _loads_skill(call: ToolCall, skill: str) -> bool:
     return call.name == "Read" and path.endswith(f"skills/{skill}/SKILL.md")
 
 
-@register("agentv.trajectory")
+@register("agentv.trajectory", Trajectory)
 async def agentv_trajectory(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return skipped(check, "this transcript does not record tool calls")
-    held, evidence = verdict(dict(untyped(check)), tool_names(ctx.transcript))
+    held, evidence = verdict(params_of(check, Trajectory), tool_names(ctx.transcript))
     return scored(check, ctx, 1.0 if held else 0.0, evidence)
