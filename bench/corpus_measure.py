@@ -12,7 +12,8 @@ tool loads. Each is classed by what `validate` said of it:
 
 - accepted: read as an eval file with no error;
 - error: at least one error (a red check in a pull request touching it);
-- notice: named like an eval file, said not to be one, no error;
+- notice: named like an eval file, said not to be one (or not run, with warnings saying why),
+  no error;
 - unseen: not discovered at all (nothing runs from it, nothing fails for it).
 
 Files a suite file reads (`part_globs`: waza tasks, AXIS scenarios, a case's prompt and
@@ -131,8 +132,8 @@ def classify(report: dict[str, Any], eval_files: list[str]) -> tuple[dict[str, s
             classes[rel] = "error"
         elif entry is None:
             classes[rel] = "unseen"
-        elif not entry.get("eval_file", True):
-            classes[rel] = "notice"
+        elif not entry.get("eval_file", True) or not entry.get("ok", True):
+            classes[rel] = "notice"  # not read, and said why: a notice or a not-run warning
         else:
             classes[rel] = "accepted"
     wanted = set(eval_files)
