@@ -30,6 +30,7 @@ NAMED = {
     Format.TESSL: ("criteria.json", Format.TESSL),
     Format.PROMPTFOO: ("promptfooconfig.yaml", Format.PROMPTFOO),
     Format.CLAUDE_PLUGIN: ("case.yaml", None),
+    Format.BEST_PRACTICE: ("query.json", None),
 }
 
 

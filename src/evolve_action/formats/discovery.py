@@ -316,6 +316,9 @@ class _Discoverer:
                     self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
             elif fmt is not None and fmt not in BY_LAYOUT:
                 self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
+            elif fmt is None and _case_folder_json(rel_dir, name):
+                fmt = Format.BEST_PRACTICE
+                self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
 
     def _shadowed_spec(self, rel_dir: str, name: str) -> bool:
         """`<skill>/assets/<name>.eval.json` beside a `<skill>/SKILL.eval.json`: clauditor finds
@@ -393,6 +396,13 @@ class _Discoverer:
     ) -> None:
         origin = Origin(self.prefix + rel, line)
         self.problems.append(Problem(origin, message, severity))
+
+
+def _case_folder_json(rel_dir: str, name: str) -> bool:
+    """A JSON file in an `evals/` or `evaluations/` folder: the best-practice guide's place
+    for its single-case files (its loader says "not mine" to any other JSON there)."""
+    folder = rel_dir.rpartition("/")[2]
+    return folder in ("evals", "evaluations") and name.lower().endswith(".json")
 
 
 def found_prefix(prefix: str) -> str:

@@ -67,6 +67,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("tessl", {Format.TESSL: "load"}, scoring=_GRADERS),
     Family("promptfoo", {Format.PROMPTFOO: "load"}, ("graders.checks",), _GRADERS),
     Family("claude_plugin", {Format.CLAUDE_PLUGIN: "load"}, scoring=_GRADERS),
+    Family("best_practice", {Format.BEST_PRACTICE: "load"}, scoring=_GRADERS),
 )
 
 
