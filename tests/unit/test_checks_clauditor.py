@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from evolve_action.formats.clauditor import field_formats
+from evolve_action.formats.clauditor.params import TYPES
 from evolve_action.formats.clauditor.urls import probe, vet
 from evolve_action.grade.checks import CheckContext, kinds, run_check
 from evolve_action.model.evals import Case, Check, Format, Origin, Skill, Suite
@@ -27,7 +28,8 @@ async def grade(
     network: bool = False,
     **params: Any,
 ) -> ItemResult:
-    check = Check(id="a1", kind=f"clauditor.{kind}", text=kind, origin=ORIGIN, params=params)
+    typed = TYPES[kind](**params)
+    check = Check(id="a1", kind=f"clauditor.{kind}", text=kind, origin=ORIGIN, params=typed)
     case = Case(id="demo", prompt="/demo", origin=ORIGIN, items=(check,), output_files=output_files)
     suite = Suite(Format.CLAUDITOR, Path("/x"), "x", Skill("demo", None), (case,))
     ctx = CheckContext(

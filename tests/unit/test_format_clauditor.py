@@ -13,6 +13,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from evolve_action.formats.clauditor.items import EXTRACT_ID
+from evolve_action.formats.clauditor.params import CountParams, NeedleParams, PatternParams
+from evolve_action.formats.evolve.params import TriggerParams
 from evolve_action.model.evals import CaseKind, Format, Scale, Severity
 from tests.unit.clauditor_helpers import (
     CORPUS_LAYOUT,
@@ -116,8 +118,8 @@ def test_load__all_ten_assertion_types_become_checks(tmp_path: Path) -> None:
     checks = result.suite.cases[0].checks if result.suite else ()
     assert [c.kind for c in checks] == [f"clauditor.{a['type']}" for a in seed_assertions]
     assert all(c.group == "L1" for c in checks)
-    assert checks[3].params == {"pattern": "^- ", "count": 3}
-    assert checks[7].params == {"count": 1}  # the optional count defaults to 1
+    assert checks[3].params == PatternParams("^- ", 3)
+    assert checks[7].params == CountParams(1)  # the optional count defaults to 1
     assert checks[9].text == "Phones"
     assert checks[0].text == "output contains 'Results'"
     assert checks[0].origin.pointer == "assertions[0]" and checks[0].origin.line == 5
@@ -160,7 +162,7 @@ def test_load__pre_67_value_key_is_mapped_with_a_warning(tmp_path: Path) -> None
     result = load_spec(tmp_path, spec(assertions=legacy))
     assert result.ok, messages(result)
     checks = result.suite.cases[0].checks if result.suite else ()
-    assert checks[0].params == {"count": 3} and checks[1].params == {"needle": "Venues"}
+    assert checks[0].params == CountParams(3) and checks[1].params == NeedleParams("Venues")
     assert all("pre-#67" in m for m in messages(result))
 
 
@@ -405,7 +407,7 @@ def test_load__trigger_queries_become_trigger_cases(tmp_path: Path) -> None:
     assert no.should_trigger is False
     (check,) = no.checks
     assert check.kind == "triggers.fired"
-    assert dict(check.params) == {"skill": "demo", "should_trigger": False}
+    assert check.params == TriggerParams("demo", False)
 
 
 def test_load__a_query_in_both_trigger_lists_is_an_error(tmp_path: Path) -> None:

@@ -16,8 +16,16 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from evolve_action.formats.clauditor import field_formats
+from evolve_action.formats.clauditor.params import (
+    TYPES,
+    CountParams,
+    FormatParams,
+    LengthParams,
+    NeedleParams,
+    PatternParams,
+)
 from evolve_action.formats.clauditor.urls import MAX_URLS, probe_all
-from evolve_action.model.checking import CheckContext, register, untyped
+from evolve_action.model.checking import CheckContext, params_of, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult
 from evolve_action.util.regex import RegexError, compile_re2
@@ -64,10 +72,10 @@ def _matches(root: Path, pattern: str) -> list[Path]:
 
 
 def _clauditor(kind: str) -> Callable[[Grader], Grader]:
-    """Register a grader of the output under `clauditor.<kind>`."""
+    """Register a grader of the output under `clauditor.<kind>`, with its parameter type."""
 
     def decorate(grade: Grader) -> Grader:
-        @register(f"clauditor.{kind}")
+        @register(f"clauditor.{kind}", TYPES[kind])
         async def check(item: Check, ctx: CheckContext) -> ItemResult:
             text, where = output_text(ctx)
             passed: bool | None
@@ -97,7 +105,7 @@ def _at_least(found: int, wanted: int, what: str, sample: list[str]) -> tuple[bo
 
 @_clauditor("contains")
 async def _contains(item: Check, text: str, ctx: CheckContext) -> tuple[bool | None, str]:
-    needle = untyped(item)["needle"]
+    needle = params_of(item, NeedleParams).needle
     at = text.find(needle)
     if at < 0:
         return False, f"{_quote(needle)} not found in {len(text)} characters"
@@ -106,7 +114,7 @@ async def _contains(item: Check, text: str, ctx: CheckContext) -> tuple[bool | N
 
 @_clauditor("not_contains")
 async def _not_contains(item: Check, text: str, ctx: CheckContext) -> tuple[bool | None, str]:
-    needle = untyped(item)["needle"]
+    needle = params_of(item, NeedleParams).needle
     at = text.find(needle)
     if at < 0:
         return True, f"{_quote(needle)} is absent"
@@ -115,7 +123,7 @@ async def _not_contains(item: Check, text: str, ctx: CheckContext) -> tuple[bool
 
 @_clauditor("regex")
 async def _regex(item: Check, text: str, ctx: CheckContext) -> tuple[bool | None, str]:
-    pattern = untyped(item)["pattern"]
+    pattern = params_of(item, PatternParams).pattern
     try:
         match = compile_re2(pattern).search(text)
     except RegexError as exc:
@@ -127,50 +135,55 @@ async def _regex(item: Check, text: str, ctx: CheckContext) -> tuple[bool | None
 
 @_clauditor("min_count")
 async def _min_count(item: Check, text: str, ctx: CheckContext) -> tuple[bool | None, str]:
-    pattern = untyped(item)["pattern"]
+    pattern = params_of(item, PatternParams).pattern
     try:
         hits = [m.group(0) for m in compile_re2(pattern).finditer(text)]
     except RegexError as exc:
         return False, f"invalid pattern {pattern!r}: {exc}"
-    return _at_least(len(hits), untyped(item)["count"], f"matches of /{pattern}/", hits)
+    return _at_least(
+        len(hits), params_of(item, PatternParams).count, f"matches of /{pattern}/", hits
+    )
 
 
 @_clauditor("min_length")
 async def _min_length(item: Check, text: str, ctx: CheckContext) -> tuple[bool | None, str]:
-    wanted = untyped(item)["length"]
+    wanted = params_of(item, LengthParams).length
     return len(text) >= wanted, f"{len(text)} characters, at least {wanted} wanted"
 
 
 @_clauditor("max_length")
 async def _max_length(item: Check, text: str, ctx: CheckContext) -> tuple[bool | None, str]:
-    wanted = untyped(item)["length"]
+    wanted = params_of(item, LengthParams).length
     return len(text) <= wanted, f"{len(text)} characters, at most {wanted} allowed"
 
 
 @_clauditor("has_urls")
 async def _has_urls(item: Check, text: str, ctx: CheckContext) -> tuple[bool | None, str]:
     urls = URL.findall(text)  # duplicates count, as in clauditor
-    return _at_least(len(urls), untyped(item)["count"], "URLs", urls)
+    return _at_least(len(urls), params_of(item, CountParams).count, "URLs", urls)
 
 
 @_clauditor("has_entries")
 async def _has_entries(item: Check, text: str, ctx: CheckContext) -> tuple[bool | None, str]:
     entries = ENTRY.findall(text)
-    return _at_least(len(entries), untyped(item)["count"], "bold-numbered entries", entries)
+    return _at_least(
+        len(entries), params_of(item, CountParams).count, "bold-numbered entries", entries
+    )
 
 
 @_clauditor("has_format")
 async def _has_format(item: Check, text: str, ctx: CheckContext) -> tuple[bool | None, str]:
-    name = untyped(item)["format"]
+    p = params_of(item, FormatParams)
+    name = p.format
     if name not in field_formats.FORMATS:
         return False, f"{name!r} is not a registered format"
     hits = [m.group(0) for m in field_formats.FORMATS[name].regex.finditer(text)]
-    return _at_least(len(hits), untyped(item)["count"], f"{name} values", hits)
+    return _at_least(len(hits), p.count, f"{name} values", hits)
 
 
 @_clauditor("urls_reachable")
 async def _urls_reachable(item: Check, text: str, ctx: CheckContext) -> tuple[bool | None, str]:
-    wanted = untyped(item)["count"]
+    wanted = params_of(item, CountParams).count
     if not ctx.network:
         return None, "skipped: network is off for checks"
     urls = URL.findall(text)

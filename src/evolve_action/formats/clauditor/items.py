@@ -19,6 +19,7 @@ from typing import Any
 from evolve_action.formats.base import Problems
 from evolve_action.formats.clauditor import field_formats
 from evolve_action.formats.clauditor import fields as f
+from evolve_action.formats.clauditor.params import TYPES
 from evolve_action.formats.documents import pointer
 from evolve_action.model.evals import Check, JudgeItem, Scale
 from evolve_action.util.regex import regex_problem
@@ -146,7 +147,7 @@ def _assertion(p: Problems, ids: Ids, at: tuple[str | int, ...], entry: Any) -> 
         kind=f"clauditor.{atype}",
         text=label,
         origin=p.origin(*at),
-        params=values,
+        params=TYPES[atype](**values),
         group="L1",
     )
 

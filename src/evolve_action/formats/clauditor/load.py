@@ -25,6 +25,7 @@ from evolve_action.formats.clauditor import files as clauditor_files
 from evolve_action.formats.clauditor import items as clauditor_items
 from evolve_action.formats.clauditor import sections as clauditor_sections
 from evolve_action.formats.documents import Document
+from evolve_action.formats.evolve.params import TriggerParams
 from evolve_action.model.evals import (
     CLAUDITOR_MIN_MEAN_SCORE,
     CLAUDITOR_MIN_PASS_RATE,
@@ -270,7 +271,7 @@ def _trigger_cases(p: Problems, raw: Any, skill_name: str) -> list[Case]:
                 kind="triggers.fired",
                 text=f"/{skill_name} {'fires' if expected else 'does not fire'}",
                 origin=origin,
-                params={"skill": skill_name, "should_trigger": expected},
+                params=TriggerParams(skill_name, expected),
                 source="trigger",
             )
             cases.append(

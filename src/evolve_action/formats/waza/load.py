@@ -19,6 +19,7 @@ import yaml
 
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
+from evolve_action.formats.evolve.params import TriggerParams
 from evolve_action.formats.evolve.triggers import fired_text
 from evolve_action.formats.graders.fields import At, text
 from evolve_action.formats.placement import inside
@@ -334,7 +335,7 @@ def _triggers(doc: Document, ctx: LoadContext, problems: Problems, data: dict[st
                 "triggers.fired",
                 fired_text(skill.name, should),
                 origin,
-                {"skill": skill.name, "should_trigger": should},
+                TriggerParams(skill.name, should),
                 source="trigger",
             )
             cases.append(
