@@ -24,7 +24,7 @@ def test_the_example_is_one_case_with_a_judge_item_per_behaviour() -> None:
     assert result.suite is not None and result.suite.skill.name == "release-notes"
     (case,) = result.suite.cases
     assert case.prompt.startswith("Write the release notes")
-    assert [i.text for i in case.judge_items][0] == "Lists the CSV export under Features"
+    assert case.judge_items[0].text == "Lists the CSV export under Features"
     assert [f.dest for f in case.files] == ["titles.txt"]
 
 
