@@ -31,6 +31,7 @@ NAMED = {
     Format.PROMPTFOO: ("promptfooconfig.yaml", Format.PROMPTFOO),
     Format.CLAUDE_PLUGIN: ("case.yaml", None),
     Format.BEST_PRACTICE: ("query.json", None),
+    Format.AXIS: ("axis.config.json", Format.AXIS),
 }
 
 

@@ -68,6 +68,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("promptfoo", {Format.PROMPTFOO: "load"}, ("graders.checks",), _GRADERS),
     Family("claude_plugin", {Format.CLAUDE_PLUGIN: "load"}, scoring=_GRADERS),
     Family("best_practice", {Format.BEST_PRACTICE: "load"}, scoring=_GRADERS),
+    Family("axis", {Format.AXIS: "load"}, scoring=_GRADERS, names=("axis.config.json",)),
 )
 
 

@@ -42,6 +42,7 @@ class Format(StrEnum):
     WAZA = "waza"  # Microsoft's waza: `eval.yaml` with `tasks:`, `trigger_tests.yaml`
     SKILL_VALIDATOR = "skill-validator"  # dotnet's skill-validator: `eval.yaml` with `scenarios:`
     CLAUDE_PLUGIN = "claude-plugin"  # `claude plugin eval`: `evals/<case>/case.yaml`, prompt.md
+    AXIS = "axis"  # Netlify's AXIS: `axis.config.json` and its JSON scenarios
     BEST_PRACTICE = "best-practice"  # Anthropic's authoring guide: `evals/*.json` {query, ...}
 
 
