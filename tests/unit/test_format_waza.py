@@ -157,6 +157,25 @@ def test_the_graders_on_a_real_run(tmp_path: Path) -> None:
     assert "tokens 500 > 100" in got["calm"].evidence
 
 
+def test_keyword_and_regex_graders_are_graded_as_text(tmp_path: Path) -> None:
+    """The older `keyword` and `regex` graders are text conditions: graded by `waza.text`."""
+    root = repo(tmp_path)
+    graders = (
+        "graders:\n"
+        "  - {name: kw, type: keyword, config: {must_contain: [RECURSION]}}\n"
+        "  - {name: rx, type: regex, config: {must_not_match: [error]}}\n"
+    )
+    (root / "explainer/eval.yaml").write_text(dedent(EVAL).replace("graders:\n", graders))
+    (suite,) = [r.suite for r in load_all(root) if r.rel == "explainer/eval.yaml" and r.suite]
+    (case,) = suite.cases
+    checks = {c.id: c for c in case.checks}
+    assert (checks["kw"].kind, checks["rx"].kind) == ("waza.text", "waza.text")
+    ctx = CheckContext(
+        suite, case, tmp_path, Transcript(final_text="By recursion."), run_command, 30
+    )
+    assert [asyncio.run(run_check(checks[k], ctx)).passed for k in ("kw", "rx")] == [True, True]
+
+
 def test_what_waza_refuses_or_cannot_run_here(tmp_path: Path) -> None:
     root = repo(tmp_path)
     (root / "explainer/eval.yaml").write_text(

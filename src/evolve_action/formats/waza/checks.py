@@ -13,7 +13,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from evolve_action.formats.graders.checks import read_text, skills_loaded, workspace_files
-from evolve_action.model.checking import CheckContext, register, untyped
+from evolve_action.formats.waza.params import (
+    BehaviorParams,
+    CodeParams,
+    FileParams,
+    SequenceParams,
+    TextParams,
+    ToolParams,
+)
+from evolve_action.model.checking import CheckContext, params_of, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult
 from evolve_action.util.regex import RegexError, compile_re2
@@ -48,34 +56,34 @@ def _scored(check: Check, failures: Sequence[str], total: int, ok_said: str) -> 
     )
 
 
-@register("waza.text")
+@register("waza.text", TextParams)
 async def text_grader(check: Check, ctx: CheckContext) -> ItemResult:
-    p, output = untyped(check), ctx.transcript.final_text
+    p, output = params_of(check, TextParams), ctx.transcript.final_text
     low = output.casefold()
     failures: list[str] = []
     total = 0
-    for needle in p.get("contains", []):
+    for needle in p.contains:
         total += 1
         if needle.casefold() not in low:
             failures.append(f"lacks {needle!r}")
-    for needle in p.get("not_contains", []):
+    for needle in p.not_contains:
         total += 1
         if needle.casefold() in low:
             failures.append(f"has {needle!r}")
-    for needle in p.get("contains_cs", []):
+    for needle in p.contains_cs:
         total += 1
         if needle not in output:
             failures.append(f"lacks {needle!r} (case-sensitive)")
-    for needle in p.get("not_contains_cs", []):
+    for needle in p.not_contains_cs:
         total += 1
         if needle in output:
             failures.append(f"has {needle!r} (case-sensitive)")
-    if p.get("contains_any"):
+    if p.contains_any:
         total += 1
-        if not any(n.casefold() in low for n in p["contains_any"]):
-            failures.append(f"has none of {p['contains_any']}")
-    for key, wanted in (("regex_match", True), ("regex_not_match", False)):
-        for pattern in p.get(key, []):
+        if not any(n.casefold() in low for n in p.contains_any):
+            failures.append(f"has none of {list(p.contains_any)}")
+    for patterns, wanted in ((p.regex_match, True), (p.regex_not_match, False)):
+        for pattern in patterns:
             total += 1
             try:
                 found = compile_re2(pattern).search(output) is not None
@@ -87,28 +95,28 @@ async def text_grader(check: Check, ctx: CheckContext) -> ItemResult:
     return _scored(check, failures, total, f"all {total} text conditions hold")
 
 
-@register("waza.file")
+@register("waza.file", FileParams)
 async def file_grader(check: Check, ctx: CheckContext) -> ItemResult:
-    p = untyped(check)
+    p = params_of(check, FileParams)
     failures: list[str] = []
     total = 0
-    for path in p.get("must_exist", []):
+    for path in p.must_exist:
         total += 1
         if not workspace_files(ctx.workspace, path):
             failures.append(f"{path} does not exist")
-    for path in p.get("must_not_exist", []):
+    for path in p.must_not_exist:
         total += 1
         if workspace_files(ctx.workspace, path):
             failures.append(f"{path} exists")
-    for rule in p.get("patterns", []):
-        files = workspace_files(ctx.workspace, rule["path"])
+    for rule in p.patterns:
+        files = workspace_files(ctx.workspace, rule.path)
         body = "\n".join(read_text(f) for f in files)
-        for pattern, wanted in [(x, True) for x in rule["must_match"]] + [
-            (x, False) for x in rule["must_not_match"]
+        for pattern, wanted in [(x, True) for x in rule.must_match] + [
+            (x, False) for x in rule.must_not_match
         ]:
             total += 1
             if not files:
-                failures.append(f"{rule['path']} does not exist")
+                failures.append(f"{rule.path} does not exist")
                 continue
             try:
                 found = compile_re2(pattern).search(body) is not None
@@ -117,7 +125,7 @@ async def file_grader(check: Check, ctx: CheckContext) -> ItemResult:
                 continue
             if found != wanted:
                 said = "does not match" if wanted else "matches"
-                failures.append(f"{rule['path']} {said} {pattern!r}")
+                failures.append(f"{rule.path} {said} {pattern!r}")
     return _scored(check, failures, total, f"all {total} file conditions hold")
 
 
@@ -125,39 +133,36 @@ def _used(ctx: CheckContext) -> list[str]:
     return [c.name for c in ctx.transcript.tool_calls]
 
 
-@register("waza.behavior")
+@register("waza.behavior", BehaviorParams)
 async def behavior(check: Check, ctx: CheckContext) -> ItemResult:
-    p, t = untyped(check), ctx.transcript
-    measured = {
-        "max_tool_calls": len(t.tool_calls),
-        "max_tokens": t.usage.total_tokens,
-        "max_duration_ms": round(t.duration_s * 1000),
-        "max_iterations": t.turns,
+    p, t = params_of(check, BehaviorParams), ctx.transcript
+    measured = {  # what was measured, against its limit
+        "tool_calls": (len(t.tool_calls), p.max_tool_calls),
+        "tokens": (t.usage.total_tokens, p.max_tokens),
+        "duration_ms": (round(t.duration_s * 1000), p.max_duration_ms),
+        "iterations": (t.turns, p.max_iterations),
     }
-    failures = [
-        f"{key.removeprefix('max_')} {measured[key]} > {p[key]}"
-        for key in measured
-        if key in p and measured[key] > p[key]
-    ]
-    total = sum(1 for key in measured if key in p)
+    limited = {name: (got, limit) for name, (got, limit) in measured.items() if limit is not None}
+    failures = [f"{name} {got} > {limit}" for name, (got, limit) in limited.items() if got > limit]
+    total = len(limited)
     used = set(_used(ctx))
-    for tool in p.get("expect_tools", []):
+    for tool in p.expect_tools:
         total += 1
         if tool not in used:
             failures.append(f"never used {tool}")
-    for tool in p.get("reject_tools", []):
+    for tool in p.reject_tools:
         total += 1
         if tool in used:
             failures.append(f"used forbidden {tool}")
     return _scored(check, failures, total, f"all {total} behavior rules hold")
 
 
-@register("waza.tool_constraint")
+@register("waza.tool_constraint", ToolParams)
 async def tool_constraint(check: Check, ctx: CheckContext) -> ItemResult:
-    used = set(_used(ctx))
-    failures = [f"never used {t}" for t in untyped(check)["expect_tools"] if t not in used]
-    failures += [f"used rejected {t}" for t in untyped(check)["reject_tools"] if t in used]
-    total = len(untyped(check)["expect_tools"]) + len(untyped(check)["reject_tools"])
+    p, used = params_of(check, ToolParams), set(_used(ctx))
+    failures = [f"never used {t}" for t in p.expect_tools if t not in used]
+    failures += [f"used rejected {t}" for t in p.reject_tools if t in used]
+    total = len(p.expect_tools) + len(p.reject_tools)
     return _scored(check, failures, total, f"tools used: {', '.join(sorted(used)) or 'none'}")
 
 
@@ -173,29 +178,30 @@ def _sequence(actual: list[str], wanted: list[str], mode: str, extra: bool = Tru
     return ordered and (extra or len(actual) == len(wanted))
 
 
-@register("waza.action_sequence")
+@register("waza.action_sequence", SequenceParams)
 async def action_sequence(check: Check, ctx: CheckContext) -> ItemResult:
-    actual, wanted = _used(ctx), untyped(check)["actions"]
-    ok = _sequence(actual, wanted, untyped(check)["mode"])
-    said = f"calls {actual} against {wanted} ({untyped(check)['mode']})"
+    p = params_of(check, SequenceParams)
+    actual, wanted = _used(ctx), list(p.expected)
+    ok = _sequence(actual, wanted, p.mode)
+    said = f"calls {actual} against {wanted} ({p.mode})"
     return _scored(check, [] if ok else [said], 1, said)
 
 
-@register("waza.skill_invocation")
+@register("waza.skill_invocation", SequenceParams)
 async def skill_invocation(check: Check, ctx: CheckContext) -> ItemResult:
-    p = untyped(check)
+    p = params_of(check, SequenceParams)
     loaded = skills_loaded(ctx)
-    ok = _sequence(loaded, p["skills"], p["mode"], p["allow_extra"])
-    said = f"skills loaded {loaded} against {p['skills']} ({p['mode']})"
+    ok = _sequence(loaded, list(p.expected), p.mode, p.allow_extra)
+    said = f"skills loaded {loaded} against {list(p.expected)} ({p.mode})"
     return _scored(check, [] if ok else [said], 1, said)
 
 
-@register("waza.code")
+@register("waza.code", CodeParams)
 async def code(check: Check, ctx: CheckContext) -> ItemResult:
     t = ctx.transcript
     calls = [{"name": c.name, "arguments": c.arguments} for c in t.tool_calls]
     env = {
-        "assertions": untyped(check)["assertions"],
+        "assertions": list(params_of(check, CodeParams).assertions),
         "output": t.final_text,
         "tool_calls": calls,
         "errors": [c for c, raw in zip(calls, t.tool_calls, strict=True) if raw.is_error],

@@ -15,7 +15,15 @@ from typing import Any
 from evolve_action.formats.base import Problems
 from evolve_action.formats.graders.fields import At, js_regex, strings, text
 from evolve_action.formats.graders.gates import TOOLS
-from evolve_action.model.evals import Check, Item, JudgeItem, Scale
+from evolve_action.formats.waza.params import (
+    CodeParams,
+    SequenceParams,
+    ToolParams,
+    behavior_params,
+    file_params,
+    text_params,
+)
+from evolve_action.model.evals import Check, CheckParams, Item, JudgeItem, Scale
 from evolve_action.util.text import json_kind
 
 TEXT_KEYS = ("contains", "not_contains", "contains_cs", "not_contains_cs")
@@ -90,7 +98,7 @@ def _grader(problems: Problems, at: At, raw: Any, number: str) -> Item | None:
         return None
     return Check(
         item_id,
-        f"waza.{kind}",
+        f"waza.{'text' if kind in ('regex', 'keyword') else kind}",  # one kind grades all three
         f"{kind} {item_id}",
         origin,
         params,
@@ -100,7 +108,7 @@ def _grader(problems: Problems, at: At, raw: Any, number: str) -> Item | None:
     )
 
 
-def _params(problems: Problems, at: At, kind: str, config: dict[str, Any]) -> dict[str, Any] | None:
+def _params(problems: Problems, at: At, kind: str, config: dict[str, Any]) -> CheckParams | None:
     if kind in ("text", "regex", "keyword"):
         if kind == "keyword":  # must_contain / must_not_contain, case-insensitive
             config = {
@@ -112,37 +120,40 @@ def _params(problems: Problems, at: At, kind: str, config: dict[str, Any]) -> di
                 "regex_match": config.get("must_match", config.get("patterns")),
                 "regex_not_match": config.get("must_not_match"),
             }
-        return _text(problems, at, config)
+        found = _text(problems, at, config)
+        return None if found is None else text_params(found)
     if kind == "file":
-        return _file(problems, at, config)
+        files = _file(problems, at, config)
+        return None if files is None else file_params(files)
     if kind == "behavior":
-        return _behavior(problems, at, config)
+        rules = _behavior(problems, at, config)
+        return None if rules is None else behavior_params(rules)
     if kind == "tool_constraint":
-        return {
-            k: _tools(problems, (*at, k), config.get(k)) for k in ("expect_tools", "reject_tools")
-        }
+        expect, reject = (
+            tuple(_tools(problems, (*at, k), config.get(k)))
+            for k in ("expect_tools", "reject_tools")
+        )
+        return ToolParams(expect, reject)
     if kind == "action_sequence":
         mode = config.get("matching_mode", "in_order_match")
         if mode not in SEQUENCE_MODES:
             problems.error((*at, "matching_mode"), f"must be one of {', '.join(SEQUENCE_MODES)}")
             return None
         actions = _tools(problems, (*at, "expected_actions"), config.get("expected_actions"))
-        return {"mode": mode, "actions": actions}
+        return SequenceParams(mode, tuple(actions))
     if kind == "skill_invocation":
         skills = strings(problems, (*at, "required_skills"), config.get("required_skills", []))
         mode = config.get("mode", "in_order")
-        return {
-            "mode": str(mode),
-            "skills": skills or [],
-            "allow_extra": config.get("allow_extra", True) is not False,
-        }
+        return SequenceParams(
+            str(mode), tuple(skills or ()), config.get("allow_extra", True) is not False
+        )
     if kind == "code":
         assertions = strings(problems, (*at, "assertions"), config.get("assertions"))
         language = config.get("language", "python")
         if language != "python":
             problems.error((*at, "language"), f"code graders run Python here, not {language!r}")
             return None
-        return None if not assertions else {"assertions": assertions}
+        return None if not assertions else CodeParams(tuple(assertions))
     problems.error(
         (*at[:-1], "type"),
         f"unknown grader type {kind!r}; use text, keyword, file, behavior, tool_constraint,"
@@ -255,15 +266,15 @@ def expected_items(problems: Problems, at: At, value: Any, skill: str) -> list[I
             "not_contains": said.get("output_not_contains"),
             "contains_any": said.get("output_contains_any"),
         }
-        params = _text(problems, at, {k: v for k, v in config.items() if v is not None})
-        if params is not None:
+        found = _text(problems, at, {k: v for k, v in config.items() if v is not None})
+        if found is not None:
             items.append(
                 Check(
                     "expected.output",
                     "waza.text",
                     "expected output",
                     origin,
-                    params,
+                    text_params(found),
                     group="expected",
                     source="grader",
                 )
@@ -282,15 +293,15 @@ def expected_items(problems: Problems, at: At, value: Any, skill: str) -> list[I
             )
         )
     if value.get("behavior") is not None and isinstance(value["behavior"], dict):
-        params = _behavior(problems, (*at, "behavior"), value["behavior"])
-        if params:
+        rules = _behavior(problems, (*at, "behavior"), value["behavior"])
+        if rules:
             items.append(
                 Check(
                     "expected.behavior",
                     "waza.behavior",
                     "expected behavior",
                     origin,
-                    params,
+                    behavior_params(rules),
                     group="expected",
                     source="grader",
                 )
