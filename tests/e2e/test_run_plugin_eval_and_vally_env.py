@@ -64,8 +64,10 @@ class Greeter:
         listed = "- greeter:" in request.system
         if request.turn == 0:
             self.started["skill" if listed else "no skill"] += 1
-            return call("Skill", skill="greeter") if listed else call(
-                "Write", file_path="hello.txt", content="hi\n"
+            return (
+                call("Skill", skill="greeter")
+                if listed
+                else call("Write", file_path="hello.txt", content="hi\n")
             )
         if request.turn == 1 and listed:
             return call("Write", file_path="hello.txt", content="Hello, Ada!\n")
