@@ -32,6 +32,10 @@ NAMED = {
     Format.CLAUDE_PLUGIN: ("case.yaml", None),
     Format.BEST_PRACTICE: ("query.json", None),
     Format.AXIS: ("axis.config.json", Format.AXIS),
+    Format.CALIPER: ("greeter.eval.yaml", Format.AGENTV),
+    Format.SKILLGRADE: ("eval.yaml", Format.AGENTV),
+    Format.SKILL_TESTS: ("skill-tests.yaml", Format.SKILL_TESTS),
+    Format.EVAL_MD: ("greets.eval.md", Format.EVAL_MD),
 }
 
 

@@ -17,7 +17,9 @@ from pathlib import Path
 
 from evolve_action.formats import discovery, families, identity, placement, shapes
 from evolve_action.formats.base import LoadContext
+from evolve_action.formats.caliper.load import is_caliper
 from evolve_action.formats.documents import Document, DocumentError, read
+from evolve_action.formats.skillgrade.load import is_skillgrade
 from evolve_action.model.evals import Format, LoadResult, Origin, Problem, Severity
 
 # Keys only skill-evaluator's extension of skill-creator's evals.json uses.
@@ -78,6 +80,10 @@ def _load(
 
 def sniff(doc: Document, fmt: Format) -> Format:
     """The format a document's content shows where its name leaves a choice."""
+    if fmt is Format.AGENTV and is_caliper(doc.data):
+        return Format.CALIPER
+    if fmt is Format.AGENTV and is_skillgrade(doc.data):
+        return Format.SKILLGRADE
     if fmt is Format.AGENTV and shapes.is_vally(doc.data):
         return Format.VALLY
     if fmt is Format.AGENTV and shapes.is_skill_validator(doc.data):

@@ -44,6 +44,10 @@ class Format(StrEnum):
     CLAUDE_PLUGIN = "claude-plugin"  # `claude plugin eval`: `evals/<case>/case.yaml`, prompt.md
     AXIS = "axis"  # Netlify's AXIS: `axis.config.json` and its JSON scenarios
     BEST_PRACTICE = "best-practice"  # Anthropic's authoring guide: `evals/*.json` {query, ...}
+    CALIPER = "caliper"  # caliper: `<name>.eval.yaml` with inline `tasks` (prompt, expect)
+    SKILLGRADE = "skillgrade"  # skillgrade: `eval.yaml` with `tasks[].instruction`
+    SKILL_TESTS = "skill-test-action"  # `skill-tests.yaml`: prompts and `should_trigger`
+    EVAL_MD = "eval-md"  # `*.eval.md` with `<prompt>` and `<expectation>` blocks
 
 
 class Severity(StrEnum):
