@@ -11,6 +11,13 @@ import pytest
 
 from evolve_action.formats import load_all, load_file
 from evolve_action.formats.base import LoadContext
+from evolve_action.formats.graders.params import (
+    Activation,
+    Grader,
+    OutputContains,
+    OutputMatches,
+    Tools,
+)
 from evolve_action.model.evals import Check, Format, JudgeItem, LoadResult, Scale, Severity, Skill
 
 SKILL = "---\nname: {name}\ndescription: d\n---\nbody\n"
@@ -108,12 +115,11 @@ def test_a_full_spec_loads_every_part(tmp_path: Path) -> None:
     assert isinstance(judge, JudgeItem) and judge.scale is Scale.RANGE10
     assert "- Sets the variable\n- Explains how to verify" in judge.text
     assert judge.params["threshold"] == 0.6
-    assert first.items[1].params == {"negate": True, "pattern": "(?i)edited"}
-    assert first.items[6].params == {"expect_tools": ["Bash"], "reject_tools": ["Edit"]}
+    assert first.items[1].params == OutputMatches(negate=True, pattern="(?i)edited")
+    assert first.items[6].params == Tools(expect_tools=("Bash",), reject_tools=("Edit",))
     (activation,) = [i for i in second.items if i.kind == "vally.activation"]
-    assert isinstance(activation, Check) and activation.params == {
-        "skill": "dump-collect", "expected": False
-    }  # fmt: skip
+    assert isinstance(activation, Check)
+    assert activation.params == Activation(skill="dump-collect", expected=False)
     assert second.timeout_seconds == 30.0
     warned = messages(result, Severity.WARNING)
     assert any("web_fetch" in w for w in warned)
@@ -148,8 +154,12 @@ def test_turns_and_commands_are_read_and_what_cannot_run_is_warned(tmp_path: Pat
     judged, said, exists = two.items
     assert isinstance(judged, JudgeItem) and judged.params["turn"] == 1
     assert judged.text.startswith("About the agent's answer to user turn 2: ")
-    assert said.params["turn"] == 0 and "turn" not in exists.params
-    assert (one.prompt, one.follow_ups, "turn" in one.items[0].params) == ("Review this", (), False)
+    assert isinstance(said, Check) and isinstance(exists, Check)
+    assert said.params == OutputContains(substring=said.params.substring, turn=0)
+    assert isinstance(exists.params, Grader) and exists.params.turn is None
+    first_item = one.items[0]
+    assert isinstance(first_item, Check) and isinstance(first_item.params, Grader)
+    assert (one.prompt, one.follow_ups, first_item.params.turn) == ("Review this", (), None)
     said = [(c.run, c.check_exit) for c in prepared.setup_commands]
     assert said == [("mkdir -p .eval-baseline", True), ("git init -q", True)]
     assert [c.run for c in one.setup_commands] == ["mkdir -p .eval-baseline"]  # the root's

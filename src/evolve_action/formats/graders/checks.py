@@ -15,7 +15,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evolve_action.model.checking import CheckContext, register, untyped
+from evolve_action.formats.graders.params import (
+    Activation,
+    FileContains,
+    FileExists,
+    FileMatches,
+    Grader,
+    Limits,
+    OutputContains,
+    OutputMatches,
+    RunCommand,
+    SkillInvocation,
+    Tools,
+    WallTime,
+)
+from evolve_action.model.checking import CheckContext, params_of, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult, ToolCall
 from evolve_action.util.regex import RegexError, compile_re2
@@ -33,7 +47,7 @@ def _result(check: Check, passed: bool | None, evidence: str) -> ItemResult:
 
 
 def _negated(check: Check, held: bool, evidence: str) -> ItemResult:
-    negate = untyped(check).get("negate") is True
+    negate = params_of(check, Grader).negate
     return _result(check, held != negate, evidence)
 
 
@@ -43,8 +57,7 @@ def _short(text: str) -> str:
 
 
 def _turn(check: Check) -> int | None:
-    turn = untyped(check).get("turn")
-    return turn if isinstance(turn, int) else None
+    return params_of(check, Grader).turn
 
 
 def _output(check: Check, ctx: CheckContext) -> str | None:
@@ -60,24 +73,25 @@ def _unanswered(check: Check) -> ItemResult:
     return _result(check, False, f"the conversation stopped before user turn {turn} was answered")
 
 
-@register("vally.output-contains")
+@register("vally.output-contains", OutputContains)
 async def output_contains(check: Check, ctx: CheckContext) -> ItemResult:
-    needle, output = untyped(check)["substring"], _output(check, ctx)
+    p, output = params_of(check, OutputContains), _output(check, ctx)
+    needle = p.substring
     if output is None:
         return _unanswered(check)
-    if untyped(check).get("ignore_case"):  # skill-validator's output_contains
+    if p.ignore_case:  # skill-validator's output_contains
         needle, output = needle.casefold(), output.casefold()
     held = needle in output
     return _negated(check, held, f"the output {'contains' if held else 'lacks'} {needle!r}")
 
 
-@register("vally.output-matches")
+@register("vally.output-matches", OutputMatches)
 async def output_matches(check: Check, ctx: CheckContext) -> ItemResult:
     output = _output(check, ctx)
     if output is None:
         return _unanswered(check)
     try:
-        found = compile_re2(untyped(check)["pattern"]).search(output)
+        found = compile_re2(params_of(check, OutputMatches).pattern).search(output)
     except RegexError as exc:
         return _result(check, False, f"the pattern does not compile: {exc}")
     said = f"matched {_short(found.group(0))!r}" if found else "no match in the output"
@@ -111,16 +125,18 @@ def read_text(path: Path) -> str:
         return ""
 
 
-@register("vally.file-exists")
+@register("vally.file-exists", FileExists)
 async def file_exists(check: Check, ctx: CheckContext) -> ItemResult:
-    files = workspace_files(ctx.workspace, untyped(check)["path"])
-    said = f"{len(files)} file(s) match {untyped(check)['path']!r}"
+    path = params_of(check, FileExists).path
+    files = workspace_files(ctx.workspace, path)
+    said = f"{len(files)} file(s) match {path!r}"
     return _negated(check, bool(files), said)
 
 
-@register("vally.file-contains")
+@register("vally.file-contains", FileContains)
 async def file_contains(check: Check, ctx: CheckContext) -> ItemResult:
-    path, value = untyped(check)["path"], untyped(check)["value"]
+    p = params_of(check, FileContains)
+    path, value = p.path, p.value
     files = workspace_files(ctx.workspace, path)
     holding = [f for f in files if value in read_text(f)]
     if not files:
@@ -132,11 +148,12 @@ async def file_contains(check: Check, ctx: CheckContext) -> ItemResult:
     return _negated(check, bool(holding), said)
 
 
-@register("vally.file-matches")
+@register("vally.file-matches", FileMatches)
 async def file_matches(check: Check, ctx: CheckContext) -> ItemResult:
-    path = untyped(check)["path"]
+    p = params_of(check, FileMatches)
+    path = p.path
     try:
-        regex = compile_re2(untyped(check)["pattern"])
+        regex = compile_re2(p.pattern)
     except RegexError as exc:
         return _result(check, False, f"the pattern does not compile: {exc}")
     files = workspace_files(ctx.workspace, path)
@@ -150,7 +167,7 @@ async def file_matches(check: Check, ctx: CheckContext) -> ItemResult:
     return _negated(check, False, f"no match in {len(files)} file(s) matching {path!r}")
 
 
-@register("vally.exit-success")
+@register("vally.exit-success", Grader)
 async def exit_success(check: Check, ctx: CheckContext) -> ItemResult:
     output = _output(check, ctx)
     if output is None:
@@ -159,7 +176,7 @@ async def exit_success(check: Check, ctx: CheckContext) -> ItemResult:
     return _result(check, held, "the agent answered" if held else "the agent's output is empty")
 
 
-@register("vally.completed")
+@register("vally.completed", Grader)
 async def completed(check: Check, ctx: CheckContext) -> ItemResult:
     t, turn, output = ctx.transcript, _turn(check), _output(check, ctx)
     if output is None:
@@ -172,23 +189,23 @@ async def completed(check: Check, ctx: CheckContext) -> ItemResult:
     return _result(check, True, "the turn completed with an answer")
 
 
-@register("vally.run-command")
+@register("vally.run-command", RunCommand)
 async def run_command(check: Check, ctx: CheckContext) -> ItemResult:
-    p = untyped(check)
-    limit = p.get("timeout_s") or ctx.timeout_s
-    done = await ctx.run_command(p["command"], cwd=ctx.workspace, timeout_s=limit)
+    p = params_of(check, RunCommand)
+    limit = p.timeout_s or ctx.timeout_s
+    done = await ctx.run_command(p.command, cwd=ctx.workspace, timeout_s=limit)
     if done.error:
         return _result(check, False, f"the command could not start: {done.error}")
     if done.timed_out:
         return _result(check, False, f"the command timed out after {limit:g} s")
-    if done.exit_code != p["expected_exit_code"]:
+    if done.exit_code != p.expected_exit_code:
         tail = _short((done.stderr or done.stdout)[-600:])
-        said = f"exit code {done.exit_code}, expected {p['expected_exit_code']}"
+        said = f"exit code {done.exit_code}, expected {p.expected_exit_code}"
         return _result(check, False, f"{said}: {tail}" if tail else said)
-    wanted = p.get("stdout_contains")
+    wanted = p.stdout_contains
     if isinstance(wanted, str) and wanted not in done.stdout:
         return _result(check, False, f"exit code {done.exit_code}; stdout lacks {wanted!r}")
-    pattern = p.get("stdout_matches")
+    pattern = p.stdout_matches
     if isinstance(pattern, str):
         try:
             if compile_re2(pattern).search(done.stdout) is None:
@@ -198,9 +215,9 @@ async def run_command(check: Check, ctx: CheckContext) -> ItemResult:
     return _result(check, True, f"exit code {done.exit_code} as expected")
 
 
-@register("vally.wall-time")
+@register("vally.wall-time", WallTime)
 async def wall_time(check: Check, ctx: CheckContext) -> ItemResult:
-    t, turn, limit = ctx.transcript, _turn(check), untyped(check)["max_s"]
+    t, turn, limit = ctx.transcript, _turn(check), params_of(check, WallTime).max_s
     if turn is None:
         took, what = t.duration_s, "the run"
     elif turn < len(t.answer_durations_s):
@@ -232,40 +249,38 @@ def skills_loaded(ctx: CheckContext) -> list[str]:
     return list(dict.fromkeys(n for n in names if n))
 
 
-@register("vally.activation")
+@register("vally.activation", Activation)
 async def activation(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return _result(check, None, "this transcript does not record tool calls")
-    skill, expected = untyped(check)["skill"], untyped(check)["expected"]
+    p = params_of(check, Activation)
+    skill, expected = p.skill, p.expected
     fired = skill in skills_loaded(ctx)
     said = f"the skill {skill} {'fired' if fired else 'did not fire'}"
     return _result(check, fired == expected, said)
 
 
-@register("vally.skill-invocation")
+@register("vally.skill-invocation", SkillInvocation)
 async def skill_invocation(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return _result(check, None, "this transcript does not record tool calls")
-    loaded = skills_loaded(ctx)
-    missing = [s for s in untyped(check)["required"] if s not in loaded]
-    banned = [
-        s
-        for s in loaded
-        if s in untyped(check)["disallowed"] or "*" in untyped(check)["disallowed"]
-    ]
+    p, loaded = params_of(check, SkillInvocation), skills_loaded(ctx)
+    missing = [s for s in p.required if s not in loaded]
+    banned = [s for s in loaded if s in p.disallowed or "*" in p.disallowed]
     problems = [f"not loaded: {', '.join(missing)}"] if missing else []
     problems += [f"loaded although disallowed: {', '.join(banned)}"] if banned else []
     said = "; ".join(problems) or f"skills loaded: {', '.join(loaded) or 'none'}"
     return _result(check, not problems, said)
 
 
-@register("vally.tools")
+@register("vally.tools", Tools)
 async def tools(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return _result(check, None, "this transcript does not record tool calls")
     used = {c.name for c in ctx.transcript.tool_calls}
-    missing = [t for t in untyped(check).get("expect_tools", []) if t != "*" and t not in used]
-    rejected = untyped(check).get("reject_tools", [])
+    p = params_of(check, Tools)
+    missing = [t for t in p.expect_tools if t != "*" and t not in used]
+    rejected = p.reject_tools
     banned = sorted(used if "*" in rejected else used & set(rejected))
     problems = [f"never used {', '.join(missing)}"] if missing else []
     problems += [f"used rejected {', '.join(banned)}"] if banned else []
@@ -273,13 +288,16 @@ async def tools(check: Check, ctx: CheckContext) -> ItemResult:
     return _result(check, not problems, said)
 
 
-@register("vally.limits")
+@register("vally.limits", Limits)
 async def limits(check: Check, ctx: CheckContext) -> ItemResult:
     t = ctx.transcript
     over: list[str] = []
     notes: list[str] = []
-    for key, got in (("max_turns", t.turns), ("max_tokens", t.usage.total_tokens)):
-        limit = untyped(check).get(key)
+    p = params_of(check, Limits)
+    for key, got, limit in (
+        ("max_turns", t.turns, p.max_turns),
+        ("max_tokens", t.usage.total_tokens, p.max_tokens),
+    ):
         if limit is None:
             continue
         notes.append(f"{key.removeprefix('max_')} {got} of {limit}")
@@ -288,7 +306,9 @@ async def limits(check: Check, ctx: CheckContext) -> ItemResult:
     return _result(check, not over, "; ".join(over or notes))
 
 
-@register("vally.skipped")
+@register("vally.skipped", Grader)
 async def skipped(check: Check, ctx: CheckContext) -> ItemResult:
     """A grader the loader could not make runnable here (an RE2-incompatible regex)."""
-    return _result(check, None, f"not graded: {untyped(check).get('skip', 'not runnable here')}")
+    return _result(
+        check, None, f"not graded: {params_of(check, Grader).skip or 'not runnable here'}"
+    )

@@ -10,6 +10,7 @@ from typing import Any
 
 from evolve_action.formats.base import Problems
 from evolve_action.formats.graders.fields import At, strings
+from evolve_action.formats.graders.params import Activation, Limits, grader
 from evolve_action.model.evals import Check, Item, Skill
 from evolve_action.util.text import json_kind
 
@@ -45,13 +46,14 @@ def constraint_items(
             tools[key] = _tools(problems, (*cat, key), value[key])
     if tools:
         said = ", ".join(f"{k} {v}" for k, v in tools.items())
-        items.append(Check("constraints.tools", "vally.tools", said, origin, tools,
+        items.append(Check("constraints.tools", "vally.tools", said, origin, grader("tools", tools),
                            group="constraint", source="constraint"))  # fmt: skip
     if value.get("reject_skills") is not None:
         names = strings(problems, (*cat, "reject_skills"), value["reject_skills"]) or []
         params = {"required": [], "disallowed": names}
         items.append(Check("constraints.reject_skills", "vally.skill-invocation",
-                           f"reject_skills {names}", origin, params, group="constraint",
+                           f"reject_skills {names}", origin, grader("skill-invocation", params),
+                           group="constraint",
                            source="constraint"))  # fmt: skip
     max_turns: int | None = None
     limits: dict[str, int] = {}
@@ -67,7 +69,8 @@ def constraint_items(
         max_turns = limits["max_turns"]
     if limits:
         said = ", ".join(f"{k} {v}" for k, v in limits.items())
-        items.append(Check("constraints.limits", "vally.limits", said, origin, limits,
+        bounds = Limits(max_turns=limits.get("max_turns"), max_tokens=limits.get("max_tokens"))
+        items.append(Check("constraints.limits", "vally.limits", said, origin, bounds,
                            group="constraint", source="constraint"))  # fmt: skip
     return items, max_turns
 
@@ -93,8 +96,8 @@ def activation_check(problems: Problems, at: At, value: Any, skill: Skill) -> Ch
         problems.error(at, f"must be true or false, not {json_kind(value)}")
         return None
     said = "fires" if value else "does not fire"
-    params = {"skill": skill.name, "expected": value}
     return Check(
         "expect_activation", "vally.activation", f"skill {skill.name} {said}",
-        problems.origin(*at), params, group="activation", source="expect_activation",
+        problems.origin(*at), Activation(skill=skill.name, expected=value),
+        group="activation", source="expect_activation",
     )  # fmt: skip

@@ -18,6 +18,7 @@ from typing import Any
 
 from evolve_action.formats.base import Problems
 from evolve_action.formats.graders.fields import At, js_regex
+from evolve_action.formats.graders.params import SkillInvocation
 from evolve_action.formats.promptfoo.params import LimitParams, ScriptParams, TextParams
 from evolve_action.formats.trajectory import matchers
 from evolve_action.model.evals import Check, Item, JudgeItem, Scale
@@ -95,9 +96,9 @@ def _one(problems: Problems, at: At, raw: Any, number: str) -> Item | None:
             return None
         bare = [n.rpartition(":")[2] for n in names]
         skills = (
-            {"required": bare, "disallowed": []}
+            SkillInvocation(required=tuple(bare))
             if kind == "skill-used"
-            else {"required": [], "disallowed": bare}
+            else SkillInvocation(disallowed=tuple(bare))
         )
         return Check(
             item_id,

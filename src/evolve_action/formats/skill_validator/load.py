@@ -25,6 +25,7 @@ from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
 from evolve_action.formats.graders.fields import At, js_regex, strings, text
 from evolve_action.formats.graders.gates import LIKERT_ANCHORS, activation_check, constraint_items
+from evolve_action.formats.graders.params import grader
 from evolve_action.formats.placement import inside
 from evolve_action.model.evals import (
     Case,
@@ -285,7 +286,8 @@ def _assertions(problems: Problems, at: At, value: Any) -> list[Item]:
                 family = "skipped"
         text_ = f"{kind} {params.get(param, '')!r}".rstrip(" '")
         origin = problems.origin(*at, j)
-        items.append(Check(f"{kind}-{j + 1}", f"vally.{family}", text_, origin, params, group=kind))
+        typed = grader(ASSERTIONS[kind][0], params)
+        items.append(Check(f"{kind}-{j + 1}", f"vally.{family}", text_, origin, typed, group=kind))
     return items
 
 

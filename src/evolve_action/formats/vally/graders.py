@@ -19,6 +19,7 @@ from typing import Any
 from evolve_action.formats.base import Problems
 from evolve_action.formats.graders.fields import At, js_regex, seconds, strings, text
 from evolve_action.formats.graders.gates import LIKERT_ANCHORS
+from evolve_action.formats.graders.params import grader
 from evolve_action.formats.vally.turns import grader_turn
 from evolve_action.model.evals import Check, Item, JudgeItem, Scale
 from evolve_action.util.text import json_kind
@@ -122,9 +123,10 @@ def _grader(
     family = STATIC[kind][0] if kind in STATIC else kind
     if turn is not None:
         params["turn"] = turn
-    if "skip" in params:  # graded as skipped, with the reason, so the comment says so
+    typed = grader(family, params)
+    if typed.skip:  # graded as skipped, with the reason, so the comment says so
         family = "skipped"
-    return Check(item_id, f"vally.{family}", _describe(kind, params), origin, params, group=kind)
+    return Check(item_id, f"vally.{family}", _describe(kind, params), origin, typed, group=kind)
 
 
 def _params(problems: Problems, at: At, kind: str, config: dict[str, Any]) -> dict[str, Any] | None:

@@ -15,6 +15,7 @@ from typing import Any
 from evolve_action.formats.base import Problems
 from evolve_action.formats.graders.fields import At, js_regex, strings, text
 from evolve_action.formats.graders.gates import TOOLS
+from evolve_action.formats.graders.params import Activation, Grader
 from evolve_action.formats.waza.params import (
     CodeParams,
     SequenceParams,
@@ -287,7 +288,7 @@ def expected_items(problems: Problems, at: At, value: Any, skill: str) -> list[I
                 "vally.activation",
                 f"skill {skill} {'fires' if should else 'does not fire'}",
                 origin,
-                {"skill": skill, "expected": should},
+                Activation(skill=skill, expected=should),
                 group="expected",
                 source="expect_activation",
             )
@@ -314,7 +315,7 @@ def expected_items(problems: Problems, at: At, value: Any, skill: str) -> list[I
                 "vally.completed",
                 "task completed",
                 origin,
-                {},
+                Grader(),
                 group="expected",
                 source="grader",
             )
