@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from evolve_action.formats import load_file
 from evolve_action.formats.agentv import load as agentv
+from evolve_action.formats.agentv.kinds import Metrics, SkillUse, TextRule
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import Document, DocumentError, read
 from evolve_action.model.evals import Case, Check, Format, JudgeItem, LoadResult, Scale, Skill
@@ -559,7 +560,8 @@ def test_load__spec_evaluators_flatten_into_groups(tmp_path: Path) -> None:
     assert isinstance(workflow, Check) and workflow.params["expected"][1]["max_duration_ms"] == 500
     assert "search → summarize" in workflow.text
     assert isinstance(efficiency, Check) and efficiency.required == 0.8
-    assert efficiency.params["limits"] == {"max_tool_calls": 10, "max_duration_ms": 60000}
+    assert isinstance(efficiency.params, Metrics)
+    assert efficiency.params.limits == {"max_tool_calls": 10, "max_duration_ms": 60000}
     groups = {g["path"]: g for g in case.extra["groups"]}
     assert list(groups) == [
         "release_gate",
@@ -657,19 +659,18 @@ def test_load__later_spec_assertions(tmp_path: Path) -> None:
         ("token_usage", "agentv.execution_metrics"),
     ]
     by_id = {i.id: i for i in case.items}
-    assert dict(by_id["icontains_any"].params) == {
-        "op": "contains",
-        "values": ["weighted", "seasonal"],
-        "mode": "any",
-        "ignore_case": True,
-        "negate": False,
+    params = {key: item.params for key, item in by_id.items() if isinstance(item, Check)}
+    assert params["icontains_any"] == TextRule("contains", ("weighted", "seasonal"), "any", True)
+    assert isinstance(params["not_contains"], TextRule) and params["not_contains"].negate
+    assert isinstance(params["not_skill_used"], SkillUse)
+    assert params["not_skill_used"].should_trigger is False
+    assert isinstance(params["skill_trigger"], SkillUse) and params["skill_trigger"].first_only
+    limits = {k: dict(params[k].limits) for k in ("latency", "cost", "token_usage")}
+    assert limits == {
+        "latency": {"max_duration_ms": 2000},
+        "cost": {"max_cost_usd": 0.1},
+        "token_usage": {"max_tokens": 900},
     }
-    assert by_id["not_contains"].params["negate"] is True
-    assert by_id["not_skill_used"].params["should_trigger"] is False
-    assert by_id["skill_trigger"].params["first_only"] is True
-    assert by_id["latency"].params["limits"] == {"max_duration_ms": 2000}
-    assert by_id["cost"].params["limits"] == {"max_cost_usd": 0.1}
-    assert by_id["token_usage"].params["limits"] == {"max_tokens": 900}
     assert by_id["criteria/rubric-1"].text == "Uses the skill's formula"
 
 

@@ -278,9 +278,11 @@ def test_item4__ends_with(v4_tree: dict[str, LoadResult]) -> None:
     case = next(
         c
         for c in suite(v4_tree[f"{FEATURES}/assert-extended/evals/dataset.eval.yaml"]).cases
-        if any(isinstance(i, Check) and i.params.get("op") == "ends_with" for i in c.items)
+        if any(
+            isinstance(i, Check) and getattr(i.params, "op", None) == "ends_with" for i in c.items
+        )
     )
-    check = next(i for i in case.checks if i.params.get("op") == "ends_with")
+    check = next(i for i in case.checks if getattr(i.params, "op", None) == "ends_with")
     assert check.kind == "agentv.ends_with" and "ends with" in check.text
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from evolve_action.formats.agentv.common import At, Src, fmt_num
 from evolve_action.formats.agentv.composite import Evaluator
+from evolve_action.formats.agentv.kinds import typed
 from evolve_action.formats.agentv.rubrics import Rubric
 from evolve_action.formats.agentv.template import RUN_VARIABLES, render, variables_in
 from evolve_action.formats.trajectory import matchers
@@ -211,7 +212,9 @@ def _check(src: Src, case_at: At, ev: Evaluator, path: str, info: CaseInfo) -> C
         kind=f"agentv.{ev.type}",
         text=describe(ev),
         origin=ev.origin,
-        params=ev.params["trajectory"] if ev.type == "trajectory" else {**ev.params, **extra},
+        params=ev.params["trajectory"]
+        if ev.type == "trajectory"
+        else typed(ev.type, {**ev.params, **extra}),
         weight=ev.weight,
         required=ev.required,
         group=path,

@@ -27,6 +27,7 @@ from evolve_action.formats.agentv.common import (
     number,
 )
 from evolve_action.formats.agentv.keys import check_keys
+from evolve_action.formats.agentv.kinds import SkillUse
 from evolve_action.formats.agentv.suite import mapping_or_file, suite_defaults, trials
 from evolve_action.formats.agentv.tests import case_rows, read_src
 from evolve_action.formats.agentv.vars import without_env
@@ -34,7 +35,6 @@ from evolve_action.formats.agentv.workspace import Workspace
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
 from evolve_action.formats.placement import GENERIC_STEMS, feature_folder
-from evolve_action.model.checking import untyped
 from evolve_action.model.evals import (
     Case,
     Check,
@@ -175,10 +175,10 @@ def _template_skill(
     if not offered or skill.dir is not None:
         return skill, cases
     named = [
-        str(untyped(item).get("skill"))
+        item.params.skill
         for case in cases
         for item in case.items
-        if isinstance(item, Check) and item.kind == "agentv.skill_used"
+        if isinstance(item, Check) and isinstance(item.params, SkillUse)
     ]
     chosen = next((n for n in named if n in offered), None)
     if chosen is None and len(offered) == 1:

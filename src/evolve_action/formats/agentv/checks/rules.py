@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from evolve_action.formats.agentv.checks.support import answer_json, failed, scored, trace_summary
-from evolve_action.model.checking import CheckContext, register, untyped
+from evolve_action.formats.agentv.kinds import Negatable, Pattern, TextRule
+from evolve_action.model.checking import CheckContext, params_of, register, untyped
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import CommandResult, ItemResult
 from evolve_action.util.regex import RegexError, compile_re2
@@ -144,18 +145,18 @@ def _verdict(stdout: str) -> dict[str, Any] | None:
     return None
 
 
-@register("agentv.contains")
-@register("agentv.equals")
-@register("agentv.starts_with")
-@register("agentv.ends_with")
+@register("agentv.contains", TextRule)
+@register("agentv.equals", TextRule)
+@register("agentv.starts_with", TextRule)
+@register("agentv.ends_with", TextRule)
 async def text_rule(check: Check, ctx: CheckContext) -> ItemResult:
-    p = untyped(check)
+    p = params_of(check, TextRule)
     answer = ctx.transcript.final_text
-    fold = bool(p["ignore_case"])
+    fold = p.ignore_case
     hay = answer.lower() if fold else answer
-    found = [v for v in p["values"] if _holds(p["op"], hay, v.lower() if fold else v)]
-    held = bool(found) if p["mode"] == "any" else len(found) == len(p["values"])
-    ok = not held if p["negate"] else held
+    found = [v for v in p.values if _holds(p.op, hay, v.lower() if fold else v)]
+    held = bool(found) if p.mode == "any" else len(found) == len(p.values)
+    ok = not held if p.negate else held
     shown = ", ".join(repr(v) for v in found) or "none of them"
     return scored(check, ctx, 1.0 if ok else 0.0, f"found: {shown} in {_quote(answer)}")
 
@@ -170,23 +171,23 @@ def _holds(op: str, hay: str, needle: str) -> bool:
     return needle in hay
 
 
-@register("agentv.regex")
+@register("agentv.regex", Pattern)
 async def regex(check: Check, ctx: CheckContext) -> ItemResult:
-    answer = ctx.transcript.final_text
+    answer, p = ctx.transcript.final_text, params_of(check, Pattern)
     try:
-        match = compile_re2(untyped(check)["pattern"]).search(answer)
+        match = compile_re2(p.pattern).search(answer)
     except RegexError as exc:
         return failed(check, f"invalid RE2 pattern: {exc}")
-    ok = (match is None) if untyped(check)["negate"] else (match is not None)
+    ok = (match is None) if p.negate else (match is not None)
     seen = f"matched {match.group(0)!r}" if match is not None else "no match"
     return scored(check, ctx, 1.0 if ok else 0.0, f"{seen} in {_quote(answer)}")
 
 
-@register("agentv.is_json")
+@register("agentv.is_json", Negatable)
 async def is_json(check: Check, ctx: CheckContext) -> ItemResult:
     parsed = answer_json(ctx.transcript.final_text, whole=True)
     valid = parsed is not None
-    ok = not valid if untyped(check)["negate"] else valid
+    ok = not valid if params_of(check, Negatable).negate else valid
     what = "valid JSON" if valid else "not valid JSON"
     return scored(check, ctx, 1.0 if ok else 0.0, f"the answer is {what}")
 

@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any
 
 from evolve_action.formats.agentv.checks.support import input_tokens, llm_calls, scored, skipped
+from evolve_action.formats.agentv.kinds import Exploration, Metrics, SkillUse
 from evolve_action.formats.trajectory.calls import tool_names, verdict
 from evolve_action.formats.trajectory.matchers import Trajectory
 from evolve_action.model.checking import CheckContext, params_of, register, untyped
@@ -177,7 +178,7 @@ def _field(data: Any, dotted: str) -> Any:
     return data
 
 
-@register("agentv.execution_metrics")
+@register("agentv.execution_metrics", Metrics)
 async def execution_metrics(check: Check, ctx: CheckContext) -> ItemResult:
     t = ctx.transcript
     measured: dict[str, float | None] = {
@@ -190,7 +191,8 @@ async def execution_metrics(check: Check, ctx: CheckContext) -> ItemResult:
         "max_duration_ms": t.duration_s * 1000,
     }
     met, made, notes = 0, 0, []
-    for key, limit in untyped(check)["limits"].items():
+    p = params_of(check, Metrics)
+    for key, limit in p.limits.items():
         value = measured.get(key)
         name = key.removeprefix("max_")
         if value is None:
@@ -200,8 +202,8 @@ async def execution_metrics(check: Check, ctx: CheckContext) -> ItemResult:
         ok = value <= limit
         met += ok
         notes.append(f"{name}: {value:g} {'≤' if ok else '>'} {limit:g}")
-    if "exploration" in untyped(check):
-        got = _exploration(untyped(check)["exploration"], t.tool_calls, ctx.reports_tool_calls)
+    if p.exploration is not None:
+        got = _exploration(p.exploration, t.tool_calls, ctx.reports_tool_calls)
         if got is None:
             notes.append("exploration ratio: no tool calls to measure, not counted")
         else:
@@ -212,25 +214,27 @@ async def execution_metrics(check: Check, ctx: CheckContext) -> ItemResult:
     return scored(check, ctx, met / made, f"{met}/{made} limits met: " + "; ".join(notes))
 
 
-def _exploration(spec: Any, calls: list[ToolCall], reported: bool) -> tuple[bool, str] | None:
+def _exploration(
+    spec: Exploration, calls: list[ToolCall], reported: bool
+) -> tuple[bool, str] | None:
     if not reported or not calls:
         return None
     ratio = sum(1 for c in calls if c.name.lower() in EXPLORATION_TOOLS) / len(calls)
-    ok = abs(ratio - spec["target"]) <= spec["tolerance"] + 1e-9
-    return ok, f"exploration ratio {ratio:.2f} (target {spec['target']} ± {spec['tolerance']})"
+    ok = abs(ratio - spec.target) <= spec.tolerance + 1e-9
+    return ok, f"exploration ratio {ratio:.2f} (target {spec.target} ± {spec.tolerance})"
 
 
-@register("agentv.skill_used")
+@register("agentv.skill_used", SkillUse)
 async def skill_used(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return skipped(check, "this transcript does not record tool calls")
-    p = untyped(check)
-    calls = ctx.transcript.tool_calls[:1] if p["first_only"] else ctx.transcript.tool_calls
-    used = any(_loads_skill(c, p["skill"]) for c in calls)
-    ok = used == p["should_trigger"]
-    where = "as its first tool call" if p["first_only"] else "during the run"
+    p = params_of(check, SkillUse)
+    calls = ctx.transcript.tool_calls[:1] if p.first_only else ctx.transcript.tool_calls
+    used = any(_loads_skill(c, p.skill) for c in calls)
+    ok = used == p.should_trigger
+    where = "as its first tool call" if p.first_only else "during the run"
     said = "loaded" if used else "did not load"
-    return scored(check, ctx, 1.0 if ok else 0.0, f"the agent {said} {p['skill']!r} {where}")
+    return scored(check, ctx, 1.0 if ok else 0.0, f"the agent {said} {p.skill!r} {where}")
 
 
 def _loads_skill(call: ToolCall, skill: str) -> bool:

@@ -1,0 +1,93 @@
+"""The parameters of AgentV's typed check kinds, built when a case's evaluator becomes a
+`Check` (`items.py`) from what `params.py` validated. `code_judge`, `field_accuracy` and
+`tool_trajectory` still hand their checks the validated mapping (`model.checking.untyped`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from evolve_action.model.evals import CheckParams
+
+
+@dataclass(frozen=True, slots=True)
+class Negatable(CheckParams):
+    """`is_json`, and what the other answer rules share."""
+
+    negate: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TextRule(CheckParams):
+    """`contains`, `equals`, `starts_with`, `ends_with` (`op`), any or all of `values`."""
+
+    op: str
+    values: tuple[str, ...]
+    mode: str = "all"  # any | all
+    ignore_case: bool = False
+    negate: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern(CheckParams):
+    """`regex`: flags already folded into the pattern."""
+
+    pattern: str
+    negate: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SkillUse(CheckParams):
+    skill: str
+    should_trigger: bool
+    first_only: bool = False  # `skill-trigger`: only the first tool call counts
+
+
+@dataclass(frozen=True, slots=True)
+class Exploration:
+    target: float  # the share of exploring tool calls
+    tolerance: float
+
+
+@dataclass(frozen=True, slots=True)
+class Metrics(CheckParams):
+    """`execution_metrics` and its shorthands: each `max_*` limit, and the exploration ratio."""
+
+    limits: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    exploration: Exploration | None = None
+
+
+KINDS: dict[str, type[CheckParams]] = {
+    "contains": TextRule,
+    "equals": TextRule,
+    "starts_with": TextRule,
+    "ends_with": TextRule,
+    "regex": Pattern,
+    "is_json": Negatable,
+    "skill_used": SkillUse,
+    "execution_metrics": Metrics,
+    "trajectory": CheckParams,  # its `Trajectory`, built by `trajectory.matchers`
+}
+
+
+def typed(kind: str, fields: Mapping[str, Any]) -> CheckParams | Mapping[str, Any]:
+    """An evaluator's validated parameters as its kind's type (the mapping itself for the
+    kinds not typed yet)."""
+    if kind in ("contains", "equals", "starts_with", "ends_with"):
+        return TextRule(
+            fields["op"], tuple(fields["values"]), fields["mode"], fields["ignore_case"],
+            fields["negate"],
+        )  # fmt: skip
+    if kind == "regex":
+        return Pattern(fields["pattern"], fields["negate"])
+    if kind == "is_json":
+        return Negatable(fields["negate"])
+    if kind == "skill_used":
+        return SkillUse(fields["skill"], fields["should_trigger"], fields["first_only"])
+    if kind == "execution_metrics":
+        ratio = fields.get("exploration")
+        exploration = Exploration(ratio["target"], ratio["tolerance"]) if ratio else None
+        return Metrics(MappingProxyType(dict(fields["limits"])), exploration)
+    return fields
