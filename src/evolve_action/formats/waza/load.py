@@ -64,8 +64,9 @@ CONFIG_NO_EFFECT = frozenset(
 )
 TASK_KEYS = frozenset(
     {"id", "name", "description", "enabled", "context_dir", "timeout_seconds", "tags"}
-    | {"inputs", "expected", "graders", "requirements"}
+    | {"inputs", "expected", "graders", "requirements", "continue_session", "follow_ups"}
 )
+FOLLOW_UP_KEYS = ("follow_ups", "followups", "follow_up_prompts")
 MAX_TASK_BYTES = 1024 * 1024
 MAX_TASKS = 500
 
@@ -263,7 +264,21 @@ def _task(
         files=tuple(files),
         items=tuple(items),
         timeout_seconds=limit,
+        follow_ups=_follow_ups(problems, at, rel, raw, inputs),
     )
+
+
+def _follow_ups(
+    problems: Problems, at: At, rel: str, raw: dict[str, Any], inputs: dict[str, Any]
+) -> tuple[str, ...]:
+    """Follow-up prompts (waza 0.35), answered in the same session; `continue_session: false`
+    (each in a new session) is not how a case runs here: warned."""
+    found = next((v for k in FOLLOW_UP_KEYS for v in (inputs.get(k), raw.get(k)) if v), None)
+    prompts = [p for p in found if isinstance(p, str)] if isinstance(found, list) else []
+    if prompts and raw.get("continue_session", inputs.get("continue_session")) is False:
+        problems.warn(at, f"{rel}: continue_session: false is not applied; the follow-ups are"
+                      " answered in the same session")  # fmt: skip
+    return tuple(prompts)
 
 
 def _files(
