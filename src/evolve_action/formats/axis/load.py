@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from evolve_action.formats.axis import literal
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document, DocumentError, read
 from evolve_action.formats.placement import inside
@@ -57,20 +58,14 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         problems.error(("scenarios",), f"{data['scenarios']!r} is not a folder of the repository")
         return LoadResult(doc.rel, Format.AXIS, None, tuple(problems.items))
     found = _scenario_files(folder)
-    code = [p for p in found if p.suffix in CODE]
-    if code:
-        problems.warn(
-            ("scenarios",),
-            f"{len(code)} scenario(s) are TypeScript or JavaScript"
-            f" modules (such as {code[0].name}), which are code: they are not run here;"
-            " write a scenario as JSON to have it run",
-        )
     reader = _Scenarios(doc, ctx, problems)
-    cases = [c for p in found if p.suffix == ".json" if (c := reader.case(p)) is not None]
+    cases = [c for p in found if (c := reader.case(p)) is not None]
+    reader.say_what_code_left_out()
     if not cases:
         lead = Problem(
             Origin(doc.rel, doc.line()),
-            "not run: no JSON scenario reads, so nothing of this config runs here",
+            "not run: no scenario reads (JSON, or a module's literal object), so nothing of"
+            " this config runs here",
             Severity.WARNING,
         )
         return LoadResult(doc.rel, Format.AXIS, None, (lead, *problems.items))
@@ -101,13 +96,45 @@ class _Scenarios:
         self.doc, self.ctx, self.problems = doc, ctx, problems
         self.skill: Skill | None = None
         self.bare = False  # a variant without skills: the no-skill arm
+        self.unread: list[str] = []  # modules with no literal scenario
+        self.coded: set[str] = set()  # fields written as code in the modules read
+
+    def _json(self, path: Path, rel: str) -> Document | None:
+        try:
+            return read(path, rel)
+        except DocumentError as exc:
+            self._warn(rel, exc.line, f"the scenario does not read ({exc.message}); not run")
+            return None
+
+    def _module(self, path: Path, rel: str) -> Document | None:
+        """A module's literal scenario; its fields written as code are left out (said once)."""
+        try:
+            found = literal.default_export(path.read_text("utf-8", "replace"))
+        except OSError:
+            found = None
+        if found is None or not isinstance(found.get("prompt"), str):
+            self.unread.append(path.name)
+            return None
+        self.coded |= {k for k, v in found.items() if v is literal.CODE}
+        data = {k: v for k, v in found.items() if v is not literal.CODE}
+        return Document(path, rel, data, {})
+
+    def say_what_code_left_out(self) -> None:
+        if self.unread:
+            self.problems.warn(("scenarios",), f"{len(self.unread)} scenario module(s) (such as"
+                               f" {self.unread[0]}) have no literal `export default` object"
+                               " with a prompt: they are code, not run here")  # fmt: skip
+        if self.coded:
+            said = ", ".join(sorted(self.coded))
+            self.problems.warn(("scenarios",), f"scenario modules write {said} as code, which"
+                               " is not run here: their cases run without it (the skill is the"
+                               " one beside the config, and the no-skill arm runs under"
+                               " `baseline: auto` only)")  # fmt: skip
 
     def case(self, path: Path) -> Case | None:
         rel = self._rel(path)
-        try:
-            sdoc = read(path, rel)
-        except DocumentError as exc:
-            self._warn(rel, exc.line, f"the scenario does not read ({exc.message}); not run")
+        sdoc = self._module(path, rel) if path.suffix in CODE else self._json(path, rel)
+        if sdoc is None:
             return None
         data = sdoc.data
         if not isinstance(data, dict) or not isinstance(data.get("prompt"), str):
