@@ -121,14 +121,13 @@ def test_pull_request__other_tools_files_fail_no_check(
 # Another tool's eval file under a name AgentV uses, with none of AgentV's keys: not certain,
 # so AgentV's "no cases" is a warning and the file is reported as not run.
 UNKNOWN_TOOL = "execution: {mode: case}\nrunner: {kind: cli}\njudges: [{name: j}]\n"
-# skillgrade's and caliper's shapes, which waza's `tasks:` must not claim.
-SKILLGRADE = "version: '1'\ndefaults: {trials: 2}\ntasks:\n  - {name: t, instruction: Greet.}\n"
-CALIPER = "skills: [./]\ntasks:\n  - {name: t, prompt: Greet., expect: A greeting.}\n"
+# Another unknown tool's spec under AgentV's `*.eval.yaml` name.
+OTHER_SPEC = "suite: {name: greet}\nscenarios_dir: ./cases\nscoring: {mode: strict}\n"
 FOREIGN_ONLY = {
     "eval.yaml": UNKNOWN_TOOL,
-    "skills/greeter/eval.yaml": SKILLGRADE,
-    "skills/greeter/greeter.eval.yaml": CALIPER,
+    "skills/greeter/greeter.eval.yaml": OTHER_SPEC,
     "evals/mcpchecker/eval.yaml": MCPCHECKER,
+    "evals/lightspeed/evals.yaml": LIGHTSPEED,
 }
 
 
