@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from evolve_action.commands.cli import main
 from evolve_action.formats import load_all
 from evolve_action.formats.placement import Declared
 from evolve_action.model.evals import Format, Severity
@@ -64,3 +67,13 @@ def test_a_declared_format_is_not_sniffed_into_another(tmp_path: Path) -> None:
     assert sniffed.format is Format.VALLY
     (declared,) = load_all(tmp_path, declared=(Declared("evals/eval.yaml", Format.AGENTV),))
     assert declared.format is Format.AGENTV and declared.failed
+
+
+def test_validate_strict_keeps_the_errors_of_a_file_whose_format_is_not_certain(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, {"evals/eval.yaml": NO_KEYS})
+    assert main(["validate", str(tmp_path)]) == 0
+    assert "warning: not run: its name alone made it a agentv file" in capsys.readouterr().out
+    assert main(["validate", "--strict", str(tmp_path)]) == 1
+    assert "no cases" in capsys.readouterr().out

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from evolve_action.formats.discovery_declared import with_declared
+from evolve_action.formats.discovery_layouts import case_folder_json as _case_folder_json
+from evolve_action.formats.discovery_layouts import plugin_case_file
 from evolve_action.formats.discovery_refs import referenced_cases, skill_name_of, why_nothing
 from evolve_action.formats.placement import (
     EXTENSIONS,
@@ -283,15 +285,8 @@ class _Discoverer:
                 return
 
     def _plugin_case(self, rel_dir: str) -> None:
-        """`evals/<case>/` of `claude plugin eval`: its case.yaml, else a prompt.md beside a
-        `graders/` folder (the case has no case.yaml)."""
-        parts = rel_dir.split("/")
-        if len(parts) < 2 or parts[-2] != "evals":
-            return
         entry = self.index[rel_dir]
-        name: str | None = next((n for n in ("case.yaml", "case.yml") if n in entry.files), None)
-        if name is None and "prompt.md" in entry.files and "graders" in entry.subdirs:
-            name = "prompt.md"
+        name = plugin_case_file(rel_dir, entry.files, entry.subdirs)
         if name is not None:
             rel = _join(rel_dir, name)
             fmt = Format.CLAUDE_PLUGIN
@@ -396,13 +391,6 @@ class _Discoverer:
     ) -> None:
         origin = Origin(self.prefix + rel, line)
         self.problems.append(Problem(origin, message, severity))
-
-
-def _case_folder_json(rel_dir: str, name: str) -> bool:
-    """A JSON file in an `evals/` or `evaluations/` folder: the best-practice guide's place
-    for its single-case files (its loader says "not mine" to any other JSON there)."""
-    folder = rel_dir.rpartition("/")[2]
-    return folder in ("evals", "evaluations") and name.lower().endswith(".json")
 
 
 def found_prefix(prefix: str) -> str:

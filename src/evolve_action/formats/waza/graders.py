@@ -251,6 +251,19 @@ def _tools(problems: Problems, at: At, value: Any) -> list[str]:
     return mapped
 
 
+def _spelled_as_before(value: dict[str, Any]) -> dict[str, Any]:
+    """waza 0.35 spells `output_not_contains` as `output_excludes` and `should_trigger` as
+    `skill_activated`: the same checks."""
+    out = dict(value)
+    for new, old in (
+        ("output_excludes", "output_not_contains"),
+        ("skill_activated", "should_trigger"),
+    ):
+        if new in out and old not in out:
+            out[old] = out.pop(new)
+    return out
+
+
 def expected_items(problems: Problems, at: At, value: Any, skill: str) -> list[Item]:
     """A task's `expected`: output strings, `should_trigger`, `behavior`, `outcomes`."""
     if value is None:
@@ -260,13 +273,7 @@ def expected_items(problems: Problems, at: At, value: Any, skill: str) -> list[I
         return []
     items: list[Item] = []
     origin = problems.origin(*at)
-    # waza 0.35 spells `output_not_contains` as `output_excludes` and `should_trigger` as
-    # `skill_activated`: the same checks.
-    value = {**value}
-    if "output_excludes" in value and "output_not_contains" not in value:
-        value["output_not_contains"] = value.pop("output_excludes")
-    if "skill_activated" in value and "should_trigger" not in value:
-        value["should_trigger"] = value.pop("skill_activated")
+    value = _spelled_as_before(value)
     said = {
         k: value[k]
         for k in ("output_contains", "output_not_contains", "output_contains_any")

@@ -23,6 +23,7 @@ from evolve_action.formats.evolve.params import TriggerParams
 from evolve_action.formats.evolve.triggers import fired_text
 from evolve_action.formats.graders.fields import At, text
 from evolve_action.formats.placement import inside
+from evolve_action.formats.waza.follow_ups import follow_ups
 from evolve_action.formats.waza.graders import expected_items, grader_items
 from evolve_action.model.evals import (
     Case,
@@ -66,7 +67,6 @@ TASK_KEYS = frozenset(
     {"id", "name", "description", "enabled", "context_dir", "timeout_seconds", "tags"}
     | {"inputs", "expected", "graders", "requirements", "continue_session", "follow_ups"}
 )
-FOLLOW_UP_KEYS = ("follow_ups", "followups", "follow_up_prompts")
 MAX_TASK_BYTES = 1024 * 1024
 MAX_TASKS = 500
 
@@ -264,21 +264,8 @@ def _task(
         files=tuple(files),
         items=tuple(items),
         timeout_seconds=limit,
-        follow_ups=_follow_ups(problems, at, rel, raw, inputs),
+        follow_ups=follow_ups(problems, at, rel, raw, inputs),
     )
-
-
-def _follow_ups(
-    problems: Problems, at: At, rel: str, raw: dict[str, Any], inputs: dict[str, Any]
-) -> tuple[str, ...]:
-    """Follow-up prompts (waza 0.35), answered in the same session; `continue_session: false`
-    (each in a new session) is not how a case runs here: warned."""
-    found = next((v for k in FOLLOW_UP_KEYS for v in (inputs.get(k), raw.get(k)) if v), None)
-    prompts = [p for p in found if isinstance(p, str)] if isinstance(found, list) else []
-    if prompts and raw.get("continue_session", inputs.get("continue_session")) is False:
-        problems.warn(at, f"{rel}: continue_session: false is not applied; the follow-ups are"
-                      " answered in the same session")  # fmt: skip
-    return tuple(prompts)
 
 
 def _files(
