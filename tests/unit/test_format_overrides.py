@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from evolve_action.commands.cli import main
-from evolve_action.formats import load_all
+from evolve_action.formats import discovery, load_all, load_found
 from evolve_action.formats.placement import Declared
 from evolve_action.model.evals import Format, Severity
 from evolve_action.settings.config import load_config
@@ -77,3 +77,19 @@ def test_validate_strict_keeps_the_errors_of_a_file_whose_format_is_not_certain(
     assert "warning: not run: its name alone made it a agentv file" in capsys.readouterr().out
     assert main(["validate", "--strict", str(tmp_path)]) == 1
     assert "no cases" in capsys.readouterr().out
+
+
+def test_a_file_two_formats_fit_gets_a_notice_until_evolve_yaml_says_which(
+    tmp_path: Path,
+) -> None:
+    both = (
+        "stimuli: [{name: s, prompt: p, graders: [{type: completed}]}]\n"
+        "scenarios: [{name: t, prompt: p, assertions: [{type: output_contains, value: x}]}]\n"
+    )
+    write(tmp_path, {"evals/x/eval.yaml": both})
+    assert load_all(tmp_path) == []  # a notice only, which a run leaves out
+    found = discovery.discover(tmp_path)
+    (notice,) = [load_found(found.root, item) for item in found.files]
+    assert notice.not_eval and "the keys of vally and skill-validator" in notice.problems[0].message
+    (declared,) = load_all(tmp_path, declared=(Declared("evals/**/eval.yaml", Format.VALLY),))
+    assert declared.format is Format.VALLY and declared.suite is not None

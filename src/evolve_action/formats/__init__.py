@@ -52,6 +52,8 @@ def _load(
         return _failed(rel, fmt, Origin(rel, exc.line), exc.message)
     except RecursionError:
         return _failed(rel, fmt, Origin(rel), "the document is nested too deeply to read")
+    if not declared and fmt is Format.AGENTV and len(fits := fitting(doc.data)) > 1:
+        return _ambiguous(rel, doc, fits)
     fmt = fmt if declared else sniff(doc, fmt)
     if declared:
         other = None
@@ -78,18 +80,27 @@ def _load(
     return result
 
 
+# The formats that share AgentV's names (`eval.yaml`, `*.eval.yaml`), each with the keys that
+# show a document is its own.
+SHARED_NAME = (
+    (Format.CALIPER, is_caliper),
+    (Format.SKILLGRADE, is_skillgrade),
+    (Format.VALLY, shapes.is_vally),
+    (Format.SKILL_VALIDATOR, shapes.is_skill_validator),
+    (Format.WAZA, shapes.is_waza),
+)
+
+
+def fitting(data: object) -> list[Format]:
+    """Every format sharing AgentV's names whose distinctive keys the document has."""
+    return [fmt for fmt, fits in SHARED_NAME if fits(data)]
+
+
 def sniff(doc: Document, fmt: Format) -> Format:
     """The format a document's content shows where its name leaves a choice."""
-    if fmt is Format.AGENTV and is_caliper(doc.data):
-        return Format.CALIPER
-    if fmt is Format.AGENTV and is_skillgrade(doc.data):
-        return Format.SKILLGRADE
-    if fmt is Format.AGENTV and shapes.is_vally(doc.data):
-        return Format.VALLY
-    if fmt is Format.AGENTV and shapes.is_skill_validator(doc.data):
-        return Format.SKILL_VALIDATOR
-    if fmt is Format.AGENTV and shapes.is_waza(doc.data):
-        return Format.WAZA
+    if fmt is Format.AGENTV:
+        found = fitting(doc.data)
+        return found[0] if found else fmt
     if fmt is not Format.EVOLVE or not isinstance(doc.data, dict):
         return fmt
     if "eval_config" in doc.data:
@@ -134,6 +145,19 @@ def load_found(root: Path, item: discovery.EvalFile, *, strict: bool = False) ->
     if not item.notes or result.not_eval:
         return result
     return replace(result, problems=(*item.notes, *result.problems))
+
+
+def _ambiguous(rel: str, doc: Document, fits: Sequence[Format]) -> LoadResult:
+    """Two formats fit: a notice saying which, and how to choose; nothing runs from it."""
+    names = " and ".join(f.value for f in fits)
+    message = (
+        f"not read: this file has the keys of {names}, so which tool it is for is not certain;"
+        f' name its format in .evolve.yaml (formats: [{{paths: "{rel}", as: {fits[0].value}}}]);'
+        " nothing runs from it and no check fails for it"
+    )
+    return LoadResult(
+        rel, None, None, (Problem(Origin(rel, doc.line()), message, Severity.NOTICE),)
+    )
 
 
 def _failed(rel: str, fmt: Format, origin: Origin, message: str) -> LoadResult:
