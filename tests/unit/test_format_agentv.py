@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from evolve_action.formats import load_file
 from evolve_action.formats.agentv import load as agentv
-from evolve_action.formats.agentv.kinds import Metrics, SkillUse, TextRule
+from evolve_action.formats.agentv.kinds import Metrics, SkillUse, TextRule, ToolTrajectory
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import Document, DocumentError, read
 from evolve_action.model.evals import Case, Check, Format, JudgeItem, LoadResult, Scale, Skill
@@ -543,7 +543,8 @@ def test_load__spec_evaluators_flatten_into_groups(tmp_path: Path) -> None:
     ]
     assert fmt.params["config"] == {"threshold": 3}
     assert case.extra["grader_files"] == ["evals/judges/check.py"]
-    assert isinstance(workflow, Check) and workflow.params["expected"][1]["max_duration_ms"] == 500
+    assert isinstance(workflow, Check) and isinstance(workflow.params, ToolTrajectory)
+    assert workflow.params.expected[1].max_duration_ms == 500
     assert "search → summarize" in workflow.text
     assert isinstance(efficiency, Check) and efficiency.required == 0.8
     assert isinstance(efficiency.params, Metrics)

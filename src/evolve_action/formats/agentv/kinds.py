@@ -1,6 +1,6 @@
 """The parameters of AgentV's typed check kinds, built when a case's evaluator becomes a
-`Check` (`items.py`) from what `params.py` validated. `code_judge`, `field_accuracy` and
-`tool_trajectory` still hand their checks the validated mapping (`model.checking.untyped`)."""
+`Check` (`items.py`) from what `params.py` validated. `code_judge` and `field_accuracy`
+still hand their checks the validated mapping (`model.checking.untyped`)."""
 
 from __future__ import annotations
 
@@ -59,6 +59,21 @@ class Metrics(CheckParams):
     exploration: Exploration | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ExpectedCall:
+    tool: str
+    args: object = "any"  # "any", or the authored arguments (JSON) to compare
+    args_match: object = "superset"  # exact | superset | subset | ignore, or fields to compare
+    max_duration_ms: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolTrajectory(CheckParams):
+    mode: str  # any_order | in_order | exact | superset | subset
+    minimums: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    expected: tuple[ExpectedCall, ...] = ()
+
+
 KINDS: dict[str, type[CheckParams]] = {
     "contains": TextRule,
     "equals": TextRule,
@@ -68,6 +83,7 @@ KINDS: dict[str, type[CheckParams]] = {
     "is_json": Negatable,
     "skill_used": SkillUse,
     "execution_metrics": Metrics,
+    "tool_trajectory": ToolTrajectory,
     "trajectory": CheckParams,  # its `Trajectory`, built by `trajectory.matchers`
 }
 
@@ -90,4 +106,10 @@ def typed(kind: str, fields: Mapping[str, Any]) -> CheckParams | Mapping[str, An
         ratio = fields.get("exploration")
         exploration = Exploration(ratio["target"], ratio["tolerance"]) if ratio else None
         return Metrics(MappingProxyType(dict(fields["limits"])), exploration)
+    if kind == "tool_trajectory":
+        calls = tuple(
+            ExpectedCall(c["tool"], c["args"], c["args_match"], c.get("max_duration_ms"))
+            for c in fields["expected"]
+        )
+        return ToolTrajectory(fields["mode"], MappingProxyType(dict(fields["minimums"])), calls)
     return fields
