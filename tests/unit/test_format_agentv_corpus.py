@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 
 from evolve_action.formats import load_file
-from evolve_action.formats.agentv.kinds import ExpectedCall, ToolTrajectory
+from evolve_action.formats.agentv.kinds import CodeJudge, ExpectedCall, ToolTrajectory
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import read
 from evolve_action.model.evals import Check, Format, JudgeItem, LoadResult, Scale, Skill
@@ -192,8 +192,9 @@ def test_corpus__tool_trajectory_and_field_accuracy_params(
     assert result.suite is not None
     fuzzy = result.suite.cases[1].items[0]
     assert isinstance(fuzzy, Check) and fuzzy.kind == "agentv.code_judge"
-    assert fuzzy.params["config"]["algorithm"] == "levenshtein"
-    assert fuzzy.params["stage"][0]["source"] == "../judges/multi_field_fuzzy.ts"
+    assert isinstance(fuzzy.params, CodeJudge)
+    assert fuzzy.params.config["algorithm"] == "levenshtein"
+    assert fuzzy.params.stage[0].source == "../judges/multi_field_fuzzy.ts"
 
 
 # --- the schema ----------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import pytest
 
 from evolve_action.execute import workspace as workspace_module
 from evolve_action.formats.agentv.checks.trace import tool_trajectory
-from evolve_action.formats.agentv.kinds import ToolTrajectory
+from evolve_action.formats.agentv.kinds import CodeJudge, ToolTrajectory
 from evolve_action.formats.agentv.load import suite_label
 from evolve_action.formats.agentv.types import CATALOGUE, kind_of_type
 from evolve_action.formats.discovery import discover
@@ -392,7 +392,8 @@ def test_item12__agentv_5_script_prompt_objects_and_default_test(
     quickstart = load_one(root, f"{FEATURES}/readme-quickstart/evals/my-eval.eval.yaml")
     (case,) = suite(quickstart).cases
     script = next(i for i in case.checks if i.kind == "agentv.code_judge")
-    assert script.params["argv"] == ["python3", "../validators/check_syntax.py"]
+    assert isinstance(script.params, CodeJudge)
+    assert script.params.command == ("python3", "../validators/check_syntax.py")
     assert case.extra["threshold"] == 0.8  # from default_test, a file:// reference
     assert any(p.field == "options.rubric_prompt" for p in quickstart.problems)
     templating = suite(load_one(root, f"{FEATURES}/test-vars-templating/evals/suite.yaml"))

@@ -1,6 +1,6 @@
 """The parameters of AgentV's typed check kinds, built when a case's evaluator becomes a
-`Check` (`items.py`) from what `params.py` validated. `code_judge` and `field_accuracy`
-still hand their checks the validated mapping (`model.checking.untyped`)."""
+`Check` (`items.py`) from what `params.py` validated. `field_accuracy` still hands
+its check the validated mapping (`model.checking.untyped`)."""
 
 from __future__ import annotations
 
@@ -74,6 +74,24 @@ class ToolTrajectory(CheckParams):
     expected: tuple[ExpectedCall, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class StagedFile:
+    """A file the judge command names, copied into the workspace once the agent is done."""
+
+    source: str  # relative to the eval file's folder
+    dest: str  # its repository path, where the command finds it
+    sha256: str = ""  # its bytes enter the case's fingerprint: an edited judge re-runs
+
+
+@dataclass(frozen=True, slots=True)
+class CodeJudge(CheckParams):
+    command: str | tuple[str, ...]  # a shell line, or an argv
+    cwd: str = "."  # relative to the judge's folder in the workspace
+    stage: tuple[StagedFile, ...] = ()
+    # The script's own settings, handed to it as JSON (authored, opaque here).
+    config: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+
+
 KINDS: dict[str, type[CheckParams]] = {
     "contains": TextRule,
     "equals": TextRule,
@@ -84,6 +102,7 @@ KINDS: dict[str, type[CheckParams]] = {
     "skill_used": SkillUse,
     "execution_metrics": Metrics,
     "tool_trajectory": ToolTrajectory,
+    "code_judge": CodeJudge,
     "trajectory": CheckParams,  # its `Trajectory`, built by `trajectory.matchers`
 }
 
@@ -112,4 +131,11 @@ def typed(kind: str, fields: Mapping[str, Any]) -> CheckParams | Mapping[str, An
             for c in fields["expected"]
         )
         return ToolTrajectory(fields["mode"], MappingProxyType(dict(fields["minimums"])), calls)
+    if kind == "code_judge":
+        command = tuple(fields["argv"]) if "argv" in fields else fields["command"]
+        stage = tuple(
+            StagedFile(e["source"], e["dest"], e.get("sha256", "")) for e in fields["stage"]
+        )
+        config = MappingProxyType(dict(fields.get("config") or {}))
+        return CodeJudge(command, fields.get("cwd", "."), stage, config)
     return fields
