@@ -85,7 +85,7 @@ def test_every_check_kind_lives_in_a_format_family() -> None:
 
 # Kinds whose loaders still hand them a mapping (`model.checking.untyped`): typing one removes
 # it here, and nothing may be added.
-UNTYPED = frozenset({"agentv.code_judge", "agentv.field_accuracy", "agentv.tool_trajectory"})
+UNTYPED = frozenset({"agentv.field_accuracy"})
 
 
 def test_every_registered_kind_declares_its_parameter_type() -> None:

@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 
 from evolve_action.formats import load_file
 from evolve_action.formats.agentv import load as agentv
-from evolve_action.formats.agentv.kinds import Metrics, SkillUse, TextRule
+from evolve_action.formats.agentv.kinds import (
+    CodeJudge,
+    Metrics,
+    SkillUse,
+    StagedFile,
+    TextRule,
+    ToolTrajectory,
+)
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import Document, DocumentError, read
 from evolve_action.model.evals import Case, Check, Format, JudgeItem, LoadResult, Scale, Skill
@@ -546,18 +553,15 @@ def test_load__spec_evaluators_flatten_into_groups(tmp_path: Path) -> None:
     assert "[the agent's final response, shown below]" in safety.text
     assert "{{unknown}}" in safety.text
     assert isinstance(fmt, Check) and fmt.kind == "agentv.code_judge"
-    assert fmt.params["argv"] == ["python3", "judges/check.py", "--strict"]
-    assert fmt.params["cwd"] == "evals"
-    assert fmt.params["stage"] == [
-        {
-            "source": "judges/check.py",
-            "dest": "evals/judges/check.py",
-            "sha256": hashlib.sha256(b"print(1)\n").hexdigest(),
-        }
-    ]
-    assert fmt.params["config"] == {"threshold": 3}
+    assert isinstance(fmt.params, CodeJudge)
+    assert fmt.params.command == ("python3", "judges/check.py", "--strict")
+    assert fmt.params.cwd == "evals"
+    digest = hashlib.sha256(b"print(1)\n").hexdigest()
+    assert fmt.params.stage == (StagedFile("judges/check.py", "evals/judges/check.py", digest),)
+    assert fmt.params.config == {"threshold": 3}
     assert case.extra["grader_files"] == ["evals/judges/check.py"]
-    assert isinstance(workflow, Check) and workflow.params["expected"][1]["max_duration_ms"] == 500
+    assert isinstance(workflow, Check) and isinstance(workflow.params, ToolTrajectory)
+    assert workflow.params.expected[1].max_duration_ms == 500
     assert "search → summarize" in workflow.text
     assert isinstance(efficiency, Check) and efficiency.required == 0.8
     assert isinstance(efficiency.params, Metrics)
