@@ -116,3 +116,42 @@ def test_pull_request__other_tools_files_fail_no_check(
     assert "all 4 evals pass" in body  # evolve's, Vally's, skill-validator's, waza's
     for rel in OTHER_TOOLS:
         assert rel not in body and rel not in done.stdout
+
+
+# Another tool's eval file under a name AgentV uses, with none of AgentV's keys: not certain,
+# so AgentV's "no cases" is a warning and the file is reported as not run.
+UNKNOWN_TOOL = "execution: {mode: case}\nrunner: {kind: cli}\njudges: [{name: j}]\n"
+# Another unknown tool's spec under AgentV's `*.eval.yaml` name.
+OTHER_SPEC = "suite: {name: greet}\nscenarios_dir: ./cases\nscoring: {mode: strict}\n"
+FOREIGN_ONLY = {
+    "eval.yaml": UNKNOWN_TOOL,
+    "skills/greeter/greeter.eval.yaml": OTHER_SPEC,
+    "evals/mcpchecker/eval.yaml": MCPCHECKER,
+    "evals/lightspeed/evals.yaml": LIGHTSPEED,
+}
+
+
+def test_pull_request__only_foreign_eval_files_run_nothing_and_say_why(
+    fakes: tuple[FakeLLM, GitHubFake], tmp_path: Path
+) -> None:
+    root = tmp_path / "repo"
+    put(root, "skills/greeter/SKILL.md", SKILL.format(name="greeter", body="Write `Hi`."))
+    for rel, text in FOREIGN_ONLY.items():
+        put(root, rel, text)
+    base = commit_base(root)
+    for rel, text in FOREIGN_ONLY.items():
+        put(root, rel, text + "# edited in the PR\n")
+    git(root, "commit", "-q", "-am", "head")
+    head = git(root, "rev-parse", "HEAD")
+    llm, gh = fakes
+
+    done = run_container(container_env(root, tmp_path, llm, gh, base, head), root)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert llm.requests == []  # nothing ran
+    (check,) = gh.check_runs
+    assert check["conclusion"] != "failure", check["output"]["summary"]
+    body = gh.comments[("acme/skills", 7)][0]["body"]
+    assert "No eval was affected" in body
+    assert "`eval.yaml`: not run: its name alone made it a agentv file" in body, body
+    assert "invalid" not in body.lower()

@@ -29,6 +29,13 @@ NAMED = {
     Format.WAZA: ("trigger_tests.yaml", Format.WAZA),
     Format.TESSL: ("criteria.json", Format.TESSL),
     Format.PROMPTFOO: ("promptfooconfig.yaml", Format.PROMPTFOO),
+    Format.CLAUDE_PLUGIN: ("case.yaml", None),
+    Format.BEST_PRACTICE: ("query.json", None),
+    Format.AXIS: ("axis.config.json", Format.AXIS),
+    Format.CALIPER: ("greeter.eval.yaml", Format.AGENTV),
+    Format.SKILLGRADE: ("eval.yaml", Format.AGENTV),
+    Format.SKILL_TESTS: ("skill-tests.yaml", Format.SKILL_TESTS),
+    Format.EVAL_MD: ("greets.eval.md", Format.EVAL_MD),
 }
 
 
@@ -78,7 +85,7 @@ def test_every_check_kind_lives_in_a_format_family() -> None:
 
 # Kinds whose loaders still hand them a mapping (`model.checking.untyped`): typing one removes
 # it here, and nothing may be added.
-UNTYPED = frozenset({"agentv.code_judge", "agentv.field_accuracy", "agentv.tool_trajectory"})
+UNTYPED = frozenset({"agentv.field_accuracy"})
 
 
 def test_every_registered_kind_declares_its_parameter_type() -> None:

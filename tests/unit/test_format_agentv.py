@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 
 from evolve_action.formats import load_file
 from evolve_action.formats.agentv import load as agentv
-from evolve_action.formats.agentv.kinds import Metrics, SkillUse, TextRule
+from evolve_action.formats.agentv.kinds import (
+    CodeJudge,
+    Metrics,
+    SkillUse,
+    StagedFile,
+    TextRule,
+    ToolTrajectory,
+)
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import Document, DocumentError, read
 from evolve_action.model.evals import Case, Check, Format, JudgeItem, LoadResult, Scale, Skill
@@ -21,7 +28,12 @@ from evolve_action.plan.fingerprints import case_digest
 
 
 def load(
-    tmp_path: Path, text: str, name: str = "evals/EVAL.yaml", files: dict[str, str] | None = None
+    tmp_path: Path,
+    text: str,
+    name: str = "evals/EVAL.yaml",
+    files: dict[str, str] | None = None,
+    *,
+    strict: bool = False,
 ) -> LoadResult:
     for rel, body in (files or {}).items():
         target = tmp_path / rel
@@ -31,7 +43,7 @@ def load(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(dedent(text))
     ctx = LoadContext(root=tmp_path, skill=Skill("demo", None))
-    return load_file(path, name, Format.AGENTV, ctx)
+    return load_file(path, name, Format.AGENTV, ctx, strict=strict)
 
 
 def ok(result: LoadResult) -> tuple[Case, ...]:
@@ -72,9 +84,18 @@ def test_load__two_case_lists_is_an_error(tmp_path: Path) -> None:
 
 
 def test_load__no_cases_and_not_a_mapping_are_errors(tmp_path: Path) -> None:
-    assert "no cases" in errors(load(tmp_path, "name: ab\n"))[0]
-    assert "mapping" in errors(load(tmp_path, "- 1\n- 2\n", name="e.eval.yaml"))[0]
-    assert "mapping" in errors(load(tmp_path, "just text\n", name="x.eval.yaml"))[0]
+    assert "no cases" in errors(load(tmp_path, "name: ab\n", strict=True))[0]
+    assert "mapping" in errors(load(tmp_path, "- 1\n- 2\n", name="e.eval.yaml", strict=True))[0]
+    assert "mapping" in errors(load(tmp_path, "just text\n", name="x.eval.yaml", strict=True))[0]
+
+
+def test_load__without_agentv_keys_its_problems_are_warnings_and_it_is_not_run(
+    tmp_path: Path,
+) -> None:
+    for text in ("name: ab\n", "just text\n"):
+        result = load(tmp_path, text, name="x.eval.yaml")
+        assert not result.failed and result.suite is None, text
+        assert result.problems[0].message.startswith("not run:"), text
 
 
 def test_load__messages_system_history_and_trailing_user_turns(tmp_path: Path) -> None:
@@ -532,18 +553,15 @@ def test_load__spec_evaluators_flatten_into_groups(tmp_path: Path) -> None:
     assert "[the agent's final response, shown below]" in safety.text
     assert "{{unknown}}" in safety.text
     assert isinstance(fmt, Check) and fmt.kind == "agentv.code_judge"
-    assert fmt.params["argv"] == ["python3", "judges/check.py", "--strict"]
-    assert fmt.params["cwd"] == "evals"
-    assert fmt.params["stage"] == [
-        {
-            "source": "judges/check.py",
-            "dest": "evals/judges/check.py",
-            "sha256": hashlib.sha256(b"print(1)\n").hexdigest(),
-        }
-    ]
-    assert fmt.params["config"] == {"threshold": 3}
+    assert isinstance(fmt.params, CodeJudge)
+    assert fmt.params.command == ("python3", "judges/check.py", "--strict")
+    assert fmt.params.cwd == "evals"
+    digest = hashlib.sha256(b"print(1)\n").hexdigest()
+    assert fmt.params.stage == (StagedFile("judges/check.py", "evals/judges/check.py", digest),)
+    assert fmt.params.config == {"threshold": 3}
     assert case.extra["grader_files"] == ["evals/judges/check.py"]
-    assert isinstance(workflow, Check) and workflow.params["expected"][1]["max_duration_ms"] == 500
+    assert isinstance(workflow, Check) and isinstance(workflow.params, ToolTrajectory)
+    assert workflow.params.expected[1].max_duration_ms == 500
     assert "search → summarize" in workflow.text
     assert isinstance(efficiency, Check) and efficiency.required == 0.8
     assert isinstance(efficiency.params, Metrics)

@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 
 from evolve_action.formats import load_file
+from evolve_action.formats.agentv.kinds import CodeJudge, ExpectedCall, ToolTrajectory
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import read
 from evolve_action.model.evals import Check, Format, JudgeItem, LoadResult, Scale, Skill
@@ -184,17 +185,16 @@ def test_corpus__tool_trajectory_and_field_accuracy_params(
     (first, *_rest) = load_corpus(corpus_dir, tmp_path / "t", saved).suite.cases  # type: ignore[union-attr]
     (workflow,) = first.items
     assert isinstance(workflow, Check)
-    assert workflow.params["expected"][0] == {
-        "tool": "search",
-        "args": {"query": "any"},
-        "args_match": "superset",  # the spec's listed-keys match (AgentV 4 files say exact)
-    }
+    assert isinstance(workflow.params, ToolTrajectory)
+    # the spec's listed-keys match (AgentV 4 files say exact)
+    assert workflow.params.expected[0] == ExpectedCall("search", {"query": "any"}, "superset")
     result = load_corpus(corpus_dir, tmp_path / "f", EXTRACTION)
     assert result.suite is not None
     fuzzy = result.suite.cases[1].items[0]
     assert isinstance(fuzzy, Check) and fuzzy.kind == "agentv.code_judge"
-    assert fuzzy.params["config"]["algorithm"] == "levenshtein"
-    assert fuzzy.params["stage"][0]["source"] == "../judges/multi_field_fuzzy.ts"
+    assert isinstance(fuzzy.params, CodeJudge)
+    assert fuzzy.params.config["algorithm"] == "levenshtein"
+    assert fuzzy.params.stage[0].source == "../judges/multi_field_fuzzy.ts"
 
 
 # --- the schema ----------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from evolve_action.formats.agentv.checks.trace import args_match
+from evolve_action.formats.agentv.kinds import ToolTrajectory
 from evolve_action.grade.checks import run_check
 from evolve_action.grade.scoring import policy_for
 from evolve_action.model.evals import Check, Format
@@ -299,7 +300,8 @@ async def test_agentv_4_trajectories_compare_args_exactly_by_default(tmp_path: P
     result = load(tmp_path, text)
     (case,) = ok(result)
     (check,) = case.checks
-    assert isinstance(check, Check) and check.params["expected"][0]["args_match"] == "exact"
+    assert isinstance(check, Check) and isinstance(check.params, ToolTrajectory)
+    assert check.params.expected[0].args_match == "exact"
     extra = Transcript(final_text="x", tool_calls=[ToolCall("Read", '{"path": "a", "n": 1}')])
     ctx = context(result.suite, case, tmp_path / "ws", extra, reports_tool_calls=True)  # type: ignore[arg-type]
     assert (await run_check(check, ctx)).score == 0.0

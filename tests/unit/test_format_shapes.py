@@ -157,10 +157,20 @@ def test_vally_and_skill_validator_files_are_read_as_theirs_not_as_agentv(
     assert result.ok and result.format is fmt
 
 
-def test_a_broken_agentv_file_still_gets_its_error(tmp_path: Path) -> None:
+def test_a_broken_agentv_file_without_agentv_keys_is_not_run_and_fails_nothing(
+    tmp_path: Path,
+) -> None:
     write(tmp_path, {"evals/eval.yaml": "description: d\ntest: []\n"})
     (result,) = load_all(tmp_path)
-    assert not result.ok and "no cases: add `tests:`" in result.errors[0].message
+    assert not result.ok and not result.failed and not result.errors
+    assert result.problems[0].message.startswith("not run: its name alone")
+    assert any("no cases: add `tests:`" in p.message for p in result.problems)
+
+
+def test_a_broken_agentv_file_with_its_case_list_still_gets_its_error(tmp_path: Path) -> None:
+    write(tmp_path, {"evals/eval.yaml": "description: d\ntests: [3]\n"})
+    (result,) = load_all(tmp_path)
+    assert result.failed and result.errors
 
 
 def test_a_notice_is_a_notice_annotation() -> None:

@@ -176,8 +176,6 @@ def test_turns_and_commands_are_read_and_what_cannot_run_is_warned(tmp_path: Pat
         ("stimuli: []", "must be a non-empty list of stimuli"),
         ("type: smoke\nstimuli: [{name: a, prompt: p}]", "type: must be one of capability"),
         ("config: {executor: my-plugin}\nstimuli: [{name: a, prompt: p}]", "executor plugin"),
-        ("stimuli: [{name: a, prompt: p, graders: [{type: pairwise}]}]", "grader 'pairwise'"),
-        ("stimuli: [{name: a, prompt: p, graders: [{type: my-grader}]}]", "unknown grader type"),
         ("stimuli: [{name: a}]", "a stimulus needs a prompt"),
         ("stimuli: [{name: a, turns: []}]", "must hold at least one user message"),
         (
@@ -207,6 +205,31 @@ def test_what_vally_refuses_or_cannot_run_is_an_error(
     result = load(tmp_path, "evals/x/eval.yaml")
     assert not result.ok
     assert any(wanted in m for m in messages(result, Severity.ERROR)), result.problems
+
+
+@pytest.mark.parametrize(
+    ("grader", "wanted"),
+    [
+        ("pairwise", "grader 'pairwise' is not run here"),
+        ("code-review", "grader 'code-review' is not run here"),
+        ("my-grader", "grader type 'my-grader' is not run"),
+    ],
+)
+def test_a_grader_that_cannot_run_here_is_warned_and_the_rest_runs(
+    tmp_path: Path, grader: str, wanted: str
+) -> None:
+    spec = (
+        "stimuli:\n"
+        f"  - {{name: a, prompt: p, graders: [{{type: {grader}}}, {{type: completed}}]}}\n"
+        f"  - {{name: b, prompt: q, graders: [{{type: {grader}}}]}}\n"
+    )
+    write(tmp_path, {"evals/x/eval.yaml": spec})
+    result = load(tmp_path, "evals/x/eval.yaml")
+    assert result.ok and result.suite is not None, result.problems
+    assert [c.id for c in result.suite.cases] == ["a"]
+    warned = messages(result, Severity.WARNING)
+    assert any(wanted in m for m in warned), warned
+    assert any("stimulus 'b' is not run: none of its graders runs here" in m for m in warned)
 
 
 def test_duplicate_stimulus_names_are_warned_and_kept(tmp_path: Path) -> None:

@@ -192,7 +192,8 @@ def test_what_waza_refuses_or_cannot_run_here(tmp_path: Path) -> None:
     errors = "\n".join(p.message for p in result.problems if p.severity is Severity.ERROR)
     assert "tasks_from (tasks kept in another file) is not supported" in errors
     assert "an inline task, which waza's schema does not take" in errors
-    assert "grader 'human' needs a human reviewer" in errors
+    warned = "\n".join(p.message for p in result.problems if p.severity is Severity.WARNING)
+    assert "grader 'human' is not run here: it needs a human reviewer" in warned
 
 
 def test_corpus__waza_snapshots_load_with_no_error_but_left_out_files(corpus_dir: Path) -> None:
@@ -207,3 +208,27 @@ def test_corpus__waza_snapshots_load_with_no_error_but_left_out_files(corpus_dir
             left_out = "is not in the context folder" in message or "names no task file" in message
             refused = "an inline task, which waza's schema does not take" in message
             assert left_out or refused, problem.render()
+
+
+def test_waza_035_keys_expected_aliases_and_follow_ups(tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    (root / "explainer/tasks/followed.yaml").write_text(
+        dedent("""\
+        id: followed
+        inputs:
+          prompt: Explain the loop.
+          follow_ups: [Now explain the recursion.]
+        continue_session: true
+        expected:
+          skill_activated: true
+          output_excludes: [I cannot]
+        graders: [{type: tool_calls, config: {}}]
+        """)
+    )
+    (result,) = [r for r in load_all(root) if r.rel == "explainer/eval.yaml"]
+    assert result.ok and result.suite is not None, result.problems
+    case = next(c for c in result.suite.cases if c.id == "followed")
+    assert case.follow_ups == ("Now explain the recursion.",)
+    ids = {i.id for i in case.items}
+    assert {"expected.should_trigger", "expected.output"} <= ids
+    assert any("'tool_calls' is not run here" in p.message for p in result.problems)

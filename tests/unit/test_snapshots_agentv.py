@@ -16,6 +16,7 @@ import pytest
 
 from evolve_action.execute import workspace as workspace_module
 from evolve_action.formats.agentv.checks.trace import tool_trajectory
+from evolve_action.formats.agentv.kinds import CodeJudge, ToolTrajectory
 from evolve_action.formats.agentv.load import suite_label
 from evolve_action.formats.agentv.types import CATALOGUE, kind_of_type
 from evolve_action.formats.discovery import discover
@@ -307,7 +308,8 @@ async def test_item4__tool_trajectory_superset_and_subset(
     v4_tree: dict[str, LoadResult], tmp_path: Path, case_id: str, calls: list[str], score: float
 ) -> None:
     s, check = _trajectory(v4_tree, case_id)
-    assert check.params["mode"] == case_id.split("-")[0]
+    assert isinstance(check.params, ToolTrajectory)
+    assert check.params.mode == case_id.split("-")[0]
     transcript = Transcript(final_text="ok", tool_calls=[ToolCall(n, "{}") for n in calls])
     case = next(c for c in s.cases if c.id == case_id)
     got = await tool_trajectory(check, context(s, case, tmp_path / "ws", transcript))
@@ -316,7 +318,8 @@ async def test_item4__tool_trajectory_superset_and_subset(
 
 def test_item4__args_match_modes(v4_tree: dict[str, LoadResult]) -> None:
     _, check = _trajectory(v4_tree, "mixed-args-match")
-    assert {c["args_match"] for c in check.params["expected"]} == {"ignore"}
+    assert isinstance(check.params, ToolTrajectory)
+    assert {c.args_match for c in check.params.expected} == {"ignore"}
 
 
 def test_item4__file_references_and_case_folders(v4_tree: dict[str, LoadResult]) -> None:
@@ -389,7 +392,8 @@ def test_item12__agentv_5_script_prompt_objects_and_default_test(
     quickstart = load_one(root, f"{FEATURES}/readme-quickstart/evals/my-eval.eval.yaml")
     (case,) = suite(quickstart).cases
     script = next(i for i in case.checks if i.kind == "agentv.code_judge")
-    assert script.params["argv"] == ["python3", "../validators/check_syntax.py"]
+    assert isinstance(script.params, CodeJudge)
+    assert script.params.command == ("python3", "../validators/check_syntax.py")
     assert case.extra["threshold"] == 0.8  # from default_test, a file:// reference
     assert any(p.field == "options.rubric_prompt" for p in quickstart.problems)
     templating = suite(load_one(root, f"{FEATURES}/test-vars-templating/evals/suite.yaml"))

@@ -157,7 +157,12 @@ def _validate_only(run: _Run) -> int:
     from evolve_action.publish.not_run import publish_validation_only
 
     settings = run.settings
-    results = load_all(run.request.root, paths=settings.paths, layout=run.config.layout or "auto")
+    results = load_all(
+        run.request.root,
+        paths=settings.paths,
+        layout=run.config.layout or "auto",
+        declared=run.config.formats,
+    )
     published = publish_validation_only(
         event=run.event,
         settings=settings,

@@ -108,6 +108,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FORMAT",
         help=f"read eval files named as PATH in this format ({', '.join(FORMAT_NAMES)})",
     )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="a file whose format is not certain (named like an eval file, without its"
+        " format's keys) gets errors, not warnings, when its format cannot read it",
+    )
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -118,6 +124,7 @@ def execute(args: argparse.Namespace) -> int:
             layout=args.layout,
             as_format=args.as_format,
             cwd=Path.cwd(),
+            strict=args.strict,
         )
     except UsageError as exc:
         print(f"evolve-action validate: error: {printable(str(exc))}", file=sys.stderr)
@@ -152,6 +159,7 @@ def collect(
     layout: str | None,
     as_format: str | None,
     cwd: Path,
+    strict: bool = False,
 ) -> Report:
     """Load every target; raises UsageError for a PATH or flag that cannot work."""
     fmt = ALIASES.get(as_format or "") or (Format(as_format) if as_format else None)
@@ -164,7 +172,7 @@ def collect(
         if full.is_dir():
             if fmt is not None:
                 raise UsageError(f"--as names the format of an eval file; {target} is a directory")
-            _directory(report, full, cwd, globs=globs, layout=layout, seen=seen)
+            _directory(report, full, cwd, globs=globs, layout=layout, seen=seen, strict=strict)
         elif not full.is_file():
             raise UsageError(f"{target} is neither a directory nor a regular file")
         elif full.name in config.NAMES and fmt is None:
@@ -175,7 +183,7 @@ def collect(
             )
         elif full.resolve() not in seen:
             seen.add(full.resolve())
-            report.entries.append(_file(full, cwd, fmt))
+            report.entries.append(_file(full, cwd, fmt, strict=strict))
     return report
 
 
@@ -187,6 +195,7 @@ def _directory(
     globs: Sequence[str] | None,
     layout: str | None,
     seen: set[Path],
+    strict: bool = False,
 ) -> None:
     prefix = _display(root, cwd)
     prefix = "" if prefix == "." else prefix
@@ -194,16 +203,23 @@ def _directory(
     report.problems.extend(_prefixed(p, prefix) for p in loaded.problems)
     chosen_layout = layout or loaded.config.layout or "auto"
     chosen_globs = globs if globs is not None else loaded.config.paths or ()
-    found = discovery.discover(root, paths=chosen_globs, layout=chosen_layout, prefix=prefix)
+    found = discovery.discover(
+        root,
+        paths=chosen_globs,
+        layout=chosen_layout,
+        prefix=prefix,
+        declared=loaded.config.formats,
+    )
     report.problems.extend(found.problems)
     for item in found.files:
         if item.path in seen:
             continue
         seen.add(item.path)
-        report.entries.append(Entry(load_found(found.root, item), item.skill.name))
+        loaded_file = load_found(found.root, item, strict=strict)
+        report.entries.append(Entry(loaded_file, item.skill.name))
 
 
-def _file(path: Path, cwd: Path, fmt: Format | None) -> Entry:
+def _file(path: Path, cwd: Path, fmt: Format | None, *, strict: bool = False) -> Entry:
     rel = _display(path, cwd)
     root = cwd if path.resolve().is_relative_to(cwd.resolve()) else path.parent
     try:
@@ -214,7 +230,10 @@ def _file(path: Path, cwd: Path, fmt: Format | None) -> Entry:
             f"cannot tell the format of {rel} from its name; pass --as FORMAT ({names})"
         ) from None
     ctx = LoadContext(root.resolve(), item.skill)
-    return Entry(load_file(item.path, item.rel, item.format, ctx), item.skill.name)
+    # `--as` says what the file is: its format is as certain as `.evolve.yaml` would make it.
+    declared = fmt is not None
+    loaded = load_file(item.path, item.rel, item.format, ctx, declared=declared, strict=strict)
+    return Entry(loaded, item.skill.name)
 
 
 def _display(path: Path, cwd: Path) -> str:

@@ -15,25 +15,49 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from evolve_action.formats import discovery, families, shapes
+from evolve_action.formats import discovery, families, identity, placement, shapes
 from evolve_action.formats.base import LoadContext
+from evolve_action.formats.caliper.load import is_caliper
 from evolve_action.formats.documents import Document, DocumentError, read
+from evolve_action.formats.skillgrade.load import is_skillgrade
 from evolve_action.model.evals import Format, LoadResult, Origin, Problem, Severity
 
 # Keys only skill-evaluator's extension of skill-creator's evals.json uses.
 SKILL_EVALUATOR_KEYS = ("eval_config", "structural_expectations", "quality_rubric")
 
 
-def load_file(path: Path, rel: str, fmt: Format, ctx: LoadContext) -> LoadResult:
-    """Load one eval file. Never raises for anything in the file."""
+def load_file(
+    path: Path,
+    rel: str,
+    fmt: Format,
+    ctx: LoadContext,
+    *,
+    declared: bool = False,
+    strict: bool = False,
+) -> LoadResult:
+    """Load one eval file. Never raises for anything in the file.
+
+    `declared`: `.evolve.yaml` says what this file is, so its format is certain. `strict`
+    (`validate --strict`): every problem of a loader stays as it said, even for a file whose
+    format is not certain."""
+    return _load(path, rel, fmt, ctx, declared=declared, strict=strict)
+
+
+def _load(
+    path: Path, rel: str, fmt: Format, ctx: LoadContext, *, declared: bool, strict: bool
+) -> LoadResult:
     try:
         doc = read(path, rel, scalar_keys=fmt is Format.AGENTV)
     except DocumentError as exc:
         return _failed(rel, fmt, Origin(rel, exc.line), exc.message)
     except RecursionError:
         return _failed(rel, fmt, Origin(rel), "the document is nested too deeply to read")
-    fmt = sniff(doc, fmt)
-    if fmt is Format.PROMPTFOO:
+    if not declared and fmt is Format.AGENTV and len(fits := fitting(doc.data)) > 1:
+        return _ambiguous(rel, doc, fits)
+    fmt = fmt if declared else sniff(doc, fmt)
+    if declared:
+        other = None
+    elif fmt is Format.PROMPTFOO:
         other = shapes.foreign_promptfoo(doc.data, shapes.AGENT_PROVIDERS)
     else:
         other = shapes.foreign(doc.data, fmt)
@@ -51,17 +75,32 @@ def load_file(path: Path, rel: str, fmt: Format, ctx: LoadContext) -> LoadResult
     if not isinstance(result, LoadResult):
         detail = f"returned {type(result).__name__}, not a LoadResult"
         return _failed(rel, fmt, Origin(rel), _bug(fmt, TypeError(detail)))
+    if result.errors and not (declared or strict) and not shapes.certain(doc.data, fmt):
+        return identity.uncertain(result, fmt, doc.line())
     return result
+
+
+# The formats that share AgentV's names (`eval.yaml`, `*.eval.yaml`), each with the keys that
+# show a document is its own.
+SHARED_NAME = (
+    (Format.CALIPER, is_caliper),
+    (Format.SKILLGRADE, is_skillgrade),
+    (Format.VALLY, shapes.is_vally),
+    (Format.SKILL_VALIDATOR, shapes.is_skill_validator),
+    (Format.WAZA, shapes.is_waza),
+)
+
+
+def fitting(data: object) -> list[Format]:
+    """Every format sharing AgentV's names whose distinctive keys the document has."""
+    return [fmt for fmt, fits in SHARED_NAME if fits(data)]
 
 
 def sniff(doc: Document, fmt: Format) -> Format:
     """The format a document's content shows where its name leaves a choice."""
-    if fmt is Format.AGENTV and shapes.is_vally(doc.data):
-        return Format.VALLY
-    if fmt is Format.AGENTV and shapes.is_skill_validator(doc.data):
-        return Format.SKILL_VALIDATOR
-    if fmt is Format.AGENTV and shapes.is_waza(doc.data):
-        return Format.WAZA
+    if fmt is Format.AGENTV:
+        found = fitting(doc.data)
+        return found[0] if found else fmt
     if fmt is not Format.EVOLVE or not isinstance(doc.data, dict):
         return fmt
     if "eval_config" in doc.data:
@@ -74,13 +113,19 @@ def sniff(doc: Document, fmt: Format) -> Format:
     return fmt
 
 
-def load_all(root: Path, *, paths: Sequence[str] = (), layout: str = "auto") -> list[LoadResult]:
+def load_all(
+    root: Path,
+    *,
+    paths: Sequence[str] = (),
+    layout: str = "auto",
+    declared: Sequence[placement.Declared] = (),
+) -> list[LoadResult]:
     """Discover every eval file under `root` and load each; discovery errors come first, each
     as a `LoadResult` without a suite. Discovery's warnings about a file travel with its
     result; the others (why nothing was found) are for `validate`, not for a run. A file that
     is not an eval file (only a notice) is `validate`'s to show: a run has nothing to do with
     it, and it must not count as an invalid eval file."""
-    found = discovery.discover(root, paths=paths, layout=layout)
+    found = discovery.discover(root, paths=paths, layout=layout, declared=declared)
     results = [
         LoadResult(p.origin.path, None, None, (p,))
         for p in found.problems
@@ -93,12 +138,26 @@ def load_all(root: Path, *, paths: Sequence[str] = (), layout: str = "auto") -> 
     return results
 
 
-def load_found(root: Path, item: discovery.EvalFile) -> LoadResult:
+def load_found(root: Path, item: discovery.EvalFile, *, strict: bool = False) -> LoadResult:
     """Load one file discovery found, with the warnings discovery has about it."""
-    result = load_file(item.path, item.rel, item.format, LoadContext(root=root, skill=item.skill))
+    ctx = LoadContext(root=root, skill=item.skill)
+    result = load_file(item.path, item.rel, item.format, ctx, declared=item.declared, strict=strict)
     if not item.notes or result.not_eval:
         return result
     return replace(result, problems=(*item.notes, *result.problems))
+
+
+def _ambiguous(rel: str, doc: Document, fits: Sequence[Format]) -> LoadResult:
+    """Two formats fit: a notice saying which, and how to choose; nothing runs from it."""
+    names = " and ".join(f.value for f in fits)
+    message = (
+        f"not read: this file has the keys of {names}, so which tool it is for is not certain;"
+        f' name its format in .evolve.yaml (formats: [{{paths: "{rel}", as: {fits[0].value}}}]);'
+        " nothing runs from it and no check fails for it"
+    )
+    return LoadResult(
+        rel, None, None, (Problem(Origin(rel, doc.line()), message, Severity.NOTICE),)
+    )
 
 
 def _failed(rel: str, fmt: Format, origin: Origin, message: str) -> LoadResult:

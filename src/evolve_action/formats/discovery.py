@@ -26,11 +26,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from evolve_action.formats.discovery_declared import with_declared
+from evolve_action.formats.discovery_layouts import case_folder_json as _case_folder_json
+from evolve_action.formats.discovery_layouts import plugin_case_file
 from evolve_action.formats.discovery_refs import referenced_cases, skill_name_of, why_nothing
 from evolve_action.formats.placement import (
     EXTENSIONS,
     MARKETPLACE_MARKER,
     PLUGIN_MARKER,
+    Declared,
     EvalFile,
     describe_file,
     format_for_name,
@@ -77,7 +81,12 @@ class _Plugin:
 
 
 def discover(
-    root: Path, *, paths: Sequence[str] = (), layout: str = "auto", prefix: str = ""
+    root: Path,
+    *,
+    paths: Sequence[str] = (),
+    layout: str = "auto",
+    prefix: str = "",
+    declared: Sequence[Declared] = (),
 ) -> Discovery:
     """Every eval file under `root` whose root-relative path passes the `paths` globs.
 
@@ -87,7 +96,12 @@ def discover(
     if layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
     root = root.resolve()
-    return _Discoverer(root, PathFilter(paths), prefix).run(layout)
+    keep = PathFilter(paths)
+    found = _Discoverer(root, keep, prefix).run(layout)
+    if not declared:
+        return found
+    files = with_declared(root, found.files, declared, keep, found_prefix(prefix))
+    return replace(found, files=files)
 
 
 class _Discoverer:
@@ -270,7 +284,16 @@ class _Discoverer:
                 self._add(_join(rel_dir, name), Format.TRIGGERS, skill)
                 return
 
+    def _plugin_case(self, rel_dir: str) -> None:
+        entry = self.index[rel_dir]
+        name = plugin_case_file(rel_dir, entry.files, entry.subdirs)
+        if name is not None:
+            rel = _join(rel_dir, name)
+            fmt = Format.CLAUDE_PLUGIN
+            self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
+
     def _by_name(self, rel_dir: str) -> None:
+        self._plugin_case(rel_dir)
         under_evals = "evals" in rel_dir.split("/")
         for name in sorted(self.index[rel_dir].files):
             fmt = format_for_name(name)
@@ -287,6 +310,9 @@ class _Discoverer:
                 if not self._shadowed_spec(rel_dir, name):
                     self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
             elif fmt is not None and fmt not in BY_LAYOUT:
+                self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
+            elif fmt is None and _case_folder_json(rel_dir, name):
+                fmt = Format.BEST_PRACTICE
                 self._add(rel, fmt, skill_near(self.root / rel, fmt, self.root))
 
     def _shadowed_spec(self, rel_dir: str, name: str) -> bool:
@@ -365,6 +391,10 @@ class _Discoverer:
     ) -> None:
         origin = Origin(self.prefix + rel, line)
         self.problems.append(Problem(origin, message, severity))
+
+
+def found_prefix(prefix: str) -> str:
+    return prefix.rstrip("/") + "/" if prefix.strip("/") else ""
 
 
 def _walk(root: Path) -> dict[str, _Dir]:

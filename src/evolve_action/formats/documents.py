@@ -24,7 +24,7 @@ from evolve_action.formats.documents_json import (
     parse_text,
     settled,
 )
-from evolve_action.util import limits, yaml_reader
+from evolve_action.util import frontmatter, limits, yaml_reader
 from evolve_action.util.limits import InputError
 
 __all__ = ["EXTENSIONS", "Document", "DocumentError", "JsonPath", "parse", "pointer", "read"]
@@ -105,9 +105,24 @@ def parse(text: str, *, path: Path, rel: str, scalar_keys: bool = False) -> Docu
             data, lines = yaml_reader.load(text, scalar_keys=scalar_keys)
         elif suffix == ".jsonl":
             data, lines = parse_jsonl(text)
+        elif suffix == ".md":
+            data, lines = _markdown(text)
         else:
             lines = line_map(text)  # first: it refuses what is over the limits, cheaply
             data = settled(parse_text(text, lenient=suffix == ".jsonc"), text)
     except InputError as exc:
         raise DocumentError(rel, exc.message, exc.line) from exc
     return Document(path=path, rel=rel, data=data, lines=lines)
+
+
+def _markdown(text: str) -> tuple[dict[str, Any], dict[JsonPath, int]]:
+    """A Markdown eval file (a case's `prompt.md`, a grader, an `*.eval.md`): its front matter
+    as a mapping under `front_matter` (lines as in the file), its text under `body`."""
+    block, body = frontmatter.split(text)
+    if block is None:
+        return {"front_matter": {}, "body": text}, {}
+    data, lines = yaml_reader.load(block)
+    shifted = {("front_matter", *key): line + 1 for key, line in lines.items()}
+    shifted[("front_matter",)] = 1
+    shifted[("body",)] = block.count("\n") + 3
+    return {"front_matter": data if data is not None else {}, "body": body}, shifted

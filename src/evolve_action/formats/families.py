@@ -66,6 +66,18 @@ FAMILIES: tuple[Family, ...] = (
     Family("waza", {Format.WAZA: "load"}, shares=("graders.checks",), scoring=_GRADERS),
     Family("tessl", {Format.TESSL: "load"}, scoring=_GRADERS),
     Family("promptfoo", {Format.PROMPTFOO: "load"}, ("graders.checks",), _GRADERS),
+    Family("claude_plugin", {Format.CLAUDE_PLUGIN: "load"}, scoring=_GRADERS),
+    Family("best_practice", {Format.BEST_PRACTICE: "load"}, scoring=_GRADERS),
+    Family("axis", {Format.AXIS: "load"}, scoring=_GRADERS, names=("axis.config.json",)),
+    Family("caliper", {Format.CALIPER: "load"}, shares=("evolve.checks",), scoring=_GRADERS),
+    Family("skillgrade", {Format.SKILLGRADE: "load"}, scoring=_GRADERS),
+    Family(
+        "skill_tests",
+        {Format.SKILL_TESTS: "load"},
+        shares=("evolve.checks",),
+        names=("skill-tests.yaml", "skill-tests.yml"),
+    ),
+    Family("eval_md", {Format.EVAL_MD: "load"}, scoring=_GRADERS, names=("*.eval.md",)),
 )
 
 

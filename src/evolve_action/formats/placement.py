@@ -14,7 +14,7 @@ from pathlib import Path
 
 from evolve_action.formats import documents, families
 from evolve_action.model.evals import Format, Problem, Skill
-from evolve_action.util import frontmatter
+from evolve_action.util import frontmatter, globs
 
 EXTENSIONS = (".json", ".jsonc", ".yaml", ".yml")  # evolve's probe order
 PLUGIN_MARKER = ".claude-plugin/plugin.json"
@@ -37,6 +37,23 @@ class EvalFile:
     format: Format
     skill: Skill
     notes: tuple[Problem, ...] = ()  # warnings discovery has about this file (shown with it)
+    declared: bool = False  # `.evolve.yaml` `formats:` says what it is: its format is certain
+
+
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """One `.evolve.yaml` `formats:` entry: the files its glob matches are of this format."""
+
+    paths: str  # a glob over repository-relative paths (`**` spans folders)
+    format: Format
+
+    def matches(self, rel: str) -> bool:
+        return globs.translate(self.paths).fullmatch(rel) is not None
+
+
+def declared_format(rel: str, declared: Iterable[Declared]) -> Format | None:
+    """The format `.evolve.yaml` gives this path: the first entry whose glob matches it."""
+    return next((d.format for d in declared if d.matches(rel)), None)
 
 
 def format_for_name(name: str) -> Format | None:

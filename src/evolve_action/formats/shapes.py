@@ -12,7 +12,7 @@ file of ours still gets that format's errors, which say what to fix.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,8 +79,17 @@ def is_waza(data: Any) -> bool:
     """A waza eval: `tasks:` (task file patterns) and no AgentV case list."""
     return (
         isinstance(data, dict)
-        and isinstance(data.get("tasks"), list)
+        and waza_tasks(data.get("tasks"))
         and not any(k in data for k in AGENTV_CASE_LISTS)
+    )
+
+
+def waza_tasks(tasks: Any) -> bool:
+    """waza's `tasks:` lists file globs (or `{include: glob}`); other tools' `tasks:` lists
+    inline tasks (skillgrade's `instruction`, caliper's `prompt`)."""
+    return isinstance(tasks, list) and (
+        not tasks
+        or any(isinstance(t, str) or (isinstance(t, dict) and "include" in t) for t in tasks)
     )
 
 
@@ -159,3 +168,71 @@ def _no_keys_of(fmt: Format) -> Foreign:
 
 def _any_key(data: dict[Any, Any], keys: Iterable[str]) -> bool:
     return any(k in data for k in keys)
+
+
+# --- how sure: the evidence that a document is of the format it is read as ----------------
+#
+# A loader's errors fail a check only when the file is surely of its format: its own
+# `$schema`, a key only that format uses, or `.evolve.yaml` naming it. A file that a shared
+# name (`eval.yaml`, `*.eval.yaml`, `evals.json`) alone put in a format and that the format
+# cannot read may be another tool's: its problems are warnings and it is reported as not run.
+
+
+def certain(data: Any, fmt: Format) -> bool:
+    """True when the document shows it is `fmt`'s by its `$schema` or a distinctive key;
+    formats found by a name only they use are certain by that name."""
+    if isinstance(data, dict) and _schema_names(data.get("$schema"), fmt):
+        return True
+    test = _DISTINCTIVE.get(fmt)
+    return True if test is None else test(data)
+
+
+def _schema_names(schema: Any, fmt: Format) -> bool:
+    if not isinstance(schema, str):
+        return False
+    token = fmt.value.replace("-", "").lower()
+    return token in schema.replace("-", "").replace("_", "").lower()
+
+
+def _has_list(data: Any, *keys: str) -> bool:
+    return isinstance(data, dict) and any(isinstance(data.get(k), list) for k in keys)
+
+
+def _items_with(data: Any, keys: frozenset[str]) -> bool:
+    items = data if isinstance(data, list) else []
+    return bool(items) and all(isinstance(x, dict) and _any_key(x, keys) for x in items)
+
+
+def _evolve_like(data: Any) -> bool:
+    if isinstance(data, dict):
+        return _has_list(data, "evals", "cases", "test_cases") or _any_key(
+            data, ("skill_name", "eval_config")
+        )
+    return _items_with(data, EVOLVE_CASE_KEYS)
+
+
+def _triggers(data: Any) -> bool:
+    if isinstance(data, dict):
+        return _has_list(data, "triggers", "queries", "evals")
+    return _items_with(data, frozenset({"should_trigger"}))
+
+
+def _agentv(data: Any) -> bool:
+    return (isinstance(data, dict) and _any_key(data, AGENTV_CASE_LISTS)) or _items_with(
+        data, AGENTV_CASE_KEYS
+    )
+
+
+def _waza(data: Any) -> bool:
+    return is_waza(data) or _has_list(data, "should_trigger_prompts", "should_not_trigger_prompts")
+
+
+_DISTINCTIVE: dict[Format, Callable[[Any], bool]] = {
+    Format.AGENTV: _agentv,
+    Format.VALLY: lambda d: isinstance(d, dict) and "stimuli" in d,
+    Format.SKILL_VALIDATOR: lambda d: _has_list(d, "scenarios"),
+    Format.WAZA: _waza,
+    Format.EVOLVE: _evolve_like,
+    Format.SKILL_EVALUATOR: _evolve_like,
+    Format.TRIGGERS: _triggers,
+}

@@ -41,6 +41,13 @@ class Format(StrEnum):
     TESSL = "tessl"  # tessl scenarios: `evals/<scenario>/criteria.json` beside `task.md`
     WAZA = "waza"  # Microsoft's waza: `eval.yaml` with `tasks:`, `trigger_tests.yaml`
     SKILL_VALIDATOR = "skill-validator"  # dotnet's skill-validator: `eval.yaml` with `scenarios:`
+    CLAUDE_PLUGIN = "claude-plugin"  # `claude plugin eval`: `evals/<case>/case.yaml`, prompt.md
+    AXIS = "axis"  # Netlify's AXIS: `axis.config.json` and its JSON scenarios
+    BEST_PRACTICE = "best-practice"  # Anthropic's authoring guide: `evals/*.json` {query, ...}
+    CALIPER = "caliper"  # caliper: `<name>.eval.yaml` with inline `tasks` (prompt, expect)
+    SKILLGRADE = "skillgrade"  # skillgrade: `eval.yaml` with `tasks[].instruction`
+    SKILL_TESTS = "skill-test-action"  # `skill-tests.yaml`: prompts and `should_trigger`
+    EVAL_MD = "eval-md"  # `*.eval.md` with `<prompt>` and `<expectation>` blocks
 
 
 class Severity(StrEnum):
@@ -343,6 +350,13 @@ class LoadResult:
     @property
     def ok(self) -> bool:
         return self.suite is not None and not self.errors
+
+    @property
+    def failed(self) -> bool:
+        """Fails the check: an error, or nothing usable and nothing said why. A file without a
+        suite whose problems are only warnings is not run (its reason is the first warning),
+        and fails nothing."""
+        return bool(self.errors) or (self.suite is None and not self.problems)
 
     @property
     def not_eval(self) -> bool:

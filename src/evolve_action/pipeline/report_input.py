@@ -117,7 +117,7 @@ def build(
     gate, notices = IN_PROGRESS, tuple[str, ...]()
     if not in_progress:
         notices = facts.notices
-        failed = sum(1 for r in facts.invalid if not r.ok)
+        failed = sum(1 for r in facts.invalid if r.failed)
         gate = evaluate(
             aggregate,
             settings,

@@ -40,7 +40,9 @@ def effective_settings(request: Request) -> tuple[Settings, RepoConfig, tuple[Pr
 
 def load_suites(root: Path, settings: Settings, config: RepoConfig) -> Loaded:
     out = Loaded()
-    for result in load_all(root, paths=settings.paths, layout=config.layout or "auto"):
+    for result in load_all(
+        root, paths=settings.paths, layout=config.layout or "auto", declared=config.formats
+    ):
         if result.ok and result.suite is not None:
             out.suites.append(result.suite)
             out.warnings.extend(p for p in result.problems if p not in result.errors)

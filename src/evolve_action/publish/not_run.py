@@ -73,7 +73,7 @@ def publish_validation_only(
 
     Invalid files still make the exit code 1, as `evolve-action validate` would.
     """
-    bad = [r for r in invalid if not r.ok]
+    bad = [r for r in invalid if r.failed]
     valid = f"{checked - len(bad)} of {checked} eval files are valid."
     title, how = (VALIDATION_TITLE, HOW_TO_RUN) if event.fork else (NO_KEYS_TITLE, NO_KEYS)
     gate = could_not_judge(settings, title)

@@ -29,7 +29,9 @@ from typing import Any
 from evolve_action.formats.base import Problems
 from evolve_action.formats.discovery import LAYOUTS
 from evolve_action.formats.documents import Document, DocumentError, JsonPath, read
+from evolve_action.formats.placement import Declared
 from evolve_action.model.evals import Origin, Problem, Severity
+from evolve_action.settings.format_overrides import read_formats
 from evolve_action.settings.inputs import default_of
 from evolve_action.settings.parsers import alpha_problem
 from evolve_action.util.globs import glob_problem
@@ -88,6 +90,7 @@ class RepoConfig:
     harness: str | None = None  # sdk | cli
     fail_without_lift: bool | None = None
     baseline: str | None = None  # no-skill | none | auto (evolve's true / false too)
+    formats: tuple[Declared, ...] = ()  # what a path's files are (`settings.format_overrides`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,6 +314,7 @@ _FIELDS: dict[str, Reader] = {
     "harness": _harness,
     "fail_without_lift": _flag,
     "baseline": _baseline,
+    "formats": read_formats,
 }
 
 # The action's keys spelt as its inputs are (`max-cost-usd`); `layout` is evolve's, no input.

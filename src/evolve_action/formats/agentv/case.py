@@ -33,11 +33,11 @@ from evolve_action.formats.agentv.input import (
     read_input,
 )
 from evolve_action.formats.agentv.keys import check_keys
+from evolve_action.formats.agentv.kinds import CodeJudge
 from evolve_action.formats.agentv.rubrics import parse_rubrics
 from evolve_action.formats.agentv.vars import with_vars
 from evolve_action.formats.documents_json import parse_json
-from evolve_action.model.checking import untyped
-from evolve_action.model.evals import Case, Check, CheckParams, Fixture
+from evolve_action.model.evals import Case, Check, Fixture
 from evolve_action.util.limits import InputError
 from evolve_action.util.text import json_kind
 
@@ -134,10 +134,10 @@ def _extra(
 ) -> dict[str, Any]:
     """What the verdict policy, judge scripts and the judge read besides the model fields."""
     staged = {
-        entry["dest"]
+        entry.dest
         for item in built.items
-        if isinstance(item, Check) and not isinstance(item.params, CheckParams)
-        for entry in untyped(item).get("stage", [])
+        if isinstance(item, Check) and isinstance(item.params, CodeJudge)
+        for entry in item.params.stage
     }
     extra: dict[str, Any] = {
         "groups": built.groups,

@@ -1,6 +1,6 @@
 """The parameters of AgentV's typed check kinds, built when a case's evaluator becomes a
-`Check` (`items.py`) from what `params.py` validated. `code_judge`, `field_accuracy` and
-`tool_trajectory` still hand their checks the validated mapping (`model.checking.untyped`)."""
+`Check` (`items.py`) from what `params.py` validated. `field_accuracy` still hands
+its check the validated mapping (`model.checking.untyped`)."""
 
 from __future__ import annotations
 
@@ -59,6 +59,39 @@ class Metrics(CheckParams):
     exploration: Exploration | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ExpectedCall:
+    tool: str
+    args: object = "any"  # "any", or the authored arguments (JSON) to compare
+    args_match: object = "superset"  # exact | superset | subset | ignore, or fields to compare
+    max_duration_ms: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolTrajectory(CheckParams):
+    mode: str  # any_order | in_order | exact | superset | subset
+    minimums: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    expected: tuple[ExpectedCall, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StagedFile:
+    """A file the judge command names, copied into the workspace once the agent is done."""
+
+    source: str  # relative to the eval file's folder
+    dest: str  # its repository path, where the command finds it
+    sha256: str = ""  # its bytes enter the case's fingerprint: an edited judge re-runs
+
+
+@dataclass(frozen=True, slots=True)
+class CodeJudge(CheckParams):
+    command: str | tuple[str, ...]  # a shell line, or an argv
+    cwd: str = "."  # relative to the judge's folder in the workspace
+    stage: tuple[StagedFile, ...] = ()
+    # The script's own settings, handed to it as JSON (authored, opaque here).
+    config: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+
+
 KINDS: dict[str, type[CheckParams]] = {
     "contains": TextRule,
     "equals": TextRule,
@@ -68,6 +101,8 @@ KINDS: dict[str, type[CheckParams]] = {
     "is_json": Negatable,
     "skill_used": SkillUse,
     "execution_metrics": Metrics,
+    "tool_trajectory": ToolTrajectory,
+    "code_judge": CodeJudge,
     "trajectory": CheckParams,  # its `Trajectory`, built by `trajectory.matchers`
 }
 
@@ -90,4 +125,17 @@ def typed(kind: str, fields: Mapping[str, Any]) -> CheckParams | Mapping[str, An
         ratio = fields.get("exploration")
         exploration = Exploration(ratio["target"], ratio["tolerance"]) if ratio else None
         return Metrics(MappingProxyType(dict(fields["limits"])), exploration)
+    if kind == "tool_trajectory":
+        calls = tuple(
+            ExpectedCall(c["tool"], c["args"], c["args_match"], c.get("max_duration_ms"))
+            for c in fields["expected"]
+        )
+        return ToolTrajectory(fields["mode"], MappingProxyType(dict(fields["minimums"])), calls)
+    if kind == "code_judge":
+        command = tuple(fields["argv"]) if "argv" in fields else fields["command"]
+        stage = tuple(
+            StagedFile(e["source"], e["dest"], e.get("sha256", "")) for e in fields["stage"]
+        )
+        config = MappingProxyType(dict(fields.get("config") or {}))
+        return CodeJudge(command, fields.get("cwd", "."), stage, config)
     return fields

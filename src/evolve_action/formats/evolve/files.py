@@ -20,6 +20,7 @@ from evolve_action.formats.base import Problems
 from evolve_action.model.evals import Fixture
 from evolve_action.model.fixtures import Refusal, fixture_source
 
+MAX_FOLDER_FILES = 500  # a fixture folder is staged file by file, within this bound
 INLINE = (
     "inline file content is not supported; list fixture paths relative to the evals file"
     ' instead, e.g. "files": ["files/input.txt"]'
@@ -75,20 +76,75 @@ class FixtureResolver:
         fixtures: list[Fixture] = []
         seen: dict[str, str] = {}
         for j, entry in enumerate(value):
-            fixture = self._one((*at, j), entry)
-            if fixture is None:
-                continue
-            first = seen.get(fixture.dest)
-            if first is not None:
-                self.problems.error(
-                    (*at, j),
-                    f"{first} and {entry} both stage to {fixture.dest}; the later one would"
-                    " overwrite the earlier, so keep one of them or move one under files/",
-                )
-                continue
-            seen[fixture.dest] = entry
-            fixtures.append(fixture)
+            for fixture in self._entry((*at, j), entry):
+                self._keep(fixtures, seen, (*at, j), str(entry), fixture)
         return tuple(fixtures)
+
+    def _keep(
+        self,
+        fixtures: list[Fixture],
+        seen: dict[str, str],
+        at: tuple[str | int, ...],
+        entry: str,
+        fixture: Fixture,
+    ) -> None:
+        first = seen.get(fixture.dest)
+        if first is not None:
+            self.problems.error(
+                at,
+                f"{first} and {entry} both stage to {fixture.dest}; the later one would"
+                " overwrite the earlier, so keep one of them or move one under files/",
+            )
+            return
+        seen[fixture.dest] = entry
+        fixtures.append(fixture)
+
+    def _entry(self, at: tuple[str | int, ...], entry: Any) -> list[Fixture]:
+        """One `files` entry: a file, or (skill-creator) a folder staged file by file; a
+        missing one is a warning for skill-creator, whose tool never checks its files."""
+        in_skill = self.skill_dir is not None and self.evals_dir.parent == self.skill_dir
+        if self.skill_dir is None or not in_skill or not isinstance(entry, str):
+            fixture = self._one(at, entry)
+            return [] if fixture is None else [fixture]
+        staged = stage(entry)
+        if isinstance(staged, str):
+            fixture = self._one(at, entry)
+            return [] if fixture is None else [fixture]
+        source = self.skill_dir / entry
+        if source.is_dir() and not source.is_symlink():
+            return self._folder(at, entry, source, staged.dest)
+        if (
+            not source.is_symlink()
+            and not source.exists()
+            and not (self.evals_dir / entry).exists()
+        ):
+            self.problems.warn(
+                at,
+                f"fixture {entry} not found (looked for {self._shown(source)});"
+                " the case runs without it (skill-creator never checks its files)",
+            )
+            return []
+        fixture = self._one(at, entry)
+        return [] if fixture is None else [fixture]
+
+    def _folder(
+        self, at: tuple[str | int, ...], entry: str, folder: Path, dest: str
+    ) -> list[Fixture]:
+        files = sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+        if len(files) > MAX_FOLDER_FILES:
+            self.problems.error(
+                at, f"fixture folder {entry} holds more than {MAX_FOLDER_FILES} files; list fewer"
+            )
+            return []
+        out = []
+        for path in files:
+            real = fixture_source(path, self.root)
+            if isinstance(real, Refusal):
+                self.problems.warn(at, f"{path.relative_to(folder).as_posix()} in {entry} {real}")
+                continue
+            rel = path.relative_to(folder).as_posix()
+            out.append(Fixture(source=real, dest=f"{dest}/{rel}", origin=self.problems.origin(*at)))
+        return out
 
     def _one(self, at: tuple[str | int, ...], entry: Any) -> Fixture | None:
         if not isinstance(entry, str) or not entry.strip():

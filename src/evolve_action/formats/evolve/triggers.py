@@ -91,6 +91,14 @@ def _queries(data: Any, problems: Problems) -> tuple[tuple[str | int, ...], list
             " should_trigger true for its own queries and false for the others'",
         )
         return None
+    queries = data.get("queries")
+    if (
+        triggers is None
+        and isinstance(queries, list)
+        and queries
+        and all(isinstance(x, dict) and "query" in x and "should_trigger" in x for x in queries)
+    ):  # skill-creator sets in the wild: {skill_name, queries: [{query, should_trigger}]}
+        return ("queries",), queries
     if triggers is None:
         hint = " (this looks like an evals file: name it evals.json)" if "evals" in data else ""
         problems.error((), f'missing the "triggers" list{hint}; {SHAPE}')

@@ -45,6 +45,8 @@ UNSUPPORTED = {
     "panel": "a panel of judges is not supported: the action makes one judge call per run;"
     " use a `prompt` grader",
     "program": "runs a grader program, which is not supported yet; use `run-command`",
+    "code-review": "asks a reviewing agent for a code review, which a run here does not make;"
+    " use a `prompt` grader with the review's criteria",
     "error-count": "counts the Copilot session's error events, which a run here does not"
     " record; use `completed`",
 }
@@ -113,7 +115,7 @@ def _grader(
     if kind == "prompt":
         return _prompt(problems, at, config, rubric, item_id, turn)
     if kind in UNSUPPORTED:
-        problems.error((*at, "type"), f"grader {kind!r} {UNSUPPORTED[kind]}")
+        problems.warn((*at, "type"), f"grader {kind!r} is not run here: {UNSUPPORTED[kind]}")
         return None
     params = _params(problems, at, kind, config)
     if params is None:
@@ -158,9 +160,9 @@ def _params(problems: Problems, at: At, kind: str, config: dict[str, Any]) -> di
             "disallowed": strings(problems, (*cat, "disallowed"), config.get("disallowed", []))
             or [],
         }
-    problems.error(
+    problems.warn(
         (*at, "type"),
-        f"unknown grader type {kind!r}: a Vally grader plugin cannot run here; use a built-in"
+        f"grader type {kind!r} is not run: a Vally grader plugin cannot run here; use a built-in"
         " grader (output-*, file-*, run-command, wall-time, prompt, ...)",
     )
     return None

@@ -24,6 +24,7 @@ from typing import Any
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
 from evolve_action.formats.graders.fields import At, seconds
+from evolve_action.formats.vally import environments
 from evolve_action.formats.vally import skills as vally_skills
 from evolve_action.formats.vally.stimulus import Shared, build_case
 from evolve_action.model.evals import Case, Format, LoadResult, Origin, Severity, Suite, SuitePolicy
@@ -35,7 +36,7 @@ TOP_READ = frozenset(
 )
 # Read by Vally's own tooling around a run, without effect on one: sharding of the dotnet
 # workflow, the hve-core surface signatures its driver compares.
-TOP_NO_EFFECT = frozenset({"executionShard", "surface_signatures", "tags", "metadata"})
+TOP_NO_EFFECT = frozenset({"executionShard", "surface_signatures", "tags", "metadata", "area"})
 CONFIG_READ = frozenset({"runs", "timeout", "executor"})
 CONFIG_NO_EFFECT = {
     "model": "the action's `models` input chooses the models",
@@ -48,7 +49,7 @@ TYPES = ("capability", "regression")
 
 def load(doc: Document, ctx: LoadContext) -> LoadResult:
     problems = Problems(doc)
-    suite = _suite(doc, ctx, problems)
+    suite = _suite(environments.resolved(doc, ctx, problems), ctx, problems)
     errors = any(p.severity is Severity.ERROR for p in problems.items)
     return LoadResult(doc.rel, Format.VALLY, None if errors else suite, tuple(problems.items))
 

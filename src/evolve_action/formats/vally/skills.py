@@ -71,10 +71,13 @@ def _named(doc: Document, ctx: LoadContext, problems: Problems) -> list[Path]:
         for j, name in enumerate(names):
             folder = _located(doc.path, name, root)
             if folder is None:
-                problems.error(
+                # A path of the author's machine (`/Volumes/...`) is common: the skill beside
+                # the file is tested instead, and the author is told.
+                problems.warn(
                     (*at, "skills", j),
-                    f"{name!r} is no skill folder inside the repository (no SKILL.md there);"
-                    " give the path of a skill folder, relative to the eval file",
+                    f"{name!r} is no skill folder inside the repository (no SKILL.md there),"
+                    " so the skill beside the eval file is tested; give the path of a skill"
+                    " folder, relative to the eval file",
                 )
                 continue
             if folder.resolve() not in [f.resolve() for f in found]:

@@ -72,6 +72,10 @@ def build_case(shared: Shared, at: At, raw: Any) -> Case | None:
         check = activation_check(problems, (*at, "expect_activation"), activation, shared.skill)
         if check is not None:
             items.append(check)
+    authored = raw.get("graders")
+    if not items and isinstance(authored, list) and authored:
+        problems.warn(at, f"stimulus {name!r} is not run: none of its graders runs here")
+        return None
     if not items:
         problems.warn(at, f"stimulus {name!r} has no graders: every run of it passes")
     return Case(

@@ -23,6 +23,7 @@ from evolve_action.formats.evolve.params import TriggerParams
 from evolve_action.formats.evolve.triggers import fired_text
 from evolve_action.formats.graders.fields import At, text
 from evolve_action.formats.placement import inside
+from evolve_action.formats.waza.follow_ups import follow_ups
 from evolve_action.formats.waza.graders import expected_items, grader_items
 from evolve_action.model.evals import (
     Case,
@@ -64,7 +65,7 @@ CONFIG_NO_EFFECT = frozenset(
 )
 TASK_KEYS = frozenset(
     {"id", "name", "description", "enabled", "context_dir", "timeout_seconds", "tags"}
-    | {"inputs", "expected", "graders", "requirements"}
+    | {"inputs", "expected", "graders", "requirements", "continue_session", "follow_ups"}
 )
 MAX_TASK_BYTES = 1024 * 1024
 MAX_TASKS = 500
@@ -263,6 +264,7 @@ def _task(
         files=tuple(files),
         items=tuple(items),
         timeout_seconds=limit,
+        follow_ups=follow_ups(problems, at, rel, raw, inputs),
     )
 
 

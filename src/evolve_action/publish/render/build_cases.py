@@ -247,7 +247,7 @@ def errors(report: ReportInput) -> tuple[Problem, ...]:
 
 def invalid_files(invalid: Sequence[LoadResult]) -> tuple[Problem, ...]:
     out = []
-    for result in invalid:
+    for result in (r for r in invalid if r.failed):
         problems = result.errors or (result.problems if result.suite is None else ())
         for p in problems:
             text = f"{p.field}: {p.message}" if p.field else p.message
@@ -258,7 +258,11 @@ def invalid_files(invalid: Sequence[LoadResult]) -> tuple[Problem, ...]:
 
 
 def not_run(report: ReportInput) -> tuple[str, ...]:
-    out = []
+    out = [
+        f"{code(r.rel, 80)}: {inline(r.problems[0].message, 300)}"
+        for r in report.invalid[:MAX_SKIPS]
+        if not r.failed and r.suite is None and r.problems
+    ]
     for skip in report.skipped[:MAX_SKIPS]:
         what = code(skip.case or skip.suite, 60)
         out.append(f"{what} on {cell(skip.model, 60)}: {inline(skip.reason, 160)}")

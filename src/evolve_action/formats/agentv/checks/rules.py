@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from evolve_action.formats.agentv.checks.support import answer_json, failed, scored, trace_summary
-from evolve_action.formats.agentv.kinds import Negatable, Pattern, TextRule
-from evolve_action.model.checking import CheckContext, params_of, register, untyped
+from evolve_action.formats.agentv.kinds import CodeJudge, Negatable, Pattern, TextRule
+from evolve_action.model.checking import CheckContext, params_of, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import CommandResult, ItemResult
 from evolve_action.util.regex import RegexError, compile_re2
@@ -25,24 +25,24 @@ JUDGE_DIR = ".agentv-judge"  # where judge scripts are copied, inside the worksp
 STDERR_TAIL = 2000
 
 
-@register("agentv.code_judge")
+@register("agentv.code_judge", CodeJudge)
 async def code_judge(check: Check, ctx: CheckContext) -> ItemResult:
     """Run the judge script with the case and answer as JSON on stdin; it prints a score."""
-    p = untyped(check)
+    p = params_of(check, CodeJudge)
     try:
         base = _fresh_dir(ctx.workspace)
         # Copied after the agent finished, so the agent cannot have edited its own judge.
-        for entry in p.get("stage", []):
-            source = (ctx.suite.path.parent / entry["source"]).resolve()
-            dest = base / entry["dest"]
+        for entry in p.stage:
+            source = (ctx.suite.path.parent / entry.source).resolve()
+            dest = base / entry.dest
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(source, dest)  # keeps the execute bit of `./judge.sh`
-        cwd = base / p.get("cwd", ".")
+        cwd = base / p.cwd
         cwd.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         return failed(check, f"cannot copy the judge script into the workspace: {exc}")
-    command: str | list[str] = p["argv"] if "argv" in p else p["command"]
-    stdin = json.dumps(payload(ctx, p.get("config") or None), ensure_ascii=False)
+    command = list(p.command) if isinstance(p.command, tuple) else p.command
+    stdin = json.dumps(payload(ctx, dict(p.config) or None), ensure_ascii=False)
     result = await ctx.run_command(command, cwd=cwd, timeout_s=ctx.timeout_s, stdin=stdin)
     return _judged(check, ctx, result)
 

@@ -9,13 +9,20 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from evolve_action.formats.agentv.checks.support import input_tokens, llm_calls, scored, skipped
-from evolve_action.formats.agentv.kinds import Exploration, Metrics, SkillUse
+from evolve_action.formats.agentv.kinds import (
+    ExpectedCall,
+    Exploration,
+    Metrics,
+    SkillUse,
+    ToolTrajectory,
+)
 from evolve_action.formats.trajectory.calls import tool_names, verdict
 from evolve_action.formats.trajectory.matchers import Trajectory
-from evolve_action.model.checking import CheckContext, params_of, register, untyped
+from evolve_action.model.checking import CheckContext, params_of, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult, ToolCall
 
@@ -25,22 +32,22 @@ EXPLORATION_TOOLS = frozenset(
 )
 
 
-@register("agentv.tool_trajectory")
+@register("agentv.tool_trajectory", ToolTrajectory)
 async def tool_trajectory(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return skipped(check, "this transcript does not record tool calls")
     calls = ctx.transcript.tool_calls
-    p = untyped(check)
-    if p["mode"] == "any_order":
+    p = params_of(check, ToolTrajectory)
+    if p.mode == "any_order":
         hits, total, notes = _any_order(p, calls)
-    elif p["mode"] == "in_order":
-        hits, total, notes = _in_order(p["expected"], calls)
-    elif p["mode"] == "superset":
-        hits, total, notes = _superset(p["expected"], calls)
-    elif p["mode"] == "subset":
-        hits, total, notes = _subset(p["expected"], calls)
+    elif p.mode == "in_order":
+        hits, total, notes = _in_order(p.expected, calls)
+    elif p.mode == "superset":
+        hits, total, notes = _superset(p.expected, calls)
+    elif p.mode == "subset":
+        hits, total, notes = _subset(p.expected, calls)
     else:
-        hits, total, notes = _exact(p["expected"], calls)
+        hits, total, notes = _exact(p.expected, calls)
     score = hits / total if total else 1.0
     seen = " → ".join(c.name for c in calls) or "no tool calls"
     return scored(check, ctx, score, f"{hits}/{total} met; calls: {seen}" + _notes(notes))
@@ -50,10 +57,10 @@ def _notes(notes: list[str]) -> str:
     return ("\n" + "\n".join(notes)) if notes else ""
 
 
-def _any_order(p: Any, calls: list[ToolCall]) -> tuple[int, int, list[str]]:
-    wanted: dict[str, int] = dict(p["minimums"])
+def _any_order(p: ToolTrajectory, calls: list[ToolCall]) -> tuple[int, int, list[str]]:
+    wanted: dict[str, int] = dict(p.minimums)
     if not wanted:
-        wanted = dict(Counter(c["tool"] for c in p["expected"]))
+        wanted = dict(Counter(c.tool for c in p.expected))
     counts = Counter(c.name for c in calls)
     short = [
         f"{tool}: called {counts[tool]}×, needs {n}"
@@ -63,34 +70,36 @@ def _any_order(p: Any, calls: list[ToolCall]) -> tuple[int, int, list[str]]:
     return len(wanted) - len(short), len(wanted), short
 
 
-def _in_order(expected: list[Any], calls: list[ToolCall]) -> tuple[int, int, list[str]]:
+def _in_order(
+    expected: Sequence[ExpectedCall], calls: list[ToolCall]
+) -> tuple[int, int, list[str]]:
     hits, total, notes, at = 0, len(expected), [], 0
     for step, want in enumerate(expected, start=1):
-        while at < len(calls) and calls[at].name != want["tool"]:
+        while at < len(calls) and calls[at].name != want.tool:
             at += 1
         if at == len(calls):
-            notes.append(f"step {step}: {want['tool']} not called (in order)")
+            notes.append(f"step {step}: {want.tool} not called (in order)")
             continue
         if _matches(want, calls[at]):
             hits += 1
         else:
-            notes.append(f"step {step}: {want['tool']} called with other arguments")
+            notes.append(f"step {step}: {want.tool} called with other arguments")
         hits, total = _latency(want, calls[at], hits, total, notes)
         at += 1
     return hits, total, notes
 
 
-def _exact(expected: list[Any], calls: list[ToolCall]) -> tuple[int, int, list[str]]:
+def _exact(expected: Sequence[ExpectedCall], calls: list[ToolCall]) -> tuple[int, int, list[str]]:
     hits, total, notes = 0, len(expected), []
     for step, want in enumerate(expected, start=1):
         if step > len(calls):
-            notes.append(f"step {step}: expected {want['tool']}, but the calls ended")
+            notes.append(f"step {step}: expected {want.tool}, but the calls ended")
             continue
         call = calls[step - 1]
-        if call.name != want["tool"]:
-            notes.append(f"step {step}: expected {want['tool']}, got {call.name}")
+        if call.name != want.tool:
+            notes.append(f"step {step}: expected {want.tool}, got {call.name}")
         elif not _matches(want, call):
-            notes.append(f"step {step}: {want['tool']} called with other arguments")
+            notes.append(f"step {step}: {want.tool} called with other arguments")
         else:
             hits += 1
             hits, total = _latency(want, call, hits, total, notes)
@@ -99,20 +108,22 @@ def _exact(expected: list[Any], calls: list[ToolCall]) -> tuple[int, int, list[s
     return hits, total, notes
 
 
-def _superset(expected: list[Any], calls: list[ToolCall]) -> tuple[int, int, list[str]]:
+def _superset(
+    expected: Sequence[ExpectedCall], calls: list[ToolCall]
+) -> tuple[int, int, list[str]]:
     """Every expected call is somewhere among the calls, each call used once (AgentV 4)."""
     used: set[int] = set()
     notes = []
     for want in expected:
         at = next((i for i, c in enumerate(calls) if i not in used and _matches(want, c)), None)
         if at is None:
-            notes.append(f"{want['tool']} not called (with matching arguments)")
+            notes.append(f"{want.tool} not called (with matching arguments)")
         else:
             used.add(at)
     return len(expected) - len(notes), len(expected), notes
 
 
-def _subset(expected: list[Any], calls: list[ToolCall]) -> tuple[int, int, list[str]]:
+def _subset(expected: Sequence[ExpectedCall], calls: list[ToolCall]) -> tuple[int, int, list[str]]:
     """Every call is one the expected list allows; no call at all is trivially fine."""
     notes = [
         f"call {n}: {call.name} is not an allowed call"
@@ -122,14 +133,14 @@ def _subset(expected: list[Any], calls: list[ToolCall]) -> tuple[int, int, list[
     return len(calls) - len(notes), len(calls), notes
 
 
-def _matches(want: Any, call: ToolCall) -> bool:
-    return call.name == want["tool"] and args_match(
-        want["args"], call.arguments, want.get("args_match", "superset")
-    )
+def _matches(want: ExpectedCall, call: ToolCall) -> bool:
+    return call.name == want.tool and args_match(want.args, call.arguments, want.args_match)
 
 
-def _latency(want: Any, call: ToolCall, hits: int, total: int, notes: list[str]) -> tuple[int, int]:
-    limit = want.get("max_duration_ms")
+def _latency(
+    want: ExpectedCall, call: ToolCall, hits: int, total: int, notes: list[str]
+) -> tuple[int, int]:
+    limit = want.max_duration_ms
     if limit is None or call.duration_s <= 0:
         return hits, total  # no timing: the latency part is not counted (AgentV)
     took = call.duration_s * 1000

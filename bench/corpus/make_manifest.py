@@ -1,0 +1,249 @@
+"""Write bench/corpus/manifest.json: the corpus of other people's skill repositories for
+measuring how `evolve-action validate` reads eval files it did not write.
+
+Run: `.venv/bin/python -m bench.corpus.make_manifest [--data DIR]` (default DIR
+/work/wt/corpus-data, where each repository is checked out as `<owner>+<name>/` with its
+commit in `<owner>+<name>.commit`). The repositories, their conventions and the globs of the
+eval files each convention's own tool loads are listed below by hand; the script counts the
+files and draws the held-out third.
+
+The split is drawn once, with a fixed seed, stratified by convention (strata of one
+repository are pooled, so a lone repository is not always on the build side), and written
+into the manifest. Re-running keeps an existing split: the held-out third is fixed before any
+reader is built and must not be redrawn or looked at while building them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.corpus.globs import match_files
+
+SEED = 20261128
+MANIFEST = Path(__file__).with_name("manifest.json")
+DATA = Path("/work/wt/corpus-data")
+
+VALLY = ["**/eval.yaml", "**/eval.yml", "**/*.eval.yaml", "**/*.eval.yml"]
+NOT_CI = ["**/node_modules/**", ".github/**"]
+SKILL_CREATOR = ["**/evals/evals.json", "**/evals/trigger-eval.json", "**/evals/trigger_eval.json"]
+
+# Files of one reconstructed repository: the snapshot store had none of them (its snapshot
+# predates the format), so each was read from the search index at its own commit.
+HOMEASSISTANT_COMMITS = {
+    "area-target-over-entity-list": "0c1e36cc886ae86e106aa9fa2eedbfabd558d32d",
+    "arrive-home-automation": "0c1e36cc886ae86e106aa9fa2eedbfabd558d32d",
+    "assist-shortcut-card": "0c1e36cc886ae86e106aa9fa2eedbfabd558d32d",
+    "automation-storage-location": "ae0c2b4168f77cbb1e05a8bd65390427bf071c12",
+    "avg-temperature": "0324b3d05d7b4b4d5af19289c3c7caa8f05414f6",
+    "backup-deletion-confirmation": "0c1e36cc886ae86e106aa9fa2eedbfabd558d32d",
+    "battery-low-notification": "0324b3d05d7b4b4d5af19289c3c7caa8f05414f6",
+    "blueprint-authoring": "0c1e36cc886ae86e106aa9fa2eedbfabd558d32d",
+    "button-event-entity": "060a3bd14f59144eed7cfb7e90592f7106788f01",
+    "device-id-trigger-migration": "0c1e36cc886ae86e106aa9fa2eedbfabd558d32d",
+    "doorbell-flash-restore-lights": "0c1e36cc886ae86e106aa9fa2eedbfabd558d32d",
+    "floor-no-motion-lights-off": "0c1e36cc886ae86e106aa9fa2eedbfabd558d32d",
+    "holdout-hue-triple-press": "64ec9fafc2fa0d53b035bcf6edf41816f25b2bb7",
+}
+
+
+@dataclass(frozen=True)
+class Repo:
+    repo: str
+    conventions: tuple[str, ...]
+    globs: tuple[str, ...]
+    exclude: tuple[str, ...] = ()
+    parts: tuple[str, ...] = ()  # files a suite file reads (tasks, scenarios), not suites
+    note: str = ""
+    source: str = "snapshot"
+    directory: str = ""
+    file_commits: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def dir(self) -> str:
+        return self.directory or self.repo.replace("/", "+")
+
+
+REPOS: tuple[Repo, ...] = (
+    Repo(
+        "homeassistant-ai/skills",
+        ("claude-plugin-eval",),
+        ("evals/*/case.yaml",),
+        parts=("evals/*/prompt.md", "evals/*/graders/*.md"),
+        note="13 of the 29 self-contained case.yaml (execution.prompt, inline graders)",
+        source="index-reconstruction",
+        directory="homeassistant-ai+skills-index",
+        file_commits=HOMEASSISTANT_COMMITS,
+    ),
+    Repo("diegovelasquezweb/a11y-skill", ("best-practice-case",), ("evals/*.json",)),
+    Repo(
+        "sfc-gh-wkot/streamlit-from-diagram-skill",
+        ("best-practice-case",),
+        ("**/evaluations/*.json",),
+        note="adds a grading object beside expected_behavior",
+    ),
+    Repo(
+        "alpic-ai/skybridge",
+        ("best-practice-case",),
+        ("skills/*/evals/*.json",),
+        note="variant: a JSON array of {query, expected_behavior} per file",
+    ),
+    Repo("dwmkerr/claude-toolkit", ("skill-test-action",), ("**/skill-tests.yaml",), NOT_CI),
+    Repo("dwmkerr/slides", ("skill-test-action",), ("**/skill-tests.yaml",), NOT_CI),
+    Repo(
+        "netlify/axis",
+        ("axis",),
+        ("**/axis.config.json",),
+        ("**/node_modules/**", "src/**", "test/unit/**"),
+        parts=("**/scenarios/*.json", "scenarios/*.ts"),
+        note="the tool's own repository: its self-test scenarios and e2e fixtures",
+    ),
+    Repo(
+        "netlify/context-and-tools",
+        ("axis",),
+        ("axis.config.json",),
+        ("axis-scenarios/helpers/**",),
+        parts=("axis-scenarios/**/*.ts",),
+        note="scenarios as TypeScript modules",
+    ),
+    Repo("MarkTechson/angular-developer", ("skillgrade",), ("**/eval.yaml",)),
+    Repo("jimmyokusa/GoSkill", ("skillgrade",), ("**/eval.yaml",)),
+    Repo(
+        "mgechev/skillgrade",
+        ("skillgrade",),
+        ("**/eval.yaml",),
+        ("**/node_modules/**", "src/**", "tests/**"),
+        note="the tool's own repository: its eval.yaml and examples",
+    ),
+    Repo(
+        "edonadei/caliper",
+        ("caliper",),
+        ("**/*.eval.yaml",),
+        note="the tool's own repository: starter pack, skill specs, smoke specs",
+    ),
+    Repo("adriancooney/evals", ("eval-md",), ("**/*.eval.md",)),
+    Repo("dash0hq/agent-skills", ("tessl-plugin",), ("**/criteria.json",)),
+    Repo("martinfrancois/java-streams-skill", ("tessl-plugin",), ("**/criteria.json",)),
+    Repo("jbaruch/speaker-toolkit", ("tessl-plugin",), ("**/criteria.json",)),
+    Repo("pyxll/pyxll-agent-skills", ("tessl-plugin",), ("**/criteria.json",)),
+    Repo("igmarin/elixir-phoenix-skills", ("tessl-plugin",), ("**/criteria.json",)),
+    Repo("microsoft/GitHub-Copilot-for-Azure", ("vally-suite",), tuple(VALLY), NOT_CI),
+    Repo("Azure/AKS-Skills", ("vally-suite",), tuple(VALLY), NOT_CI),
+    Repo("Azure/azure-functions-skills", ("vally-suite",), tuple(VALLY), NOT_CI),
+    Repo(
+        "AzureCosmosDB/cosmosdb-agent-kit",
+        ("vally-suite",),
+        ("evals/*/eval.yaml",),
+        parts=("evals/*/tasks/*.yaml",),
+        note=".vally.yaml with files.taskGlob: a suite file plus task files",
+    ),
+    Repo("heaths/plugins", ("vally-suite",), tuple(VALLY), NOT_CI),
+    Repo("huanluu/evalVally", ("vally-suite",), tuple(VALLY), NOT_CI),
+    Repo(
+        "microsoft/vscode-team-kit",
+        ("waza",),
+        ("**/evals/eval.yaml", "**/evals/trigger_tests.yaml"),
+        NOT_CI,
+        parts=("**/evals/tasks/*.yaml",),
+        note="found by its .vally.yaml paths, but its files are waza's; relabelled after the"
+        " split was drawn (the split itself did not move)",
+    ),
+    Repo("TimeWarpEngineering/timewarp-architecture", ("vally-suite",), tuple(VALLY), NOT_CI),
+    Repo("mjrousos/ChessTrainer", ("vally-suite",), tuple(VALLY), NOT_CI),
+    Repo("AaronLPS/loop-builder", ("skill-creator",), tuple(SKILL_CREATOR)),
+    Repo("1273984347/self-evolution", ("skill-creator",), tuple(SKILL_CREATOR)),
+    Repo("1273984347/mem-wrap-up", ("skill-creator",), tuple(SKILL_CREATOR)),
+    Repo(
+        "A-H-911/tamheed",
+        ("skill-creator",),
+        tuple(SKILL_CREATOR),
+        note="variant: {skill, standard, method, results_layout, cases}",
+    ),
+    Repo("88lin/zheng-qinan-skill", ("skill-creator",), tuple(SKILL_CREATOR)),
+    Repo("16Miku/auto-remotion", ("skill-creator",), tuple(SKILL_CREATOR)),
+    Repo("24kchengYe/prompt-harness", ("skill-creator",), tuple(SKILL_CREATOR)),
+    Repo(
+        "Marcusk19/obsidian-agent-tools",
+        ("unknown-tool",),
+        ("eval.yaml",),
+        note="an eval.yaml of a tool we do not know (execution.mode, runner.type)",
+    ),
+)
+
+
+def commit_of(data: Path, repo: Repo) -> str | None:
+    marker = data / f"{repo.dir}.commit"
+    return marker.read_text().strip() if marker.is_file() else None
+
+
+def draw_split(repos: tuple[Repo, ...]) -> dict[str, str]:
+    """A third of each convention held out at random; strata of one pooled as `rare`."""
+    strata: dict[str, list[str]] = {}
+    sizes: dict[str, int] = {}
+    for r in repos:
+        sizes[r.conventions[0]] = sizes.get(r.conventions[0], 0) + 1
+    for r in repos:
+        key = r.conventions[0] if sizes[r.conventions[0]] > 1 else "rare"
+        strata.setdefault(key, []).append(r.repo)
+    rng = random.Random(SEED)
+    split: dict[str, str] = {}
+    for key in sorted(strata):
+        members = sorted(strata[key])
+        rng.shuffle(members)
+        held = max(1, round(len(members) / 3))
+        for i, name in enumerate(members):
+            split[name] = "heldout" if i < held else "build"
+    return split
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--redraw", action="store_true", help="draw the split again (never)")
+    args = parser.parse_args()
+    previous = json.loads(MANIFEST.read_text()) if MANIFEST.is_file() else None
+    if previous and not args.redraw:
+        split = {r["repo"]: r["split"] for r in previous["repos"]}
+        missing = [r.repo for r in REPOS if r.repo not in split]
+        if missing:
+            raise SystemExit(f"repositories without a split: {missing}; the split is fixed")
+    else:
+        split = draw_split(REPOS)
+    entries = []
+    for r in REPOS:
+        files = match_files(args.data / r.dir, r.globs, r.exclude)
+        parts = match_files(args.data / r.dir, r.parts, r.exclude) if r.parts else []
+        entries.append(
+            {
+                "repo": r.repo,
+                "dir": r.dir,
+                "commit": commit_of(args.data, r),
+                "source": r.source,
+                "conventions": list(r.conventions),
+                "split": split[r.repo],
+                "eval_globs": list(r.globs),
+                "exclude_globs": list(r.exclude),
+                "eval_files": len(files),
+                **({"part_globs": list(r.parts), "part_files": len(parts)} if r.parts else {}),
+                **({"file_commits": r.file_commits} if r.file_commits else {}),
+                **({"note": r.note} if r.note else {}),
+            }
+        )
+    manifest = {
+        "version": 1,
+        "seed": SEED,
+        "stratified_by": "first convention; strata of one pooled as 'rare'",
+        "data_dir_default": str(DATA),
+        "repos": entries,
+    }
+    MANIFEST.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    held = sum(e["split"] == "heldout" for e in entries)
+    files = sum(e["eval_files"] for e in entries)
+    print(f"{len(entries)} repositories, {held} held out, {files} eval files")
+
+
+if __name__ == "__main__":
+    main()

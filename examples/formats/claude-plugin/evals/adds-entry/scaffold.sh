@@ -1,0 +1,1 @@
+printf '# Changelog\n\n## Unreleased\n\n## 1.0.0\n- Added: login\n' > CHANGELOG.md

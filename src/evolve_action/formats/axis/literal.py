@@ -1,0 +1,171 @@
+"""The literal part of a scenario written as a TypeScript or JavaScript module.
+
+AXIS scenarios are often `export default { name: "...", prompt: "...", judge: [{ check:
+"..." }], setup: helper(), variants: helper() } satisfies ScenarioInput;`. Nothing here runs
+the module: a small reader takes the object after `export default` and keeps the values
+that are plain literals (strings, `+`-joined strings, template strings without `${}`,
+numbers, booleans, arrays and objects of them). A value written as code (a call, a variable)
+becomes `CODE`, so the loader can say what it did not read. Any surprise gives None: the
+scenario is then reported as not read, never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+CODE = object()  # a value that is code, not a literal
+MAX_TEXT = 256 * 1024
+MAX_DEPTH = 20
+
+_START = re.compile(r"export\s+default\s*(?=\{)")
+_TOKEN = re.compile(
+    r"""\s+|//[^\n]*|/\*.*?\*/"""  # space and comments
+    r"""|(?P<str>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\$]|\\.|\$(?!\{))*`)"""
+    r"""|(?P<num>-?\d+(?:\.\d+)?)"""
+    r"""|(?P<name>[A-Za-z_$][\w$]*)"""
+    r"""|(?P<punct>\.\.\.|[{}\[\](),:+.?!<>=&|*/%-])""",
+    re.DOTALL,
+)
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "`": "`"}
+
+
+def default_export(text: str) -> dict[str, Any] | None:
+    """The literal fields of the module's `export default {...}`, or None."""
+    if len(text) > MAX_TEXT:
+        return None
+    found = _START.search(text)
+    if found is None:
+        return None
+    tokens = _tokens(text[found.end() :])
+    if tokens is None:
+        return None
+    reader = _Reader(tokens)
+    try:
+        value = reader.value(0)
+    except (IndexError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _tokens(text: str) -> list[tuple[str, str]] | None:
+    out: list[tuple[str, str]] = []
+    pos = 0
+    depth = 0
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        if match is None:
+            return None
+        pos = match.end()
+        kind = match.lastgroup
+        if kind is None:
+            continue
+        token = match.group(kind)
+        out.append((kind, token))
+        if token in "{[(" and kind == "punct":
+            depth += 1
+        elif token in "}])" and kind == "punct":
+            depth -= 1
+            if depth == 0:
+                return out
+    return None
+
+
+class _Reader:
+    def __init__(self, tokens: list[tuple[str, str]]) -> None:
+        self.tokens = tokens
+        self.at = 0
+
+    def peek(self) -> tuple[str, str]:
+        return self.tokens[self.at] if self.at < len(self.tokens) else ("end", "")
+
+    def take(self) -> tuple[str, str]:
+        token = self.peek()
+        self.at += 1
+        return token
+
+    def value(self, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise ValueError("too deep")
+        kind, token = self.peek()
+        if token == "{" and kind == "punct":
+            return self._object(depth)
+        if token == "[" and kind == "punct":
+            return self._array(depth)
+        if kind == "str":
+            return self._joined()
+        if kind == "num":
+            self.take()
+            return float(token) if "." in token else int(token)
+        if kind == "name" and token in ("true", "false"):
+            self.take()
+            return token == "true"
+        self._skip_code()
+        return CODE
+
+    def _object(self, depth: int) -> dict[str, Any]:
+        self.take()
+        out: dict[str, Any] = {}
+        while self.peek()[1] != "}":
+            kind, key = self.take()
+            if key == "...":
+                self._skip_code()
+            else:
+                if kind == "str":
+                    key = _string(key)
+                elif kind != "name":
+                    raise ValueError(f"unexpected key {key!r}")
+                if self.peek()[1] == ":":
+                    self.take()
+                    out[key] = self.value(depth + 1)
+                else:
+                    out[key] = CODE  # shorthand `{ setup }` or a method
+                    self._skip_code()
+            if self.peek()[1] == ",":
+                self.take()
+        self.take()
+        return out
+
+    def _array(self, depth: int) -> list[Any]:
+        self.take()
+        out: list[Any] = []
+        while self.peek()[1] != "]":
+            out.append(self.value(depth + 1))
+            if self.peek()[1] == ",":
+                self.take()
+        self.take()
+        return out
+
+    def _joined(self) -> str:
+        parts = [_string(self.take()[1])]
+        while self.peek()[1] == "+" and self.tokens[self.at + 1][0] == "str":
+            self.take()
+            parts.append(_string(self.take()[1]))
+        if self.peek()[1] in (",", "}", "]"):
+            return "".join(parts)
+        self._skip_code()
+        raise ValueError("a string joined with code")
+
+    def _skip_code(self) -> None:
+        """Skip an expression up to the `,` or closing bracket that ends it."""
+        depth = 0
+        while True:
+            kind, token = self.peek()
+            if kind == "end":
+                raise ValueError("unterminated")
+            if kind == "punct" and token in "{[(":
+                depth += 1
+            elif kind == "punct" and token in "}])":
+                if depth == 0:
+                    return
+                depth -= 1
+            elif kind == "punct" and token == "," and depth == 0:
+                return
+            self.take()
+
+
+def _string(token: str) -> str:
+    body = token[1:-1]
+    if token[0] == "`":
+        body = body.replace("\r\n", "\n")
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body)

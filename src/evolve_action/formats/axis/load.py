@@ -1,0 +1,257 @@
+"""The AXIS loader: `axis.config.json` and the scenarios of its `scenarios` folder.
+
+A scenario is `{name, prompt, judge: [{check, weight}], setup, variants}` (`rubric` in older
+documents) in a JSON file, or the same object exported by a TypeScript or JavaScript module.
+JSON scenarios are cases: each `check` a weighted judge item, `setup` copy actions fixtures,
+a variant without skills the no-skill arm and the skilled variant's first skill the skill
+under test. Modules are code, which a run here does not execute: they are counted and warned
+once, never run. `agents`, `judging` and `settings` are the action's inputs' to decide.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evolve_action.formats.axis import literal
+from evolve_action.formats.base import LoadContext, Problems
+from evolve_action.formats.documents import Document, DocumentError, read
+from evolve_action.formats.placement import inside
+from evolve_action.model.evals import (
+    Case,
+    Fixture,
+    Format,
+    JudgeItem,
+    LoadResult,
+    Origin,
+    Problem,
+    Scale,
+    Severity,
+    Skill,
+    Suite,
+    SuitePolicy,
+)
+from evolve_action.util.text import json_kind
+
+MAX_SCENARIOS = 2_000
+MAX_SETUP_FILES = 500
+CODE = (".ts", ".mts", ".js", ".mjs", ".cjs")
+CONFIG_KEYS = frozenset({"scenarios", "agents", "judging", "settings", "adapters", "$schema"})
+SCENARIO_KEYS = frozenset({"name", "prompt", "judge", "rubric", "setup", "variants", "id"})
+NOT_MINE = (
+    "not read: an axis.config.json without `scenarios` is not an AXIS config; nothing runs"
+    " from it and no check fails for it"
+)
+
+
+def load(doc: Document, ctx: LoadContext) -> LoadResult:
+    data = doc.data
+    if not isinstance(data, dict) or not isinstance(data.get("scenarios"), str):
+        notice = Problem(Origin(doc.rel, doc.line()), NOT_MINE, Severity.NOTICE)
+        return LoadResult(doc.rel, None, None, (notice,))
+    problems = Problems(doc)
+    for key in data:
+        if key not in CONFIG_KEYS:
+            problems.warn((key,), f"unknown AXIS key {key!r} is ignored")
+    folder = (doc.path.parent / data["scenarios"]).resolve()
+    if not folder.is_dir() or not inside(folder, ctx.root.resolve()):
+        problems.error(("scenarios",), f"{data['scenarios']!r} is not a folder of the repository")
+        return LoadResult(doc.rel, Format.AXIS, None, tuple(problems.items))
+    found = _scenario_files(folder)
+    reader = _Scenarios(doc, ctx, problems)
+    cases = [c for p in found if (c := reader.case(p)) is not None]
+    reader.say_what_code_left_out()
+    if not cases:
+        lead = Problem(
+            Origin(doc.rel, doc.line()),
+            "not run: no scenario reads (JSON, or a module's literal object), so nothing of"
+            " this config runs here",
+            Severity.WARNING,
+        )
+        return LoadResult(doc.rel, Format.AXIS, None, (lead, *problems.items))
+    errors = any(p.severity is Severity.ERROR for p in problems.items)
+    suite = Suite(
+        format=Format.AXIS, path=doc.path, rel=doc.rel, skill=reader.skill or ctx.skill,
+        cases=tuple(cases), name=doc.path.parent.name,
+        policy=SuitePolicy(no_skill_arm=True if reader.bare else None),
+        warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
+    )  # fmt: skip
+    return LoadResult(doc.rel, Format.AXIS, None if errors else suite, tuple(problems.items))
+
+
+def _scenario_files(folder: Path) -> list[Path]:
+    out: list[Path] = []
+    for path in sorted(folder.rglob("*")):
+        if "node_modules" in path.parts or not path.is_file() or path.is_symlink():
+            continue
+        if path.suffix == ".json" or (path.suffix in CODE and not path.name.endswith(".d.ts")):
+            out.append(path)
+            if len(out) >= MAX_SCENARIOS:
+                break
+    return out
+
+
+class _Scenarios:
+    def __init__(self, doc: Document, ctx: LoadContext, problems: Problems) -> None:
+        self.doc, self.ctx, self.problems = doc, ctx, problems
+        self.skill: Skill | None = None
+        self.bare = False  # a variant without skills: the no-skill arm
+        self.unread: list[str] = []  # modules with no literal scenario
+        self.coded: set[str] = set()  # fields written as code in the modules read
+
+    def _json(self, path: Path, rel: str) -> Document | None:
+        try:
+            return read(path, rel)
+        except DocumentError as exc:
+            self._warn(rel, exc.line, f"the scenario does not read ({exc.message}); not run")
+            return None
+
+    def _module(self, path: Path, rel: str) -> Document | None:
+        """A module's literal scenario; its fields written as code are left out (said once)."""
+        try:
+            found = literal.default_export(path.read_text("utf-8", "replace"))
+        except OSError:
+            found = None
+        if found is None or not isinstance(found.get("prompt"), str):
+            self.unread.append(path.name)
+            return None
+        self.coded |= {k for k, v in found.items() if v is literal.CODE}
+        data = {k: v for k, v in found.items() if v is not literal.CODE}
+        return Document(path, rel, data, {})
+
+    def say_what_code_left_out(self) -> None:
+        if self.unread:
+            self.problems.warn(("scenarios",), f"{len(self.unread)} scenario module(s) (such as"
+                               f" {self.unread[0]}) have no literal `export default` object"
+                               " with a prompt: they are code, not run here")  # fmt: skip
+        if self.coded:
+            said = ", ".join(sorted(self.coded))
+            self.problems.warn(("scenarios",), f"scenario modules write {said} as code, which"
+                               " is not run here: their cases run without it (the skill is the"
+                               " one beside the config, and the no-skill arm runs under"
+                               " `baseline: auto` only)")  # fmt: skip
+
+    def case(self, path: Path) -> Case | None:
+        rel = self._rel(path)
+        sdoc = self._module(path, rel) if path.suffix in CODE else self._json(path, rel)
+        if sdoc is None:
+            return None
+        data = sdoc.data
+        if not isinstance(data, dict) or not isinstance(data.get("prompt"), str):
+            return None  # a helper or data file beside the scenarios, not a scenario
+        sub = Problems(sdoc)
+        for key in data:
+            if key not in SCENARIO_KEYS:
+                sub.warn((key,), f"unknown scenario key {key!r} is ignored")
+        items = _judge(sub, data.get("judge", data.get("rubric")))
+        self._variants(sub, path, data.get("variants"))
+        files = self._setup(sub, data.get("setup"))
+        for p in sub.items:
+            self.problems.add(replace_severity(p))
+        if not items:
+            self._warn(rel, 1, "the scenario has no judge check; not run")
+            return None
+        given = data.get("name")
+        name = given if isinstance(given, str) else path.stem
+        origin = Origin(rel, sdoc.line())
+        return Case(id=path.stem, prompt=data["prompt"], origin=origin, name=name,
+                    items=tuple(items), files=files)  # fmt: skip
+
+    def _variants(self, sub: Problems, path: Path, raw: Any) -> None:
+        for i, variant in enumerate(raw if isinstance(raw, list) else []):
+            if not isinstance(variant, dict):
+                continue
+            skills = variant.get("skills")
+            if not skills:
+                self.bare = True
+            elif isinstance(skills, list) and self.skill is None:
+                self.skill = self._skill(path, skills)
+            if "judge" in variant:
+                sub.warn(
+                    ("variants", i, "judge"),
+                    "a variant's own judge is not applied: every"
+                    " arm is judged by the scenario's checks",
+                )
+
+    def _skill(self, path: Path, skills: list[Any]) -> Skill | None:
+        for entry in skills:
+            if not isinstance(entry, str):
+                continue
+            for base in (self.doc.path.parent, path.parent):
+                folder = (base / entry).resolve()
+                if folder.name == "SKILL.md":
+                    folder = folder.parent
+                if (folder / "SKILL.md").is_file() and inside(folder, self.ctx.root.resolve()):
+                    return Skill(folder.name, folder)
+        return None
+
+    def _setup(self, sub: Problems, raw: Any) -> tuple[Fixture, ...]:
+        out: list[Fixture] = []
+        for i, action in enumerate(raw if isinstance(raw, list) else []):
+            at = ("setup", i)
+            if not isinstance(action, dict) or action.get("action") != "copy":
+                sub.warn(at, "only `copy` setup actions are staged here; this one is not run")
+                continue
+            match, dest = action.get("match"), str(action.get("destination") or "")
+            if not isinstance(match, str):
+                sub.warn((*at, "match"), "a copy action needs `match` (a glob); not staged")
+                continue
+            out += self._copied(sub, at, match, dest)
+        return tuple(out)
+
+    def _copied(
+        self, sub: Problems, at: tuple[str | int, ...], match: str, dest: str
+    ) -> list[Fixture]:
+        base = self.doc.path.parent
+        root = self.ctx.root.resolve()
+        found = [p for p in sorted(base.glob(match)) if p.is_file() and inside(p, root)]
+        if not found:
+            sub.warn((*at, "match"), f"{match!r} matches no file; the scenario runs without it")
+        origin = sub.origin(*at)
+        out = []
+        for path in found[:MAX_SETUP_FILES]:
+            folder = dest.strip("/").removeprefix("./").strip(".")
+            target = f"{folder}/{path.name}" if folder else path.name
+            out.append(Fixture(path.absolute(), target, origin))
+        return out
+
+    def _rel(self, path: Path) -> str:
+        folder = self.doc.rel.rpartition("/")[0]
+        inner = path.relative_to(self.doc.path.parent).as_posix()
+        return f"{folder}/{inner}" if folder else inner
+
+    def _warn(self, rel: str, line: int | None, message: str) -> None:
+        self.problems.add(Problem(Origin(rel, line), message, Severity.WARNING))
+
+
+def _judge(sub: Problems, raw: Any) -> list[JudgeItem]:
+    if not isinstance(raw, list):
+        if raw is not None:
+            sub.warn(("judge",), f"must be a list of {{check, weight}}, not {json_kind(raw)}")
+        return []
+    items = []
+    for j, entry in enumerate(raw):
+        check = entry.get("check") if isinstance(entry, dict) else entry
+        if not isinstance(check, str) or not check.strip():
+            sub.warn(("judge", j), "a judge entry is {check, weight}; this one is not judged")
+            continue
+        weight = entry.get("weight", 1) if isinstance(entry, dict) else 1
+        ok = isinstance(weight, int | float) and not isinstance(weight, bool) and weight > 0
+        items.append(
+            JudgeItem(
+                f"check-{j + 1}",
+                check.strip(),
+                sub.origin("judge", j),
+                Scale.BINARY,
+                weight=float(weight) if ok else 1.0,
+                source="judge",
+            )
+        )
+    return items
+
+
+def replace_severity(problem: Problem) -> Problem:
+    """A scenario's problem is a warning: one bad scenario must not stop the others."""
+    if problem.severity is Severity.ERROR:
+        return Problem(problem.origin, problem.message, Severity.WARNING)
+    return problem

@@ -1,0 +1,140 @@
+"""The caliper loader.
+
+A spec is `skills: [paths]` (or `skill: {path}`), `sandbox`, `mcp`, `judge` and `tasks: [{name,
+prompt, setup, cleanup, expect, assert, activates}]`. Each task is a case: `expect` a binary
+judge item, each `activates` skill a check that the skill fired, `setup` a command run in the
+workspace first. An `assert` is Python over caliper's sandbox, `mcp` servers and `sandbox`
+settings cannot be provided here: each is warned (naming the task) and the rest runs; a task
+with nothing left to grade is not run. `cleanup` is moot: a run's workspace is discarded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evolve_action.formats.base import LoadContext, Problems
+from evolve_action.formats.documents import Document
+from evolve_action.formats.evolve.params import TriggerParams
+from evolve_action.formats.placement import inside
+from evolve_action.model.evals import (
+    Case,
+    Check,
+    Format,
+    Item,
+    JudgeItem,
+    LoadResult,
+    Origin,
+    Problem,
+    Scale,
+    SetupCommand,
+    Severity,
+    Skill,
+    Suite,
+)
+from evolve_action.util.text import json_kind
+
+TOP = frozenset({"skills", "skill", "sandbox", "mcp", "judge", "tasks", "name", "description"})
+TASK = frozenset({"name", "prompt", "setup", "cleanup", "expect", "assert", "activates", "id"})
+TASK_MARKS = ("expect", "assert", "activates")
+
+
+def is_caliper(data: Any) -> bool:
+    """`tasks` of inline tasks with a prompt and one of caliper's graders."""
+    tasks = data.get("tasks") if isinstance(data, dict) else None
+    return isinstance(tasks, list) and any(
+        isinstance(t, dict) and "prompt" in t and any(k in t for k in TASK_MARKS) for t in tasks
+    )
+
+
+def load(doc: Document, ctx: LoadContext) -> LoadResult:
+    problems = Problems(doc)
+    data = doc.data if isinstance(doc.data, dict) else {}
+    for key in data:
+        if key not in TOP:
+            problems.warn((key,), f"unknown caliper key {key!r} is ignored")
+    for key, why in (("mcp", "MCP servers are not started here"),
+                     ("sandbox", "caliper's sandbox settings do not apply here")):  # fmt: skip
+        if key in data:
+            problems.warn((key,), f"{key}: {why}; the tasks run without them")
+    skill = _skill(doc, ctx, data)
+    given = data.get("tasks")
+    tasks: list[Any] = given if isinstance(given, list) else []
+    cases = [c for i, raw in enumerate(tasks) if (c := _case(problems, i, raw, skill))]
+    if not cases and tasks:
+        lead = Problem(
+            Origin(doc.rel, doc.line("tasks")),
+            "not run: no task has anything that can be graded here (an `expect` or `activates`)",
+            Severity.WARNING,
+        )
+        return LoadResult(doc.rel, Format.CALIPER, None, (lead, *problems.items))
+    if not cases:
+        problems.error(("tasks",), "no task: give one a prompt and an `expect`")
+    errors = any(p.severity is Severity.ERROR for p in problems.items)
+    suite = Suite(
+        format=Format.CALIPER, path=doc.path, rel=doc.rel, skill=skill, cases=tuple(cases),
+        name=doc.path.name.removesuffix(".eval.yaml"),
+        warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
+    )  # fmt: skip
+    return LoadResult(doc.rel, Format.CALIPER, None if errors else suite, tuple(problems.items))
+
+
+def _case(problems: Problems, i: int, raw: Any, skill: Skill) -> Case | None:
+    at = ("tasks", i)
+    if not isinstance(raw, dict):
+        problems.error(at, f"a task is a mapping with a prompt, not {json_kind(raw)}")
+        return None
+    given = raw.get("name")
+    name = given if isinstance(given, str) and given.strip() else f"task-{i + 1}"
+    prompt = raw.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        problems.warn((*at, "prompt"), f"task {name!r} has no prompt; it is not run")
+        return None
+    for key in raw:
+        if key not in TASK:
+            problems.warn((*at, key), f"unknown task key {key!r} is ignored")
+    if "assert" in raw:
+        problems.warn(
+            (*at, "assert"),
+            f"task {name!r}: its inline Python assert runs in"
+            " caliper's sandbox and is not run here; the rest of the task runs",
+        )
+    items: list[Item] = []
+    if isinstance(raw.get("expect"), str) and raw["expect"].strip():
+        items.append(JudgeItem("expect", raw["expect"].strip(), problems.origin(*at, "expect"),
+                               Scale.BINARY, source="expect"))  # fmt: skip
+    activates = raw.get("activates")
+    for j, fired in enumerate(activates if isinstance(activates, list) else []):
+        if isinstance(fired, str):
+            params = TriggerParams(fired, True)
+            origin = problems.origin(*at, "activates", j)
+            items.append(Check(f"activates-{fired}", "triggers.fired", f"skill {fired} fires",
+                               origin, params, source="activates"))  # fmt: skip
+    if not items:
+        problems.warn(at, f"task {name!r} is not run: nothing of it can be graded here")
+        return None
+    setup = raw.get("setup")
+    commands = (
+        (SetupCommand(setup, problems.origin(*at, "setup"), check_exit=False),)
+        if isinstance(setup, str) and setup.strip() else ()
+    )  # fmt: skip
+    return Case(id=name, prompt=prompt.strip(), origin=problems.origin(*at), name=name,
+                items=tuple(items), setup_commands=commands)  # fmt: skip
+
+
+def _skill(doc: Document, ctx: LoadContext, data: dict[str, Any]) -> Skill:
+    named = data.get("skills")
+    paths = [p for p in named if isinstance(p, str)] if isinstance(named, list) else []
+    single = data.get("skill")
+    if isinstance(single, dict) and isinstance(single.get("path"), str):
+        paths.append(single["path"])
+    for path in paths:
+        folder = (doc.path.parent / path).resolve()
+        folder = folder.parent if folder.name == "SKILL.md" else folder
+        if (folder / "SKILL.md").is_file() and inside(folder, ctx.root.resolve()):
+            return Skill(_name(folder), folder)
+    return ctx.skill
+
+
+def _name(folder: Path) -> str:
+    return folder.name
