@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 from evolve_action.execute.agent import DEFAULT_MAX_TURNS, limits
-from evolve_action.model.outcomes import RunResult, Side
+from evolve_action.model.outcomes import RunResult, Side, Usage
 from evolve_action.model.records import run_cost
 from evolve_action.pipeline.pricing import Prices
 from evolve_action.plan.budget_cut import CaseModel, Cut, cut_to_budget
@@ -35,7 +35,7 @@ from evolve_action.plan.cost_words import (
 )
 from evolve_action.plan.fingerprints import Fingerprinter
 from evolve_action.plan.planning import Plan, RunSpec
-from evolve_action.plan.projection import Projection, project
+from evolve_action.plan.projection import Price, Projection, project
 from evolve_action.settings.inputs import Settings
 
 
@@ -59,6 +59,8 @@ class Costing:
     changed: frozenset[CaseModel] = frozenset()
     turn_cap: int | None = None  # the input's (or the default) turn cap, for the words
     later: Later = field(default_factory=Later)
+    price: Price | None = None  # to price what was measured again (`warm_cost`)
+    judge_model: str = ""
 
     def to_run(self, plan: Plan) -> Plan:
         """`plan` without the runs the budget cut (the whole plan when nothing was cut)."""
@@ -109,7 +111,7 @@ class Costing:
         case and model, else of the case and model, else of the model, else the prior."""
         measured: dict[tuple[str, ...], list[float]] = {}
         for run in made:
-            cost = run_cost(run)
+            cost = warm_cost(run, self.price, self.judge_model)
             if run.cached or cost is None or not math.isfinite(cost):
                 continue
             for key in _keys(run.side.value, run.suite, run.case_id, run.model):
@@ -133,6 +135,28 @@ class Costing:
         warning = harness_warning(self.projection.harness)
         cut = cut_lines(self.cut) if self.cut is not None else ()
         return (self.projection_text, *((warning,) if warning else ()), *cut)
+
+
+def _warmed(usage: Usage) -> Usage:
+    return replace(
+        usage,
+        cache_read_tokens=usage.cache_read_tokens + usage.cache_write_tokens,
+        cache_write_tokens=0,
+    )
+
+
+def warm_cost(run: RunResult, price: Price | None, judge_model: str) -> float | None:
+    """What `run` would cost with the provider's prompt cache warm: its cache writes priced as
+    reads. The first runs of a job write the shared prefix (system prompt, tools) once; the
+    runs after them read it, so this, not what the first ones paid, is what a later one
+    costs."""
+    if price is None:
+        return run_cost(run)
+    agent, judge = run.transcript.usage, run.judge.usage
+    costs = [price(run.model, _warmed(agent)) if agent.calls else 0.0]
+    costs.append(price(judge_model, _warmed(judge)) if judge.calls else 0.0)
+    known = [c for c in costs if c is not None]
+    return math.fsum(known) if known else None
 
 
 def _cell(spec: RunSpec) -> tuple[str, str, str, str]:
@@ -216,6 +240,15 @@ def cost_plan(
         costs = projection.costs()
         cut = cut_to_budget(plan, lambda s: costs[s.key], limit, changed=changed)
     cap = settings.max_turns or DEFAULT_MAX_TURNS
+    later = Later(limit_usd=limit)
     return Costing(
-        projection, cut, prices.as_of(), settings.max_runs, changed, cap, Later(limit_usd=limit)
+        projection,
+        cut,
+        prices.as_of(),
+        settings.max_runs,
+        changed,
+        cap,
+        later,
+        prices.cost,
+        judge_model,
     )

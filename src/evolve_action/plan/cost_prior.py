@@ -76,6 +76,8 @@ class Behaviour:
     output_tokens: int  # one answer
     history_tokens: int  # what each turn adds to the conversation (the answer, a tool result)
     judge_transcript_tokens: int  # what the judge reads of the run besides the case's text
+    judge_output_tokens: int  # the judge's verdicts, with their evidence
+    judge_cached: bool  # the judge's instructions read from the provider's prompt cache
 
     def words(self) -> str:
         return (
@@ -88,8 +90,8 @@ class Behaviour:
         )
 
 
-LOW = Behaviour(1, 8, 0, 100)  # answers at once, in a few words
-HIGH = Behaviour(16, 700, 1400, 1200)  # long answers and tool results, many turns
+LOW = Behaviour(1, 8, 0, 50, 40, True)  # answers at once, in a few words
+HIGH = Behaviour(14, 700, 1300, 1200, 400, False)  # long answers and tool results, many turns
 
 # What `harness: cli` costs against `sdk` in tokens on the same case (bench/README.md): the
 # warning a user sees before switching.

@@ -116,9 +116,7 @@ def prior_usage(
     """The agent's usage for a run never seen, from its prompt, its skill and the prior (its
     likely behaviour, or `behaviour`), never more turns than `turn_cap`."""
     prior = cost_prior.prior_for(split_model(spec.model)[0], harness)
-    act = behaviour or cost_prior.Behaviour(
-        prior.turns, prior.output_tokens, prior.history_tokens, cost_prior.JUDGE.transcript_tokens
-    )
+    act = behaviour or likely(prior)
     turns = min(act.turns, turn_cap) if turn_cap else act.turns
     prompt = _prompt_tokens(spec.case)
     skill = skill_tokens if spec.with_skill else 0
@@ -132,16 +130,32 @@ def prior_usage(
     return usage
 
 
-def judge_usage(case: Case, transcript_tokens: int | None = None) -> Usage:
-    """One judge call over the case's text and its judged items; none without such items."""
+def likely(prior: cost_prior.Prior) -> cost_prior.Behaviour:
+    """The prior's own behaviour: the point between the range's ends."""
+    j = cost_prior.JUDGE
+    return cost_prior.Behaviour(
+        prior.turns,
+        prior.output_tokens,
+        prior.history_tokens,
+        j.transcript_tokens,
+        j.output_tokens,
+        False,
+    )
+
+
+def judge_usage(case: Case, behaviour: cost_prior.Behaviour | None = None) -> Usage:
+    """One judge call over the case's text and its judged items (the run read as the prior's
+    likely behaviour, or `behaviour`); none without such items."""
     items = case.judge_items
     if not items:
         return Usage()
     text = case.prompt + case.expected_output + "".join(i.text for i in items)
     j = cost_prior.JUDGE
-    read = j.transcript_tokens if transcript_tokens is None else transcript_tokens
-    inp = j.overhead_tokens + read + cost_prior.text_tokens(text)
-    return Usage(inp, j.output_tokens, 0, 0, None, 1)
+    act = behaviour or likely(cost_prior.FALLBACK)
+    fresh = act.judge_transcript_tokens + cost_prior.text_tokens(text)
+    read = j.overhead_tokens if act.judge_cached else 0
+    fresh += j.overhead_tokens - read
+    return Usage(fresh, act.judge_output_tokens, read, 0, None, 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +188,7 @@ def _estimate(spec: RunSpec, seen: Seen | None, how: Pricing, skill_tokens: int)
     ends = []
     for act in (cost_prior.LOW, cost_prior.HIGH):
         usage = prior_usage(spec, how.harness, skill_tokens, act, cap)
-        ends.append(_usd(spec, usage, judge_usage(spec.case, act.judge_transcript_tokens), how))
+        ends.append(_usd(spec, usage, judge_usage(spec.case, act), how))
     tokens = agent.total_tokens + judge.total_tokens
     return RunEstimate(spec, _usd(spec, agent, judge, how), tokens, "prior", *ends)
 
