@@ -6,11 +6,12 @@ whole, when its first run is about to start; once admitted, all its runs are mad
 verdict never gets half of a pair. It is admitted when its pessimistic cost fits in what is
 left: the limit, less what was spent, less what every admitted run not yet ended may cost.
 Each run's pessimistic cost is, in this order, the most expensive run seen so far of its
-case and model, else of its model, else the prior's figure for it (`plan.projection`).
+case and model (in this job, else in the cache's records), else of its model, else the
+high end of the range the projection gave it (`plan.projection`).
 
-Before any run of a model has ended, the prior is all there is, so a budgeted job sends one
-unit of that model first (the probe) and the model's other units wait for it: what a wrong
-prior can cost is one pair per model, not `max-concurrency` of them.
+Before any run of a model has ended, that high end is all there is, so a budgeted job sends
+one unit of that model first (the probe) and the model's other units wait for it: they are
+then admitted at what was measured, which is usually far below the high end.
 
 Hence the bound (docs/cost.md): the job spends at most `max-cost-usd` plus what admitted
 runs cost beyond their estimates (`overrun_usd`, measured and kept for the report).
@@ -50,6 +51,8 @@ class Budget:
     prior: Prior = lambda _spec: 0.0
     overrun_usd: float = 0.0  # what ended runs cost beyond the estimate they were admitted at
     refused: dict[Unit, list[RunSpec]] = field(default_factory=dict)
+    need_usd: float | None = None  # the least a refused unit needed
+    left_usd: float = 0.0  # what was left when it was refused
     cuts: list[Cut] = field(default_factory=list)  # cut after the first wave (`pipeline.waves`)
     _members: dict[Unit, list[RunSpec]] = field(default_factory=dict)
     _admitted: set[Unit] = field(default_factory=set)
@@ -97,14 +100,19 @@ class Budget:
             self._turn = asyncio.Condition()
         async with self._turn:
             await self._turn.wait_for(lambda: not self._probes.get(spec.model))
+            if unit in self._admitted or unit in self.refused:  # decided while this one waited
+                return unit in self._admitted
             return self._decide(unit, spec.model)
 
     def _decide(self, unit: Unit, model: str) -> bool:
         members = self._members.get(unit, [])
         costs = {s.key: self.estimate(s) for s in members}
         left = (self.limit_usd or 0.0) - self.spent_usd - self.reserved_usd
-        if math.fsum(costs.values()) > left:
+        need = math.fsum(costs.values())
+        if need > left:
             self.refused[unit] = members
+            if self.need_usd is None or need < self.need_usd:
+                self.need_usd, self.left_usd = need, max(0.0, left)
             return False
         self._admitted.add(unit)
         self._reserved.update(costs)

@@ -29,6 +29,7 @@ from evolve_action.plan.cost_history import read_history
 from evolve_action.plan.cost_words import (
     cut_lines,
     harness_warning,
+    over_line,
     projection_line,
     refused_lines,
     reprojection_line,
@@ -48,6 +49,8 @@ class Later:
     refused: list[RunSpec] = field(default_factory=list)
     limit_usd: float | None = None
     overrun_usd: float = 0.0
+    spent_usd: float = 0.0
+    need: tuple[float, float] | None = None  # the least a refused pair needed, what was left
 
 
 @dataclass(frozen=True)
@@ -93,17 +96,24 @@ class Costing:
         later = self.later
         groups = [cut_lines(self.cut) if self.cut is not None else ()]
         groups += [cut_lines(cut, when="after the first wave") for cut in later.cuts]
-        groups.append(refused_lines(later.refused, later.limit_usd, later.overrun_usd))
+        groups.append(refused_lines(later.refused, later.limit_usd, later.need))
+        groups.append(over_line(later.limit_usd, later.spent_usd, later.overrun_usd))
         return tuple(
             line if i == 0 else f"Cut by max-cost-usd: {line}"
             for lines in groups
             for i, line in enumerate(lines)
         )
 
-    def prior_of(self) -> Callable[[RunSpec], float]:
-        """A run → what the projection put it at (a wave's new repetition: its cell's)."""
-        by_key = {r.spec.key: r.usd or 0.0 for r in self.projection.runs if r.source != "cache"}
-        by_cell = {_cell(r.spec): r.usd or 0.0 for r in self.projection.runs if r.usd}
+    def prior_of(self, end: str = "likely") -> Callable[[RunSpec], float]:
+        """A run → what the projection put it at: its likely figure, or the `high` end of its
+        range (a wave's new repetition: its cell's)."""
+        by_key: dict[str, float] = {}
+        by_cell: dict[tuple[str, str, str, str], float] = {}
+        for r in self.projection.runs:
+            usd = (r.high_usd if end == "high" else r.usd) or 0.0
+            if r.source != "cache":
+                by_key[r.spec.key] = usd
+                by_cell[_cell(r.spec)] = max(usd, by_cell.get(_cell(r.spec), 0.0))
         return lambda spec: by_key.get(spec.key, by_cell.get(_cell(spec), 0.0))
 
     def reproject(self, made: Sequence[RunResult], rest: Sequence[RunSpec]) -> Update:

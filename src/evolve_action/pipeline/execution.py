@@ -242,7 +242,7 @@ async def run_plan(
         return Scheduler(max_concurrency=max_concurrency, limiters=limiters, on_done=done)
 
     if costing is not None:
-        budget.prior = costing.prior_of()
+        budget.prior = costing.prior_of("high")  # pessimistic: the high end of the range
     waves = _Waves(looked, env, cache, budget, scheduler, on_done, stop)
     first, rest = _first_wave(looked)
     await waves.run(first)
@@ -253,6 +253,9 @@ async def run_plan(
     if costing is not None:
         costing.later.refused = budget.refused_runs()
         costing.later.overrun_usd = budget.overrun_usd
+        costing.later.spent_usd = budget.spent_usd
+        if budget.need_usd is not None:
+            costing.later.need = (budget.need_usd, budget.left_usd)
     return outcome
 
 

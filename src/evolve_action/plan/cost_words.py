@@ -105,11 +105,22 @@ def cut_lines(cut: Cut, *, when: str = "") -> tuple[str, ...]:
         f"{head}: fewer runs per case first, then cases; unchanged cases before changed ones;"
         " never half of a base/head pair."
     ]
+    if when:  # what the cut left is counted against the whole plan elsewhere: say what went
+        return (*lines, *_not_started(cut.dropped))
     named = [
         *(((c, f"{kept} of {planned} runs per side")) for c, planned, kept in cut.lowered),
         *((c, "not run") for c in cut.removed),
     ]
     return (*lines, *_named(named))
+
+
+def _not_started(specs: Sequence[RunSpec]) -> list[str]:
+    units: dict[tuple[str, str, str], set[int]] = {}
+    for spec in specs:
+        units.setdefault((spec.suite.rel, spec.case.id, spec.model), set()).add(spec.repetition)
+    return _named(
+        [(c, f"{_count(len(r), 'more run')} per side not started") for c, r in units.items()]
+    )
 
 
 def _named(cases: list[tuple[tuple[str, str, str], str]]) -> list[str]:
@@ -121,22 +132,33 @@ def _named(cases: list[tuple[tuple[str, str, str], str]]) -> list[str]:
 
 
 def refused_lines(
-    refused: Sequence[RunSpec], limit_usd: float | None, overrun_usd: float
+    refused: Sequence[RunSpec], limit_usd: float | None, need: tuple[float, float] | None
 ) -> tuple[str, ...]:
-    """What the ceiling refused while the runs went; nothing when it refused nothing."""
+    """What the ceiling refused while the runs went; nothing when it refused nothing. `need`:
+    the least a refused pair needed, and what was left then."""
     if not refused or limit_usd is None:
         return ()
-    units: dict[tuple[str, str, str], set[int]] = {}
-    for spec in refused:
-        units.setdefault((spec.suite.rel, spec.case.id, spec.model), set()).add(spec.repetition)
-    lines = [
+    text = (
         f"max-cost-usd ({cents(limit_usd)}): {_runs(len(refused))} not started, in whole pairs:"
-        " each one's cost at the dearest run seen of its case (else of its model, else the"
-        " prior) did not fit in what was left after the spend and the runs in flight; the runs"
-        f" made cost {cents(overrun_usd)} beyond their estimates."
-    ]
-    named = [(c, f"{_count(len(reps), 'repetition')} not started") for c, reps in units.items()]
-    return (*lines, *_named(named))
+        " a pair starts only when its cost at the dearest run seen of its case (else of its"
+        " model, else the high end of its range) fits in what is left after the spend and the"
+        " runs in flight"
+    )
+    if need is not None:
+        text += f"; the cheapest needed {cents(need[0])} with {cents(need[1])} left"
+    return (f"{text}.", *_not_started(refused))
+
+
+def over_line(limit_usd: float | None, spent_usd: float, overrun_usd: float) -> tuple[str, ...]:
+    """Said when the spend went past `max-cost-usd`: by how much, and why that is bounded."""
+    if limit_usd is None or spent_usd <= limit_usd:
+        return ()
+    return (
+        f"Spent {cents(spent_usd)}, {cents(spent_usd - limit_usd)} over max-cost-usd"
+        f" ({cents(limit_usd)}): runs already started cost {cents(overrun_usd)} beyond the"
+        " estimates they were admitted at, which is the most a budget can be exceeded by"
+        " (docs/cost.md).",
+    )
 
 
 def _count(n: int, word: str) -> str:
