@@ -7,7 +7,7 @@ and long answers; `tests/fakes/behaviours.py`), on a cold first push:
 - the projection it printed after the first wave is within a quarter of that cost;
 and with `max-cost-usd` at a third of that cost, on a fresh cache: the job spends at most
 the budget plus what its runs cost beyond the estimates they were admitted at (the bound of
-docs/cost.md, which the comment states when the spend went past), no base/head pair is
+docs/usage.md, which the comment states when the spend went past), no base/head pair is
 split, the check is neutral, and the comment names what was cut.
 """
 

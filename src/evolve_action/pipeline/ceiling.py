@@ -13,8 +13,9 @@ Before any run of a model has ended, that high end is all there is, so a budgete
 one unit of that model first (the probe) and the model's other units wait for it: they are
 then admitted at what was measured, which is usually far below the high end.
 
-Hence the bound (docs/cost.md): the job spends at most `max-cost-usd` plus what admitted
-runs cost beyond their estimates (`overrun_usd`, measured and kept for the report).
+Hence the bound (docs/usage.md, "The budget is a ceiling"): the job spends at most
+`max-cost-usd` plus what admitted runs cost beyond their estimates (`overrun_usd`, measured
+and kept for the report).
 """
 
 from __future__ import annotations

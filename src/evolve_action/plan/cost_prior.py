@@ -78,6 +78,7 @@ class Behaviour:
     judge_transcript_tokens: int  # what the judge reads of the run besides the case's text
     judge_output_tokens: int  # the judge's verdicts, with their evidence
     judge_cached: bool  # the judge's instructions read from the provider's prompt cache
+    message_tokens: int | None = None  # the envelope of each call; None: the prior's
 
     def words(self) -> str:
         return (
@@ -90,7 +91,7 @@ class Behaviour:
         )
 
 
-LOW = Behaviour(1, 8, 0, 50, 40, True)  # answers at once, in a few words
+LOW = Behaviour(1, 1, 0, 50, 40, True, 30)  # answers at once, in a word
 HIGH = Behaviour(14, 700, 1300, 1200, 400, False)  # long answers and tool results, many turns
 
 # What `harness: cli` costs against `sdk` in tokens on the same case (bench/README.md): the

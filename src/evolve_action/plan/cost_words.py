@@ -145,7 +145,10 @@ def refused_lines(
         " runs in flight"
     )
     if need is not None:
-        text += f"; the cheapest needed {cents(need[0])} with {cents(need[1])} left"
+        text += (
+            f"; the cheapest needed {cents(need[0])} with {cents(need[1])} left (to start it,"
+            " raise max-cost-usd, or lower max-turns, which bounds a run not seen yet)"
+        )
     return (f"{text}.", *_not_started(refused))
 
 
@@ -157,7 +160,7 @@ def over_line(limit_usd: float | None, spent_usd: float, overrun_usd: float) -> 
         f"Spent {cents(spent_usd)}, {cents(spent_usd - limit_usd)} over max-cost-usd"
         f" ({cents(limit_usd)}): runs already started cost {cents(overrun_usd)} beyond the"
         " estimates they were admitted at, which is the most a budget can be exceeded by"
-        " (docs/cost.md).",
+        " (docs/usage.md, 'The budget is a ceiling').",
     )
 
 

@@ -123,7 +123,8 @@ def prior_usage(
     usage = Usage()
     for turn in range(turns):
         # The skill enters the conversation once loaded (the first turn's tool call).
-        fresh = prompt + prior.message_tokens + act.history_tokens * turn + (skill if turn else 0)
+        envelope = prior.message_tokens if act.message_tokens is None else act.message_tokens
+        fresh = prompt + envelope + act.history_tokens * turn + (skill if turn else 0)
         read = round(prior.overhead_tokens * prior.cached_share)
         fresh += prior.overhead_tokens - read
         usage.add(Usage(fresh, act.output_tokens, read, 0, None, 1))
