@@ -5,6 +5,7 @@ For each of three agents (few turns and short answers, the typical three turns, 
 and long answers; `tests/fakes/behaviours.py`), on a cold first push:
 - the cost the job made falls inside the range it projected before its first call;
 - the projection it printed after the first wave is within a quarter of that cost;
+- the comment's footer shows the projection's range;
 and with `max-cost-usd` at a third of that cost, on a fresh cache: the job spends at most
 the budget plus what its runs cost beyond the estimates they were admitted at (the bound of
 docs/usage.md, which the comment states when the spend went past), no base/head pair is
@@ -74,6 +75,8 @@ def test_a_cold_push_costs_inside_the_range_and_the_second_projection_is_within_
     assert again, out[-3000:]
     assert abs(_usd(again.group(1)) / actual - 1) <= 0.25, (again.group(0), actual)
     assert float(outputs(tmp_path / "cold/output")["cost-usd"]) == pytest.approx(actual, abs=1e-3)
+    (comment,) = gh.comments[(REPO, 7)]  # the footer shows the range, not a point alone
+    assert re.search(r"📐 projected \S+ \(\S+ to \$[0-9.,]+\)", comment["body"]), comment["body"]
 
 
 def test_a_budget_of_a_third_is_a_ceiling_cut_in_whole_pairs_and_named(

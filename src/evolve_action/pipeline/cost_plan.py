@@ -82,6 +82,12 @@ class Costing:
         return None if self.projection.unpriced else round(self.projection.total_usd, 6)
 
     @property
+    def projected_range(self) -> tuple[float, float] | None:
+        """The projection's low and high, when a run has no record (else the point says it)."""
+        p = self.projection
+        return None if p.unpriced or not p.ranged else (round(p.low_usd, 6), round(p.high_usd, 6))
+
+    @property
     def projection_text(self) -> str:
         return projection_line(
             self.projection,
