@@ -25,36 +25,46 @@ from tests.fakes.behaviours import Behaviour
 from tests.fakes.llm_server import FakeLLM
 
 AGAIN = re.compile(r"After the first wave \(.*?\): .*? so \$([0-9.,]+) in all")
-OVER = re.compile(r"runs already started cost \$([0-9.,]+) beyond the estimates")
 RUNS = "3"
 PAIRED = ("greet", "bye")  # the cases both sides of the pull request hold
 
 
 @contextlib.contextmanager
-def _kept(into: list[Projection]) -> Iterator[None]:
-    real = cost_plan.project
+def _kept(into: list[Projection], costings: list[cost_plan.Costing]) -> Iterator[None]:
+    """The job's projection and costing (whose `later` holds what the ceiling measured)."""
+    real, again = cost_plan.project, cost_plan.Costing.reproject
 
     def keep(*args: Any, **kwargs: Any) -> Projection:
         into.append(real(*args, **kwargs))
         return into[-1]
 
+    def reproject(self: cost_plan.Costing, *args: Any) -> cost_plan.Update:
+        costings.append(self)
+        return again(self, *args)
+
     cost_plan.project = keep  # type: ignore[assignment]
+    cost_plan.Costing.reproject = reproject  # type: ignore[method-assign]
     try:
         yield
     finally:
-        cost_plan.project = real
+        cost_plan.project, cost_plan.Costing.reproject = real, again  # type: ignore[method-assign]
 
 
-def _job(repo: Path, work: Path, *extra: str) -> tuple[str, list[dict[str, Any]], Projection]:
-    out, kept = io.StringIO(), list[Projection]()
-    with contextlib.redirect_stdout(out), _kept(kept):
+def _job(
+    repo: Path, work: Path, *extra: str
+) -> tuple[str, list[dict[str, Any]], Projection, float]:
+    """The job's log, the runs it made, its projection, and what its runs cost beyond the
+    estimates the ceiling admitted them at."""
+    out, kept, costings = io.StringIO(), list[Projection](), list[cost_plan.Costing]()
+    with contextlib.redirect_stdout(out), _kept(kept, costings):
         main([
             "run", "--root", str(repo), "--base", "main", "--models", "anthropic,openai",
             "--judge-model", "anthropic", "--runs", RUNS, "--cache-dir", str(work / "cache"),
             "--results-dir", str(work / "out"), "--allow-unconfined", "true", *extra,
         ])  # fmt: skip
     runs = json.loads((work / "out/results.json").read_text())["runs"]
-    return out.getvalue(), [r for r in runs if not r["cached"]], kept[0]
+    overrun = costings[0].later.overrun_usd if costings else 0.0
+    return out.getvalue(), [r for r in runs if not r["cached"]], kept[0], overrun
 
 
 def _key(run: dict[str, Any]) -> str:
@@ -78,7 +88,7 @@ def _split(made: Sequence[dict[str, Any]]) -> int:
 def measure(behaviour: Behaviour, llm: FakeLLM, root: Path) -> dict[str, Any]:
     llm.script = behaviour
     repo, _, _ = make_repo(root)
-    out, made, projection = _job(repo, root / "cold")
+    out, made, projection, _ = _job(repo, root / "cold")
     actual = sum(r["cost_usd"] or 0.0 for r in made)
     ranges = {r.spec.key: (r.low_usd or 0.0, r.high_usd or 0.0) for r in projection.runs}
     inside = sum(
@@ -87,9 +97,8 @@ def measure(behaviour: Behaviour, llm: FakeLLM, root: Path) -> dict[str, Any]:
     again = AGAIN.search(out)
     reprojected = _usd(again.group(1)) if again else None
     limit = actual / 3
-    cut_out, cut_made, _ = _job(repo, root / "cut", "--max-cost-usd", f"{limit:.6f}")
+    cut_out, cut_made, _, overrun = _job(repo, root / "cut", "--max-cost-usd", f"{limit:.6f}")
     spent = sum(r["cost_usd"] or 0.0 for r in cut_made)
-    over = OVER.search(cut_out)
     return {
         "behaviour": behaviour.name,
         "turns": behaviour.turns,
@@ -104,14 +113,15 @@ def measure(behaviour: Behaviour, llm: FakeLLM, root: Path) -> dict[str, Any]:
         "budget_usd": round(limit, 4),
         "budget_spent_usd": round(spent, 4),
         "over_budget_usd": round(max(0.0, spent - limit), 4),
-        "overrun_bound_usd": _usd(over.group(1)) if over else 0.0,
+        "overrun_usd": round(overrun, 4),  # the bound: spend ≤ budget + this
+        "within_bound": spent <= limit + overrun + 1e-9,
         "budget_runs_made": len(cut_made),
         "split_pairs": _split(cut_made),
         "cut_named": "Cut by max-cost-usd: evals/" in cut_out,
     }
 
 
-def run_behaviours(behaviours: Sequence[Behaviour]) -> int:
+def run_behaviours(behaviours: Sequence[Behaviour], beyond: Sequence[Behaviour] = ()) -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp, FakeLLM() as llm:
         for key in ("ANTHROPIC", "OPENAI"):
@@ -122,12 +132,16 @@ def run_behaviours(behaviours: Sequence[Behaviour]) -> int:
         for behaviour in behaviours:
             rows.append(measure(behaviour, llm, Path(tmp) / behaviour.name))
             print(json.dumps(rows[-1]), flush=True)
+        past = [measure(b, llm, Path(tmp) / b.name) for b in beyond]
     inside = sum(r["inside"] for r in rows)
+    errors = [abs(r["reprojection_error"] or 0.0) for r in rows]
     runs = [tuple(map(int, r["runs_inside"].split("/"))) for r in rows]
     print(json.dumps({
         "behaviours_inside": f"{inside}/{len(rows)}",
         "runs_inside": f"{sum(a for a, _ in runs)}/{sum(b for _, b in runs)}",
-        "worst_reprojection_error": max(abs(r["reprojection_error"] or 0.0) for r in rows),
+        "worst_reprojection_error": max(errors, default=None),
         "split_pairs": sum(r["split_pairs"] for r in rows),
     }))  # fmt: skip
+    for row in past:
+        print(json.dumps(row))
     return 0

@@ -7,7 +7,9 @@ not set on). Per agent, on a cold cache: the projection before the first call (l
 figure, low, high), the cost made, whether it is inside the range (in all, and run by run),
 the projection after the first wave and its error; then, with `max-cost-usd` at a third of
 that cost on a fresh cache: the spend, by how much it passed the limit, the runs made and
-the base/head pairs split. The last line is the coverage over every agent.
+the base/head pairs split. The coverage line sums the agents the range is meant for; then
+`runaway`, which goes past the range's high end on purpose, shows the budget's bound at work
+(its spend against the limit plus what its runs cost beyond their estimates).
 
 `--scenario pushes`: actual ÷ projected over two pushes:
 
@@ -50,7 +52,7 @@ from evolve_action.commands.demo import build_repository, examples_dir
 from evolve_action.execute.harness.install import CLAUDE, CODEX, installed
 from tests.e2e.test_pull_request import agent as pr_agent
 from tests.e2e.test_pull_request import make_repo as pr_repo
-from tests.fakes.behaviours import BEHAVIOURS, HELD_OUT
+from tests.fakes.behaviours import BEHAVIOURS, HELD_OUT, RUNAWAY
 from tests.fakes.cli_agents import agent as cli_agent
 from tests.fakes.cli_agents import load_skill, say, write
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
@@ -164,7 +166,7 @@ def main_bench(argv: list[str] | None = None) -> int:
     if args.scenario == "behaviours":
         from bench.behaviour_costs import run_behaviours
 
-        return run_behaviours((*BEHAVIOURS, *HELD_OUT))
+        return run_behaviours((*BEHAVIOURS, *HELD_OUT), beyond=(RUNAWAY,))
     cli_dir = Path(os.environ.get("EVOLVE_CLI_DIR") or ROOT / ".cache" / "clis")
     harnesses = ["sdk", "cli"] if args.harness == "both" else [args.harness]
     if "cli" in harnesses and any(installed(s, cli_dir) is None for s in (CLAUDE, CODEX)):

@@ -5,7 +5,7 @@ file the case checks) and grades like `scripts.grading` as the judge.
 
 `BEHAVIOURS` are the three the end-to-end tests run (few, typical, many); `HELD_OUT` are
 others the bench adds to report how often a cost falls inside the projected range on
-behaviours the prior's ends were not set on.
+behaviours the prior's ends were not set on; `RUNAWAY` goes past the range on purpose.
 """
 
 from __future__ import annotations
@@ -84,8 +84,13 @@ HELD_OUT: tuple[Behaviour, ...] = (
 )
 
 
+# Past the range's high end on purpose (every turn of the default cap, long notes): what the
+# budget's bound is measured on, where an estimate is exceeded.
+RUNAWAY = Behaviour("runaway", 20, 3000, 6000)
+
+
 def by_name(name: str) -> Callable[[Request], Answer]:
-    for behaviour in (*BEHAVIOURS, *HELD_OUT):
+    for behaviour in (*BEHAVIOURS, *HELD_OUT, RUNAWAY):
         if behaviour.name == name:
             return behaviour
     raise KeyError(name)
