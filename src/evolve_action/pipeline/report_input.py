@@ -203,5 +203,6 @@ def _record(settings: Settings, facts: Facts, rulers: ruler.RulerReport) -> JobR
         shard=facts.shard,
         merged_from=facts.merged_from,
         projected_usd=facts.projected_usd,
+        projected_range=facts.projected_range,
         case_changes=changes_of(rulers),
     )
