@@ -185,8 +185,9 @@ INPUTS: tuple[InputSpec, ...] = (
     InputSpec(
         "max-cost-usd",
         "",
-        "Cut the plan before the first call when its projected cost is above this (fewer runs"
-        " per case, then cases), and start no new run once this much was spent.",
+        "A ceiling: cut the plan before the first call when its projected cost is above this"
+        " (fewer runs per case, then cases), cut the rest the same way after the first wave,"
+        " and start no base/head pair whose pessimistic cost does not fit in what is left.",
         parse=_positive_float,
     ),
     InputSpec(
