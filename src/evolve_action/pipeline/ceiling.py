@@ -64,10 +64,6 @@ class Budget:
     _turn: asyncio.Condition | None = None
 
     @property
-    def exhausted(self) -> bool:
-        return self.limit_usd is not None and self.spent_usd >= self.limit_usd
-
-    @property
     def reserved_usd(self) -> float:
         return math.fsum(self._reserved.values())
 
