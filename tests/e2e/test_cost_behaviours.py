@@ -2,7 +2,8 @@
 the Actions way (`INPUT_*`, an event file, the GitHub and LLM fakes, the real process).
 
 For each of three agents (few turns and short answers, the typical three turns, many turns
-and long answers; `tests/fakes/behaviours.py`), on a cold first push:
+and long answers; `tests/fakes/behaviours.py`), on a cold first push (under a budget far
+above its cost, so that it runs in two waves and cuts nothing):
 - the cost the job made falls inside the range it projected before its first call;
 - the projection it printed after the first wave is within a quarter of that cost;
 - the comment's footer shows the projection's range;
@@ -30,6 +31,7 @@ RANGE = re.compile(r"Projected cost: \$([0-9.]+) .*?; between \$([0-9.,]+) to \$
 AGAIN = re.compile(r"After the first wave \(.*?\): .*? so \$([0-9.,]+) in all")
 OVER = re.compile(r"runs already started cost \$([0-9.,]+) beyond the estimates")
 PAIRED = ("greet", "bye")  # the cases both sides hold
+ROOMY = "1000"
 
 
 def _usd(text: str) -> float:
@@ -65,7 +67,8 @@ def test_a_cold_push_costs_inside_the_range_and_the_second_projection_is_within_
 ) -> None:
     _, llm, gh = served
     root, base, head = make_repo(tmp_path)
-    out, runs = _job(tmp_path / "cold", root, llm, gh, (base, head))
+    # A budget far above the cost: the first wave, and the projection after it, without a cut.
+    out, runs = _job(tmp_path / "cold", root, llm, gh, (base, head), max_cost_usd=ROOMY)
     actual = _paid(runs)
     found = RANGE.search(out)
     assert found, out[-3000:]

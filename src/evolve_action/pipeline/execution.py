@@ -1,9 +1,10 @@
 """Execute a plan: the cache first, then the runs, concurrently, under the cost ceiling.
 
-A run whose fingerprint is in the cache is reused (marked cached) and costs nothing. The
-others go in two waves when the plan repeats its cases: the first repetition of every case,
-then the rest, which the job projects again from what the first cost (`Costing.reproject`)
-and, when that projection overruns `max-cost-usd`, cuts in whole pairs before they start.
+A run whose fingerprint is in the cache is reused (marked cached) and costs nothing. Under
+`max-cost-usd`, the others go in two waves when the plan repeats its cases: the first
+repetition of every case, then the rest, which the job projects again from what the first
+cost (`Costing.reproject`), prints, and cuts in whole pairs before they start when that
+projection overruns the budget. Without a budget nothing waits: every run goes at once.
 Within a wave, `max-cost-usd` is a ceiling (`pipeline.ceiling`): a pair starts only when its
 pessimistic cost fits in what is left, and a pair that started is made whole. The pairs it
 refused, or the cut, are returned as `not_run` so the comment can say what was left out.
@@ -189,11 +190,13 @@ class _Waves:
         self.finished.update({indices[p]: outcome for p, outcome in ended.items()})
 
 
-def _first_wave(looked: _Looked) -> tuple[list[int], list[int]]:
-    """The first repetition of every case, and the rest (all of it when nothing repeats)."""
+def _first_wave(looked: _Looked, budget: Budget) -> tuple[list[int], list[int]]:
+    """Under a budget, the first repetition of every case, and the rest; else (and when
+    nothing repeats) every run in one wave, in plan order, with no wait between two."""
     first = [i for i in looked.pending if looked.specs[i].repetition == 1]
     rest = [i for i in looked.pending if looked.specs[i].repetition != 1]
-    return (first, rest) if first and rest else (looked.pending, [])
+    split = budget.limit_usd is not None and first and rest
+    return (first, rest) if split else (looked.pending, [])
 
 
 def _after_first(
@@ -244,7 +247,7 @@ async def run_plan(
     if costing is not None:
         budget.prior = costing.prior_of("high")  # pessimistic: the high end of the range
     waves = _Waves(looked, env, cache, budget, scheduler, on_done, stop)
-    first, rest = _first_wave(looked)
+    first, rest = _first_wave(looked, budget)
     await waves.run(first)
     await waves.run(_after_first(waves, rest, costing, tell))
     outcome.interrupted = waves.interrupted
