@@ -6,8 +6,11 @@ the words name what the ceiling refused."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from bench.projection_bench import generated_repo
 from evolve_action.commands.cli import main
 from evolve_action.model.outcomes import RunResult, Side, Status, Transcript, Usage
 from evolve_action.pipeline.cost_plan import Costing
@@ -128,3 +131,16 @@ def test_a_huge_runs_flag_ends_at_once_with_a_clear_message(
     err = capsys.readouterr().err
     assert "input runs:" in err and "over the limit of 100 runs per case and side" in err
     assert "Traceback" not in err
+
+
+def test_a_plan_over_the_limit_ends_the_job_with_a_clear_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    repo = generated_repo(tmp_path / "repo", 501)  # 501 cases × 100 runs × 2 sides
+    argv = ["run", "--root", str(repo), "--base", "main", "--models", "anthropic"]
+    argv += ["--runs", "100", "--cache-dir", str(tmp_path / "c"), "--results-dir", str(tmp_path)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "the plan holds 100,200 runs" in err and "over the limit of 100,000" in err
