@@ -27,7 +27,7 @@ from tests.fakes.behaviours import BEHAVIOURS, Behaviour
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import FakeLLM
 
-RANGE = re.compile(r"Projected cost: \$([0-9.]+) .*?; between \$([0-9.,]+) to \$([0-9.,]+)")
+RANGE = re.compile(r"Projected cost: \$([0-9.]+) .*?; between \$([0-9.,]+) and \$([0-9.,]+)")
 AGAIN = re.compile(r"After the first wave \(.*?\): .*? so \$([0-9.,]+) in all")
 OVER = re.compile(r"runs already started cost \$([0-9.,]+) beyond the estimates")
 PAIRED = ("greet", "bye")  # the cases both sides hold

@@ -30,8 +30,8 @@ def projected(p: Projection) -> str:
 
 
 def range_text(p: Projection) -> str:
-    """ "$0.0150 to $0.4100", what the plan's runs cost at the two ends of their ranges."""
-    return f"{cents(p.low_usd)} to {cents(p.high_usd)}"
+    """ "$0.0150 and $0.4100", what the plan's runs cost at the two ends of their ranges."""
+    return f"{cents(p.low_usd)} and {cents(p.high_usd)}"
 
 
 def range_reasons(turn_cap: int | None) -> str:
