@@ -1,4 +1,17 @@
-"""How close the cost projection comes to the spend: actual ÷ projected, per scenario.
+"""How close the cost projection comes to the spend, and how the budget holds, per scenario.
+
+`--scenario behaviours` (the default): the pull request of tests/e2e/test_pull_request.py
+(two skills, both providers, a judged case, 3 runs a side) answered by each scripted agent of
+`tests/fakes/behaviours.py` (the three the e2e tests use, and held-out ones the range was
+not set on). Per agent, on a cold cache: the projection before the first call (likely
+figure, low, high), the cost made, whether it is inside the range (in all, and run by run),
+the projection after the first wave and its error; then, with `max-cost-usd` at a third of
+that cost on a fresh cache: the spend, by how much it passed the limit, the runs made and
+the base/head pairs split. The coverage line sums the agents the range is meant for; then
+`runaway`, which goes past the range's high end on purpose, shows the budget's bound at work
+(its spend against the limit plus what its runs cost beyond their estimates).
+
+`--scenario pushes`: actual ÷ projected over two pushes:
 
 Each scenario is a whole `evolve-action run --base main` (the command, in this process) on a
 real git repository against the loopback fake LLM, with a fresh cache: the projection it
@@ -16,7 +29,8 @@ Scenarios:
 Both harnesses; `cli` needs the pinned CLIs (`.cache/clis` or `EVOLVE_CLI_DIR`) and is
 skipped, saying so, without them. Prints one JSON line per scenario and harness.
 
-    .venv/bin/python -m bench.projection_bench            # --harness sdk|cli|both --runs N
+    .venv/bin/python -m bench.projection_bench                       # the behaviours
+    .venv/bin/python -m bench.projection_bench --scenario pushes     # --harness sdk|cli|both
 """
 
 from __future__ import annotations
@@ -38,6 +52,7 @@ from evolve_action.commands.demo import build_repository, examples_dir
 from evolve_action.execute.harness.install import CLAUDE, CODEX, installed
 from tests.e2e.test_pull_request import agent as pr_agent
 from tests.e2e.test_pull_request import make_repo as pr_repo
+from tests.fakes.behaviours import BEHAVIOURS, HELD_OUT, RUNAWAY
 from tests.fakes.cli_agents import agent as cli_agent
 from tests.fakes.cli_agents import load_skill, say, write
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
@@ -143,10 +158,15 @@ def _push(repo: Path, skill: str, body: str) -> Callable[[], None]:
 
 def main_bench(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenario", choices=("behaviours", "pushes"), default="behaviours")
     parser.add_argument("--harness", choices=("sdk", "cli", "both"), default="both")
     parser.add_argument("--runs", default="2", help="runs per case and side (pr and demo)")
     parser.add_argument("--cases", type=int, default=100)
     args = parser.parse_args(argv)
+    if args.scenario == "behaviours":
+        from bench.behaviour_costs import run_behaviours
+
+        return run_behaviours((*BEHAVIOURS, *HELD_OUT), beyond=(RUNAWAY,))
     cli_dir = Path(os.environ.get("EVOLVE_CLI_DIR") or ROOT / ".cache" / "clis")
     harnesses = ["sdk", "cli"] if args.harness == "both" else [args.harness]
     if "cli" in harnesses and any(installed(s, cli_dir) is None for s in (CLAUDE, CODEX)):

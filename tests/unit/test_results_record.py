@@ -65,6 +65,7 @@ FULL = JobRecord(
     shard="2/3",
     merged_from=3,
     projected_usd=0.42,
+    projected_range=(0.1, 9.5),
     case_changes=(
         CaseChangeRecord(
             CaseDiff(

@@ -26,6 +26,7 @@ from evolve_action.pipeline import job
 from evolve_action.pipeline.request import Request
 from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.changes import GitError
+from evolve_action.plan.planning import PlanTooLarge
 from evolve_action.plan.sides import Sides, event_sides
 from evolve_action.publish.actions_io import RunnerFiles
 from evolve_action.settings.config import RepoConfig
@@ -51,7 +52,7 @@ def run_to_exit(setup: job.JobSetup, sides: Sides, out: TextIO) -> tuple[int, jo
 
             return dry_run(setup, sides, out)
         finished, published = job.run_and_report(setup, sides)
-    except ModelChoiceError as exc:
+    except (ModelChoiceError, PlanTooLarge) as exc:
         print(f"evolve-action: {exc}", file=sys.stderr)
         return 2
     except ResultsWriteError as exc:

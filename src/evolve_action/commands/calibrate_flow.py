@@ -13,7 +13,7 @@ from evolve_action.model.outcomes import RunResult
 from evolve_action.pipeline.request import Request
 from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.changes import GitError
-from evolve_action.plan.planning import RunSpec
+from evolve_action.plan.planning import PlanTooLarge, RunSpec
 from evolve_action.publish.actions_io import RunnerFiles
 from evolve_action.settings.config import RepoConfig
 from evolve_action.settings.events import Event
@@ -57,7 +57,7 @@ def calibrate_locally(
             request, settings, config, Event(name="local"), calibrate.local_tree(request.root),
             stream=out, stop=stop, on_done=None if quiet else each,
         )  # fmt: skip
-    except (ModelChoiceError, ResultsWriteError) as exc:
+    except (ModelChoiceError, PlanTooLarge, ResultsWriteError) as exc:
         print(f"evolve-action: {exc}", file=sys.stderr)
         return 2
     from evolve_action.publish.render.calibration import markdown
@@ -105,7 +105,7 @@ def calibrate_in_actions(
             request, settings, config, event, sides, stream=out, stop=stop,
             on_done=lambda spec, result: print_run(out, spec, result, ("A", "B")),
         )  # fmt: skip
-    except (ModelChoiceError, ResultsWriteError) as exc:
+    except (ModelChoiceError, PlanTooLarge, ResultsWriteError) as exc:
         print(annotate("error", str(exc), title="evolve: calibration failed"))
         return 2
     return calibrate.publish_in_actions(done, publisher=publisher, files=files, stop=stop)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TextIO
 
 from evolve_action.model.outcomes import RunResult, Status
-from evolve_action.model.spend import spend_of, spend_text
+from evolve_action.model.spend import cents, spend_of, spend_text
 from evolve_action.plan.planning import RunSpec
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def print_run(
 def print_summary(out: TextIO, results: list[RunResult], *, invalid: int) -> int:
     counts = {status: sum(r.status is status for r in results) for status in Status}
     paid = spend_of(results)  # what this job paid; cached runs cost it nothing
-    cost = f"${paid.paid_usd:.4f}" if paid.known else spend_text(paid)
+    cost = cents(paid.paid_usd) if paid.known else spend_text(paid)
     print(
         f"{len(results)} runs: {counts[Status.PASS]} passed, {counts[Status.FAIL]} failed,"
         f" {counts[Status.ERROR]} errors; {invalid} invalid eval files; {cost}",

@@ -67,6 +67,11 @@ def money(usd: float | None) -> str:
     return "<$0.01" if 0 < usd < 0.005 else f"${usd:.2f}"
 
 
+def between(low: float, high: float) -> str:
+    """A range of dollars for people: "$0.02 to $13.84"."""
+    return f"{money(low)} to {money(high)}"
+
+
 def spend_text(spend: Spend) -> str:
     """This job's spend in words: "$0.57", "$0.57 + price unknown for 2 runs"."""
     if spend.paid_runs and not spend.paid_usd and spend.unpriced == spend.paid_runs:

@@ -1,8 +1,13 @@
-"""Execute a plan: the cache first, then the runs, concurrently, within the cost budget.
+"""Execute a plan: the cache first, then the runs, concurrently, under the cost ceiling.
 
-A run whose fingerprint is in the cache is reused (marked cached) and costs nothing. Once
-the spend reaches `max-cost-usd`, no new run starts: runs already in flight finish, and the
-ones never started are returned as `not_run` so the comment can say what was left out.
+A run whose fingerprint is in the cache is reused (marked cached) and costs nothing. Under
+`max-cost-usd`, the others go in two waves when the plan repeats its cases: the first
+repetition of every case, then the rest, which the job projects again from what the first
+cost (`Costing.reproject`), prints, and cuts in whole pairs before they start when that
+projection overruns the budget. Without a budget nothing waits: every run goes at once.
+Within a wave, `max-cost-usd` is a ceiling (`pipeline.ceiling`): a pair starts only when its
+pessimistic cost fits in what is left, and a pair that started is made whole. The pairs it
+refused, or the cut, are returned as `not_run` so the comment can say what was left out.
 The same holds once the job is told to stop (`stopping.Stop`): no run starts after the
 signal, the runs in flight may end until the stop cuts them, and every run that ended is
 in the cache already (each is stored as it ends), so the next push re-uses it.
@@ -14,8 +19,7 @@ the cache kept of it (`pipeline.regrade`), without paying its agent again.
 from __future__ import annotations
 
 import asyncio
-import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
@@ -23,7 +27,8 @@ from evolve_action.execute.scheduler import Job, JobOutcome, Scheduler
 from evolve_action.model.outcomes import ErrorKind, RunResult
 from evolve_action.model.records import run_cost
 from evolve_action.model.snapshot import Snapshot
-from evolve_action.pipeline.pricing import Prices
+from evolve_action.pipeline.ceiling import Budget as Budget
+from evolve_action.pipeline.cost_plan import Costing
 from evolve_action.pipeline.regrade import can_regrade, regrade
 from evolve_action.pipeline.runner import RunEnvironment, error_result, run_and_grade
 from evolve_action.pipeline.stopping import Stop
@@ -31,21 +36,9 @@ from evolve_action.plan.cache import RunCache
 from evolve_action.plan.fingerprints import Fingerprinter
 from evolve_action.plan.planning import Plan, RunSpec
 
-
-@dataclass
-class Budget:
-    limit_usd: float | None = None
-    spent_usd: float = 0.0
-    prices: Prices = field(default_factory=lambda: Prices({}))  # the repository's overrides
-
-    @property
-    def exhausted(self) -> bool:
-        return self.limit_usd is not None and self.spent_usd >= self.limit_usd
-
-    def charge(self, run: RunResult) -> None:
-        cost = run_cost(run)
-        if cost is not None and math.isfinite(cost) and not run.cached:
-            self.spent_usd += cost
+Done = Callable[[RunSpec, RunResult], None]
+Told = Callable[[Costing], None]
+Ended = Callable[[int, JobOutcome[RunResult | None]], None]  # a wave's position, its outcome
 
 
 @dataclass
@@ -84,6 +77,147 @@ def _as_this_run(cached: RunResult, spec: RunSpec, fingerprint: str) -> RunResul
     )
 
 
+@dataclass
+class _Looked:
+    """A plan's runs after the cache was asked: what it answered, and what is left to make."""
+
+    specs: Sequence[RunSpec]
+    fingerprints: list[str]
+    tasks: list[str]
+    slots: list[RunResult | None]
+    pending: list[int] = field(default_factory=list)
+    # Stored runs to grade with base's checks, which the PR changed: (the run, its snapshot).
+    regrading: dict[int, tuple[RunResult, Snapshot, bool]] = field(default_factory=dict)
+
+
+def _look_up(specs: Sequence[RunSpec], fingerprinter: Fingerprinter, cache: RunCache) -> _Looked:
+    def of(spec: RunSpec, make: Callable[..., str]) -> str:
+        options = {"model": spec.model, "repetition": spec.repetition, "skill": spec.with_skill}
+        return make(spec.suite, spec.case, **options)
+
+    looked = _Looked(
+        specs,
+        [of(s, fingerprinter.run) for s in specs],
+        [of(s, fingerprinter.task) for s in specs],
+        [None] * len(specs),
+    )
+    for index, spec in enumerate(specs):
+        fp = looked.fingerprints[index]
+        hit = cache.get(fp)
+        if hit is not None and _fits(hit, spec):
+            looked.slots[index] = _as_this_run(hit, spec, fp)
+            continue
+        own = hit is None  # no run under these very checks: re-grade one of the same work
+        if hit is None and (same := cache.by_task(looked.tasks[index])) is not None:
+            hit = same[1]
+        snapshot = cache.snapshot(hit.fingerprint) if hit is not None else None
+        if hit is not None and can_regrade(hit, snapshot):
+            assert snapshot is not None  # can_regrade says so
+            looked.regrading[index] = (_as_this_run(hit, spec, fp), snapshot, own)
+        looked.pending.append(index)
+    return looked
+
+
+@dataclass
+class _Waves:
+    """The runs left to make, wave by wave, under the ceiling; what each made or refused."""
+
+    looked: _Looked
+    env: RunEnvironment
+    cache: RunCache
+    budget: Budget
+    scheduler: Callable[[Ended], Scheduler[RunResult | None]]
+    on_done: Done | None
+    stop: Stop | None
+    finished: dict[int, JobOutcome[RunResult | None]] = field(default_factory=dict)
+    interrupted: bool = False
+    made_by: list[RunResult] = field(default_factory=list)
+    regraded: int = 0  # stored runs graded again (counted with the cached ones)
+
+    def job(self, index: int) -> Job[RunResult | None]:
+        spec, looked, budget = self.looked.specs[index], self.looked, self.budget
+
+        async def run() -> RunResult | None:
+            if self.stop is not None and self.stop.requested:
+                return None
+            if not await budget.admit(spec):
+                return None
+            cost: float | None = None
+            try:
+                if index in looked.regrading:
+                    stored, snapshot, own = looked.regrading.pop(index)
+                    before = run_cost(stored) or 0.0
+                    graded = await regrade(spec, stored, snapshot, self.env, own=own)
+                    result = budget.prices.reprice(graded)
+                    cost = max(0.0, (run_cost(result) or 0.0) - before)
+                    result.snapshot = snapshot  # the entry keeps it for the next ruler
+                    self.regraded += 1
+                else:
+                    result = budget.prices.reprice(await run_and_grade(spec, self.env))
+                    cost = run_cost(result)
+            finally:
+                await budget.settle(spec, cost)
+            result.fingerprint = looked.fingerprints[index]
+            self.cache.put(looked.fingerprints[index], result, task=looked.tasks[index])
+            result.snapshot = None  # the cache has it; a job of many runs must not hold them
+            return result
+
+        return Job(provider=spec.model.split("/", 1)[0], run=run, label=spec.key)
+
+    async def run(self, indices: list[int]) -> None:
+        """One wave: `indices` of the plan's runs, each admitted by the ceiling as it starts."""
+        if self.interrupted or not indices:
+            return
+        self.budget.expect(self.looked.specs[i] for i in indices)
+
+        def done(position: int, ended: JobOutcome[RunResult | None]) -> None:  # an `Ended`
+            if ended.value is not None:
+                self.made_by.append(ended.value)
+                if self.on_done is not None:
+                    self.on_done(self.looked.specs[indices[position]], ended.value)
+
+        scheduler = self.scheduler(done)
+        try:
+            ended = await _run_until_cut(scheduler, [self.job(i) for i in indices], self.stop)
+        except asyncio.CancelledError:
+            # Cancelled from outside: keep what finished; everything else is reported as not run.
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            self.interrupted = True
+            ended = dict(scheduler.finished())
+        self.interrupted = self.interrupted or (self.stop is not None and self.stop.requested)
+        self.finished.update({indices[p]: outcome for p, outcome in ended.items()})
+
+
+def _first_wave(looked: _Looked, budget: Budget) -> tuple[list[int], list[int]]:
+    """Under a budget, the first repetition of every case, and the rest; else (and when
+    nothing repeats) every run in one wave, in plan order, with no wait between two."""
+    first = [i for i in looked.pending if looked.specs[i].repetition == 1]
+    rest = [i for i in looked.pending if looked.specs[i].repetition != 1]
+    split = budget.limit_usd is not None and first and rest
+    return (first, rest) if split else (looked.pending, [])
+
+
+def _after_first(
+    waves: _Waves, rest: list[int], costing: Costing | None, tell: Told | None
+) -> list[int]:
+    """The rest of the runs once the first wave has ended: projected again from what it cost,
+    printed, and cut to what is left of the budget."""
+    if costing is None or waves.interrupted or not rest:
+        return rest
+    specs = [waves.looked.specs[i] for i in rest]
+    update = costing.reproject(waves.made_by, specs)
+    if tell is not None and not costing.projection.unpriced:  # no dollars to say otherwise
+        tell(update)
+    cut = update.cut_rest(specs, waves.budget.limit_usd)
+    if cut is None or not cut.any:
+        return rest
+    costing.later.cuts.append(cut)
+    kept = {s.key for s in cut.kept}
+    return [i for i in rest if waves.looked.specs[i].key in kept]
+
+
 async def run_plan(
     plan: Plan,
     env: RunEnvironment,
@@ -93,101 +227,53 @@ async def run_plan(
     fingerprinter: Fingerprinter,
     cache: RunCache,
     budget: Budget,
-    on_done: Callable[[RunSpec, RunResult], None] | None = None,
+    on_done: Done | None = None,
     stop: Stop | None = None,
+    costing: Costing | None = None,
+    tell: Told | None = None,
 ) -> Outcome:
-    """Every planned run, in plan order; the ones the budget or a stop left out in `not_run`."""
-    specs = plan.runs
-    fingerprints = [
-        fingerprinter.run(
-            s.suite,
-            s.case,
-            model=s.model,
-            repetition=s.repetition,
-            skill=s.with_skill,
-        )
-        for s in specs
-    ]
-    outcome = Outcome()
-    slots: list[RunResult | None] = [None] * len(specs)
-    pending: list[int] = []
-    # Stored runs to grade with base's checks, which the PR changed: (the run, its snapshot).
-    regrading: dict[int, tuple[RunResult, Snapshot, bool]] = {}
-    tasks = [
-        fingerprinter.task(
-            s.suite, s.case, model=s.model, repetition=s.repetition, skill=s.with_skill
-        )
-        for s in specs
-    ]
-    for index, (spec, fp) in enumerate(zip(specs, fingerprints, strict=True)):
-        hit = cache.get(fp)
-        if hit is not None and _fits(hit, spec):
-            slots[index] = _as_this_run(hit, spec, fp)
-            outcome.cached += 1
-            if on_done is not None:
-                on_done(spec, slots[index])  # type: ignore[arg-type]
-            continue
-        own = hit is None  # no run under these very checks: re-grade one of the same work
-        if hit is None and (same := cache.by_task(tasks[index])) is not None:
-            hit = same[1]
-        snapshot = None
-        if hit is not None:
-            snapshot = cache.snapshot(hit.fingerprint)
-        if hit is not None and can_regrade(hit, snapshot):
-            assert snapshot is not None  # can_regrade says so
-            regrading[index] = (_as_this_run(hit, spec, fp), snapshot, own)
-        pending.append(index)
+    """Every planned run, in plan order; the ones the budget or a stop left out in `not_run`.
+    `costing`: the projection, to project the rest again after the first wave and say it
+    through `tell`."""
+    looked = _look_up(plan.runs, fingerprinter, cache)
+    outcome = Outcome(cached=sum(slot is not None for slot in looked.slots))
+    for spec, slot in zip(plan.runs, looked.slots, strict=True):
+        if slot is not None and on_done is not None:
+            on_done(spec, slot)
 
-    def job(index: int) -> Job[RunResult | None]:
-        spec = specs[index]
+    def scheduler(done: Ended) -> Scheduler[RunResult | None]:
+        return Scheduler(max_concurrency=max_concurrency, limiters=limiters, on_done=done)
 
-        async def run() -> RunResult | None:
-            if budget.exhausted or (stop is not None and stop.requested):
-                return None
-            if index in regrading:
-                stored, snapshot, own = regrading.pop(index)
-                before = run_cost(stored) or 0.0
-                result = budget.prices.reprice(await regrade(spec, stored, snapshot, env, own=own))
-                budget.spent_usd += max(0.0, (run_cost(result) or 0.0) - before)
-                result.snapshot = snapshot  # the entry keeps it for the next ruler
-                outcome.cached += 1
-            else:
-                result = budget.prices.reprice(await run_and_grade(spec, env))
-                budget.charge(result)
-            result.fingerprint = fingerprints[index]
-            cache.put(fingerprints[index], result, task=tasks[index])
-            result.snapshot = None  # the cache has it; a job of many runs must not hold them
-            return result
-
-        return Job(provider=spec.model.split("/", 1)[0], run=run, label=spec.key)
-
-    def done(position: int, finished: JobOutcome[RunResult | None]) -> None:
-        if on_done is not None and finished.value is not None:
-            on_done(specs[pending[position]], finished.value)
-
-    scheduler: Scheduler[RunResult | None] = Scheduler(
-        max_concurrency=max_concurrency, limiters=limiters, on_done=done
-    )
-    try:
-        finished = await _run_until_cut(scheduler, [job(i) for i in pending], stop)
-    except asyncio.CancelledError:
-        # Cancelled from outside: keep what finished; everything else is reported as not run.
-        task = asyncio.current_task()
-        if task is not None:
-            task.uncancel()
-        outcome.interrupted = True
-        finished = dict(scheduler.finished())
-    outcome.interrupted = outcome.interrupted or (stop is not None and stop.requested)
-    for position, index in enumerate(pending):
-        result = finished.get(position)
-        if result is None or (result.value is None and result.error is None):
-            outcome.not_run.append(specs[index])
-        elif result.error is not None:
-            slots[index] = _internal_error(specs[index], result.error)
-        else:
-            slots[index] = result.value
-    outcome.results = [r for r in slots if r is not None]
+    if costing is not None:
+        budget.prior = costing.prior_of("high")  # pessimistic: the high end of the range
+    waves = _Waves(looked, env, cache, budget, scheduler, on_done, stop)
+    first, rest = _first_wave(looked, budget)
+    await waves.run(first)
+    await waves.run(_after_first(waves, rest, costing, tell))
+    outcome.interrupted = waves.interrupted
+    outcome.cached += waves.regraded
+    _collect(looked, waves.finished, outcome)
+    if costing is not None:
+        costing.later.refused = budget.refused_runs()
+        costing.later.overrun_usd = budget.overrun_usd
+        costing.later.spent_usd = budget.spent_usd
+        if budget.need_usd is not None:
+            costing.later.need = (budget.need_usd, budget.left_usd)
     return outcome
+
+
+def _collect(
+    looked: _Looked, finished: dict[int, JobOutcome[RunResult | None]], outcome: Outcome
+) -> None:
+    for index in looked.pending:
+        result = finished.get(index)
+        if result is None or (result.value is None and result.error is None):
+            outcome.not_run.append(looked.specs[index])
+        elif result.error is not None:
+            looked.slots[index] = _internal_error(looked.specs[index], result.error)
+        else:
+            looked.slots[index] = result.value
+    outcome.results = [r for r in looked.slots if r is not None]
 
 
 async def _run_until_cut(

@@ -97,6 +97,17 @@ def _projected(records: Sequence[JobRecord]) -> float | None:
     return None if not found or None in found else round(math.fsum(f or 0.0 for f in found), 6)
 
 
+def _projected_range(records: Sequence[JobRecord]) -> tuple[float, float] | None:
+    """The shards' ranges added up; None unless every file records one."""
+    found = [r.projected_range for r in records]
+    if not found or None in found:
+        return None
+    return (
+        round(math.fsum(r[0] for r in found if r), 6),
+        round(math.fsum(r[1] for r in found if r), 6),
+    )
+
+
 def facts_of(docs: Sequence[LoadedResults], merged: Merged, event: Event, head_sha: str) -> Facts:
     """What the results files record, as the facts `build` takes (untrusted: typed by the
     schema and the record, never their text beyond the known fields)."""
@@ -124,6 +135,7 @@ def facts_of(docs: Sequence[LoadedResults], merged: Merged, event: Event, head_s
         event_name=next((r.event for r in records if r.event), ""),
         merged_from=len(docs),
         projected_usd=_projected(records),
+        projected_range=_projected_range(records),
         # Every shard classifies the same two trees alike: one list, repeated ones said once.
         case_diffs=tuple(dict.fromkeys(c.diff for r in records for c in r.case_changes)),
         judge_model=next(

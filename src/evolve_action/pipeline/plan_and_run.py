@@ -151,6 +151,8 @@ async def plan_and_run(
                     budget=budget,
                     on_done=on_done,
                     stop=stop,
+                    costing=costing,
+                    tell=on_costing,
                 )
 
             if to_run.adaptive:

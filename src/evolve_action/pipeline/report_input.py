@@ -58,6 +58,7 @@ class Facts:
     shortfall: Shortfall = COMPLETE
     notices: tuple[str, ...] = ()
     projected_usd: float | None = None  # the cost projected before the first call
+    projected_range: tuple[float, float] | None = None  # its low and high, for runs never seen
     pr_spend_before: PrSpend | None = None  # what earlier jobs on the PR paid
     not_started: Sequence[RunSpec] = ()  # left out by the budget
     duration_s: float = 0.0
@@ -152,6 +153,7 @@ def build(
         lift=lifted,
         discrimination=items,
         projected_usd=facts.projected_usd,
+        projected_range=facts.projected_range,
         pr_spend_before=facts.pr_spend_before,
         cost_deltas=costs,
         rulers=rulers,
@@ -201,5 +203,6 @@ def _record(settings: Settings, facts: Facts, rulers: ruler.RulerReport) -> JobR
         shard=facts.shard,
         merged_from=facts.merged_from,
         projected_usd=facts.projected_usd,
+        projected_range=facts.projected_range,
         case_changes=changes_of(rulers),
     )

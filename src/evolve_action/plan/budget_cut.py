@@ -7,8 +7,9 @@ The order is fixed, so a user can predict it:
 A unit of cutting is one repetition of one case on one model on *every* side the plan
 holds, so a base/head pair (or a third arm) is never half cut. A unit the cache answers on
 every side is free and never cut. What was cut is said in words for the comment; the job
-never concludes success over runs it did not make (`Shortfall`). The stop-when-spent guard
-of `execution.Budget` stays as the backstop for a projection that was too low.
+never concludes success over runs it did not make (`Shortfall`). The same cut serves the
+rest of a plan after its first wave; while the runs go, `pipeline.ceiling` starts no pair
+that does not fit.
 """
 
 from __future__ import annotations

@@ -9,9 +9,16 @@ rule of thumb both vendors give for English and the loopback fake's own count.
 Source (`PRIOR_SOURCE`): the SDK rows are our agent loop's requests measured on the loopback
 fake (`bench/projection_bench.py`); the CLI rows are the harness benchmark's tokens per
 call (`bench/results/harness-2026-11-24.jsonl`: Claude Code about 17× an SDK run, Codex about
-7.5×). The turns are those of a short task (load the skill, act, answer). A real model on a
-long task takes more turns: the cache's records of the case replace the prior after its
-first run, which is why a second push is projected much more closely than a first.
+7.5×). The turns are those of a short task (load the skill, act, answer): the *likely* figure.
+
+A real model on a long task takes more turns and writes more, so a run never seen is also
+given a range, between two behaviours of the agent (`LOW`, `HIGH`): at least one turn of a
+few words; at most `HIGH.turns` turns (fewer under a lower turn cap) of long answers, each
+turn adding its answer and a long tool result to the conversation every later turn re-reads.
+The ends were set on a spread of scripted agents (few/typical/many turns, short/long answers,
+`tests/fakes/behaviours.py`) so that each one's cost falls inside; `bench/projection_bench.py`
+reports how often it does. The cache's records of the case replace the prior after its first
+run, which is why a second push is projected much more closely than a first.
 """
 
 from __future__ import annotations
@@ -59,6 +66,33 @@ PRIORS: dict[tuple[str, str], Prior] = {
 }
 FALLBACK = Prior(1160, 75, 8, 40, 3, 0.0)  # a provider this table does not know
 JUDGE = JudgePrior(700, 200, 120)
+
+
+@dataclass(frozen=True, slots=True)
+class Behaviour:
+    """One way an agent spends a run: the two ends of a projection's range."""
+
+    turns: int  # calls per run (never above the run's turn cap)
+    output_tokens: int  # one answer
+    history_tokens: int  # what each turn adds to the conversation (the answer, a tool result)
+    judge_transcript_tokens: int  # what the judge reads of the run besides the case's text
+    judge_output_tokens: int  # the judge's verdicts, with their evidence
+    judge_cached: bool  # the judge's instructions read from the provider's prompt cache
+    message_tokens: int | None = None  # the envelope of each call; None: the prior's
+
+    def words(self) -> str:
+        return (
+            f"{self.turns} turn{'s' * (self.turns != 1)} of {self.output_tokens:,}-token answers"
+            + (
+                f", each adding {self.history_tokens:,} tokens to what later turns re-read"
+                if self.history_tokens
+                else ""
+            )
+        )
+
+
+LOW = Behaviour(1, 1, 0, 50, 40, True, 30)  # answers at once, in a word
+HIGH = Behaviour(14, 700, 1300, 1200, 400, False)  # long answers and tool results, many turns
 
 # What `harness: cli` costs against `sdk` in tokens on the same case (bench/README.md): the
 # warning a user sees before switching.

@@ -123,6 +123,7 @@ class JobRecord:
     shard: str | None = None  # "i/n" when the job ran one part of a sharded plan
     merged_from: int | None = None  # a merge: how many files it read
     projected_usd: float | None = None  # the cost projected before the first call (priced)
+    projected_range: tuple[float, float] | None = None  # its low and high (a run never seen)
     case_changes: tuple[CaseChangeRecord, ...] = ()  # cases the PR changed in its own evals
 
     def verdict_doc(self) -> dict[str, Any]:
@@ -178,6 +179,8 @@ def record_doc(record: JobRecord) -> dict[str, Any]:
         doc["merged_from"] = record.merged_from
     if record.projected_usd is not None:
         doc["projected_usd"] = record.projected_usd
+    if record.projected_range is not None:
+        doc["projected_range"] = list(record.projected_range)
     if record.case_changes:
         doc["case_changes"] = [_change_doc(c) for c in record.case_changes]
     return doc
@@ -189,6 +192,14 @@ def _of(doc: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default
     if isinstance(value, bool) and kind is not bool:
         return default
     return value if isinstance(value, kind) else default
+
+
+def _range_from_doc(doc: Any) -> tuple[float, float] | None:
+    if not isinstance(doc, list) or len(doc) != 2:
+        return None
+    low, high = doc
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in doc)
+    return (float(low), float(high)) if numbers else None
 
 
 def _adaptive_from_doc(doc: Any) -> Adaptive | None:
@@ -239,5 +250,6 @@ def record_from_doc(doc: Mapping[str, Any] | None) -> JobRecord:
         shard=_of(doc, "shard", str, None),
         merged_from=_of(doc, "merged_from", int, None),
         projected_usd=_of(doc, "projected_usd", (int, float), None),
+        projected_range=_range_from_doc(doc.get("projected_range")),
         case_changes=_changes_from_doc(doc.get("case_changes")),
     )

@@ -23,6 +23,26 @@ from evolve_action.settings.parsers import (
     AUTO as AUTO,
 )
 from evolve_action.settings.parsers import (
+    MAX_CONCURRENCY,
+    MAX_MINUTES,
+    MAX_RUNS,
+    MAX_SECONDS,
+    MAX_TURNS,
+    Parser,
+    _alpha,
+    _bool,
+    _csv,
+    _enum,
+    _fraction,
+    _path,
+    _positive_float,
+    _runs,
+    _shard,
+    _text,
+    at_most,
+    float_at_most,
+)
+from evolve_action.settings.parsers import (
     Baseline as Baseline,
 )
 from evolve_action.settings.parsers import (
@@ -33,20 +53,6 @@ from evolve_action.settings.parsers import (
 )
 from evolve_action.settings.parsers import (
     Mode as Mode,
-)
-from evolve_action.settings.parsers import (
-    Parser,
-    _alpha,
-    _bool,
-    _csv,
-    _enum,
-    _fraction,
-    _path,
-    _positive_float,
-    _positive_int,
-    _runs,
-    _shard,
-    _text,
 )
 from evolve_action.settings.parsers import (
     SettingsError as SettingsError,
@@ -99,7 +105,10 @@ INPUTS: tuple[InputSpec, ...] = (
         parse=_runs,
     ),
     InputSpec(
-        "max-runs", "20", "With `runs: auto`, the most runs per case and side.", parse=_positive_int
+        "max-runs",
+        "20",
+        "With `runs: auto`, the most runs per case and side.",
+        parse=at_most(MAX_RUNS, "runs per case and side"),
     ),
     InputSpec(
         "mode",
@@ -118,19 +127,19 @@ INPUTS: tuple[InputSpec, ...] = (
         "max-concurrency",
         "8",
         "Runs in flight at once (also bounded per provider).",
-        parse=_positive_int,
+        parse=at_most(MAX_CONCURRENCY, "runs in flight"),
     ),
     InputSpec(
         "max-turns",
         "",
         "Agent turns per run unless the case sets `max_turns`. Empty: 20.",
-        parse=_positive_int,
+        parse=at_most(MAX_TURNS, "turns"),
     ),
     InputSpec(
         "timeout-seconds",
         "",
         "Seconds per run unless the case sets its own. Empty: 600.",
-        parse=_positive_float,
+        parse=float_at_most(MAX_SECONDS, "seconds"),
     ),
     InputSpec(
         "fail-on-regression",
@@ -192,8 +201,9 @@ INPUTS: tuple[InputSpec, ...] = (
     InputSpec(
         "max-cost-usd",
         "",
-        "Cut the plan before the first call when its projected cost is above this (fewer runs"
-        " per case, then cases), and start no new run once this much was spent.",
+        "A ceiling: cut the plan before the first call when its projected cost is above this"
+        " (fewer runs per case, then cases), cut the rest the same way after the first wave,"
+        " and start no base/head pair whose pessimistic cost does not fit in what is left.",
         parse=_positive_float,
     ),
     InputSpec(
@@ -213,7 +223,7 @@ INPUTS: tuple[InputSpec, ...] = (
         "max-minutes",
         "30",
         "With `runs: auto`, start no new wave of extra runs after this many minutes.",
-        parse=_positive_float,
+        parse=float_at_most(MAX_MINUTES, "minutes"),
     ),
     InputSpec(
         "cache-dir",

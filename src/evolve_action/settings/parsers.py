@@ -70,14 +70,61 @@ def _bool(name: str, raw: str) -> bool:
     raise SettingsError(f"input {name}: {raw!r} is not a boolean; write true or false")
 
 
+# The largest value each numeric input takes: far above any useful setting, low enough that
+# planning and running stay bounded in memory and time whatever a workflow or a flag says.
+# Runs per case and side: past 100 the exact tests' answer no longer moves
+# (`verdict.budget.MAX_RUNS`); in flight: what one runner's cores and sockets can serve;
+# minutes and seconds: GitHub's limit of six hours for one job.
+MAX_RUNS = 100
+MAX_CONCURRENCY = 64
+MAX_TURNS = 200
+MAX_SECONDS = 6 * 3600
+MAX_MINUTES = 6 * 60
+_MAX_DIGITS = 12  # a number written with more digits is over every limit above
+
+
+def _over(name: str, raw: str, limit: float, unit: str) -> SettingsError:
+    shown = (
+        raw.strip() if len(raw.strip()) <= 24 else f"{raw.strip()[:12]}… ({len(raw)} characters)"
+    )
+    return SettingsError(
+        f"input {name}: {shown} is over the limit of {limit:,g} {unit}; write a number above 0"
+        f" and at most {limit:,g}"
+    )
+
+
+def _whole(name: str, raw: str) -> int:
+    digits = raw.strip().lstrip("+-")
+    if not (digits.isascii() and digits.isdigit()):
+        raise SettingsError(f"input {name}: {raw!r} is not a whole number")
+    if len(digits) > _MAX_DIGITS:
+        # Refused unread: converting a number of thousands of digits costs time.
+        raise SettingsError(
+            f"input {name}: a number of {len(digits)} digits is over every limit; write at most"
+            f" {_MAX_DIGITS} digits"
+        )
+    return int(raw.strip())
+
+
 def _positive_int(name: str, raw: str) -> int:
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        raise SettingsError(f"input {name}: {raw!r} is not a whole number") from None
+    value = _whole(name, raw)
     if value < 1:
         raise SettingsError(f"input {name}: must be at least 1, got {value}")
     return value
+
+
+def at_most(limit: int, unit: str) -> Callable[[str, str], int]:
+    """A positive whole number up to `limit` (`unit` names what is counted, for the message)."""
+
+    def parse(name: str, raw: str) -> int:
+        if len(raw.strip().lstrip("+").lstrip("0")) > _MAX_DIGITS and raw.strip().isdigit():
+            raise _over(name, raw, limit, unit)
+        value = _positive_int(name, raw)
+        if value > limit:
+            raise _over(name, raw, limit, unit)
+        return value
+
+    return parse
 
 
 def _runs(name: str, raw: str) -> int | Literal["auto"]:
@@ -85,10 +132,12 @@ def _runs(name: str, raw: str) -> int | Literal["auto"]:
         return AUTO
     if not raw.strip().lstrip("+-").isdigit():
         raise SettingsError(f"input {name}: {raw!r} is not a whole number of runs, nor `auto`")
-    return _positive_int(name, raw)
+    return at_most(MAX_RUNS, "runs per case and side")(name, raw)
 
 
 def _positive_float(name: str, raw: str) -> float:
+    if len(raw) > 64:
+        raise SettingsError(f"input {name}: a value of {len(raw)} characters is not a number")
     try:
         value = float(raw.strip())
     except ValueError:
@@ -96,6 +145,18 @@ def _positive_float(name: str, raw: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise SettingsError(f"input {name}: must be a positive number, got {raw!r}")
     return value
+
+
+def float_at_most(limit: float, unit: str) -> Callable[[str, str], float]:
+    """A positive number up to `limit`."""
+
+    def parse(name: str, raw: str) -> float:
+        value = _positive_float(name, raw)
+        if value > limit:
+            raise _over(name, raw, limit, unit)
+        return value
+
+    return parse
 
 
 def _fraction(name: str, raw: str) -> float:

@@ -191,7 +191,8 @@ def footer(report: ReportInput) -> str:
     if paid.saved_usd:
         parts.append(f"cache saved {money(paid.saved_usd)}")
     if report.projected_usd is not None:
-        parts.append(f"📐 projected {money(report.projected_usd)}")
+        ends = f" ({spend.between(*report.projected_range)})" if report.projected_range else ""
+        parts.append(f"📐 projected {money(report.projected_usd)}{ends}")
     parts.append(f"⏱ {duration(report.duration_s)}")
     if cached:
         parts.append(f"{plural(cached, 'cached run')} reused")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from evolve_action.model.evals import Case, Format, LoadResult, Origin, Suite
 from evolve_action.model.outcomes import ErrorKind, RunResult, Side, Status
+from evolve_action.model.spend import money
 from evolve_action.publish.render.escape import cell, code, inline
 from evolve_action.publish.render.view import FailureRow, Problem, Suggestion
 from evolve_action.publish.results_skill_creator import aggregate_feedback
@@ -270,6 +271,6 @@ def not_run(report: ReportInput) -> tuple[str, ...]:
         out.append(f"{plural(len(report.skipped) - MAX_SKIPS, 'more skip')} in results.json")
     if report.not_started:
         budget = report.settings.max_cost_usd
-        spent = f"the cost budget (${budget:.2f}) was spent" if budget else "the budget was spent"
+        spent = f"the cost budget ({money(budget)}) was spent" if budget else "the budget was spent"
         out.append(f"{plural(len(report.not_started), 'run')} never started: {spent}")
     return tuple(out)
