@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from evolve_action.commands.calibrate_flow import calibrate_in_actions
 from evolve_action.commands.printing import print_run
+from evolve_action.execute.providers import table
 from evolve_action.execute.providers.setup import ModelChoiceError
 from evolve_action.execute.sandbox.confine import unconfined_refusal
 from evolve_action.formats import load_all
@@ -64,9 +65,7 @@ def run_to_exit(setup: job.JobSetup, sides: Sides, out: TextIO) -> tuple[int, jo
 
 
 def _has_secrets(settings: Settings, environ: Mapping[str, str]) -> bool:
-    keys = (settings.anthropic_api_key, settings.openai_api_key)
-    env = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL")
-    return any(keys) or any(environ.get(name) for name in env)
+    return table.has_credentials(table.keys_of(settings), environ)
 
 
 def run_in_actions(

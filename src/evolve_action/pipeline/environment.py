@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from evolve_action.execute.providers import table
 from evolve_action.execute.providers.setup import (
     Providers,
     build_providers,
@@ -37,7 +38,7 @@ async def open_harness(
 def prepare_environment(
     request: Request, settings: Settings, models: Sequence[str], judge_model: str
 ) -> tuple[RunEnvironment, Providers]:
-    keys = {"anthropic": settings.anthropic_api_key, "openai": settings.openai_api_key}
+    keys = table.keys_of(settings)
     providers = build_providers(
         [*models, judge_model],
         keys=keys,

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evolve_action.execute.providers.table import PROVIDERS
 from evolve_action.model.outcomes import ErrorKind, Usage
 from evolve_action.model.provider import (
     ChatMessage,
@@ -176,8 +177,6 @@ class ReplayProvider:
     `REPLAY_MISS` error (`run_agent` adds the case id to its message)."""
 
     def __init__(self, provider_id: str, cassette: Cassette) -> None:
-        from evolve_action.execute.providers.registry import PROVIDERS
-
         self.id = provider_id
         # As the provider recorded would answer: the requests must be the ones recorded.
         known = PROVIDERS.get(provider_id)
