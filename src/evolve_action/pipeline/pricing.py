@@ -1,12 +1,13 @@
 """The prices a job counts with: the price table's, dated, with the repository's overrides on top.
 
 The catalog (`execute.providers.catalog`, the `genai-prices` package read offline) prices
-every call as it is made; `Prices.source` names that package, its version and its date.
-A repository whose contract differs, or that runs a model the catalog has no price for, sets
-its own in `.evolve.yaml` (evolve's `providers.<name>.models[] {id, input_per_mtok,
-output_per_mtok}`, read once into `RepoConfig.prices`). Those win: each finished run is priced again from its
-token counts (`reprice`, before the budget is charged), and the projection uses the same
-function, so the budget, the comment and the projection all count one way.
+every call as it is made; `Prices.source` names that package, its version and its date. A
+repository whose contract differs, or that runs a model the table has no price for, sets its
+own in `.evolve.yaml` (evolve's `providers.<name>.models[] {id, input_per_mtok,
+output_per_mtok}`, read once into `RepoConfig.prices`). Those win: each finished run is
+priced again from its token counts (`reprice`, before the budget is charged), and the
+projection uses the same function, so the budget, the comment and the projection all count
+one way.
 """
 
 from __future__ import annotations
