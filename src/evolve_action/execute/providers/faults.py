@@ -33,7 +33,6 @@ Sleep = Callable[[float], Awaitable[None]]
 Clock = Callable[[], float]
 
 
-
 def _sdk_errors(name: str) -> tuple[type[BaseException], ...]:
     """The SDKs' exception class `name`, from the SDKs already imported.
 

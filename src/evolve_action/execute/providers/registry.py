@@ -86,10 +86,13 @@ def check_model(
     if replay:
         return f"{unknown}; it is replayed as recorded"
     near = catalog.close_ids(model)
-    hint = f"did you mean {' or '.join(near)}? " if near else ""
+    hint = ""
+    if near:
+        others = f" (or {', '.join(near[1:])})" if near[1:] else ""
+        hint = f"; did you mean {near[0]}{others}?"
     raise ValueError(
-        f"unknown model {model!r}: {hint}No {provider} model of that id is in {source.name}"
-        f" {source.version}. To run a model it does not list, price it in .evolve.yaml"
+        f"unknown model {model!r}: no {provider} model of that id is in {source.name}"
+        f" {source.version}{hint} To run a model it does not list, price it in .evolve.yaml"
         f" (providers.{provider}.models) or set {row.base_url_env} to the server that serves it."
     )
 
