@@ -63,27 +63,11 @@ class CliBinary:
         return f"{self.source}, copied from {self.copied_from}" if self.copied_from else self.source
 
 
-def _claude_native(system: str, arch: str, libc: str) -> tuple[str, str]:
-    suffix = "-musl" if libc == "musl" else ""
-    return f"node_modules/@anthropic-ai/claude-code-{system}-{arch}{suffix}", "claude"
+def clis() -> dict[str, CliSpec]:
+    """Every registered harness's CLI by command name (`registry.HARNESSES`)."""
+    from evolve_action.execute.harness.registry import HARNESSES
 
-
-_RUST_TRIPLES = {
-    ("linux", "x64"): "x86_64-unknown-linux-musl",
-    ("linux", "arm64"): "aarch64-unknown-linux-musl",
-    ("darwin", "x64"): "x86_64-apple-darwin",
-    ("darwin", "arm64"): "aarch64-apple-darwin",
-}
-
-
-def _codex_native(system: str, arch: str, _libc: str) -> tuple[str, str]:
-    triple = _RUST_TRIPLES.get((system, arch), f"{arch}-{system}")
-    return f"node_modules/@openai/codex-{system}-{arch}", f"vendor/{triple}/bin/codex"
-
-
-CLAUDE = CliSpec("claude", "@anthropic-ai/claude-code", _claude_native)
-CODEX = CliSpec("codex", "@openai/codex", _codex_native)
-CLIS = {spec.name: spec for spec in (CLAUDE, CODEX)}
+    return {h.cli.name: h.cli for h in HARNESSES.values()}
 
 
 def lock_packages() -> dict[str, Any]:
@@ -169,14 +153,14 @@ def locate(
     directory = directory.absolute()
     found: dict[str, CliBinary] = {}
     for name in names:
-        binary = on_path(CLIS[name], environ) or installed(CLIS[name], directory)
+        binary = on_path(clis()[name], environ) or installed(clis()[name], directory)
         if binary is not None:
             found[name] = binary
     missing = [n for n in names if n not in found]
     if missing:
         install(directory, environ=environ)
         for name in missing:
-            binary = installed(CLIS[name], directory)
+            binary = installed(clis()[name], directory)
             if binary is None:
                 raise InstallError(
                     f"{name} was installed into {directory} but its binary for "
@@ -268,7 +252,7 @@ def _fetch_platform_packages(
     """Without npm: this platform's native packages only, each checked against the lock."""
     system, arch, libc = this_platform()
     packages = lock_packages() if packages is None else packages
-    for spec in CLIS.values():
+    for spec in clis().values():
         key, _ = spec.native(system, arch, libc)
         entry = packages.get(key)
         if not isinstance(entry, dict):
@@ -345,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     except InstallError as exc:
         print(f"evolve-action: {exc}", file=sys.stderr)
         return 1
-    for spec in CLIS.values():
+    for spec in clis().values():
         binary = installed(spec, directory)
         print(f"{spec.name} {pinned_version(spec)}: {binary.path if binary else 'missing'}")
     return 0
