@@ -20,7 +20,7 @@ import json
 from types import MappingProxyType
 from typing import Any
 
-from evolve_action.execute.harness.contract import Command, Harness, Invocation
+from evolve_action.execute.harness.contract import CliSpec, Command, Harness, Invocation
 from evolve_action.execute.harness.events import (
     CliOutcome,
     compact,
@@ -30,7 +30,6 @@ from evolve_action.execute.harness.events import (
     tail,
     text_of,
 )
-from evolve_action.execute.harness.install import CliSpec
 from evolve_action.execute.tools.specs import AGENT_TOOLS, TRIGGER_TOOLS
 from evolve_action.model.outcomes import ErrorKind, ToolCall, Usage
 

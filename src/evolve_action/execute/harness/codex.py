@@ -18,9 +18,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evolve_action.execute.harness.contract import Command, Harness, Invocation
+from evolve_action.execute.harness.contract import CliSpec, Command, Harness, Invocation
 from evolve_action.execute.harness.events import CliOutcome, compact, json_lines, mapping, tail
-from evolve_action.execute.harness.install import CliSpec
 from evolve_action.model.outcomes import ToolCall, Usage
 
 _PROVIDER_ID = "evolve"

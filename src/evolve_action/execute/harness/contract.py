@@ -17,13 +17,22 @@ trusted for cost: the proxy counts every call's usage.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
 from evolve_action.execute.harness.events import CliOutcome
-from evolve_action.execute.harness.install import CliSpec
+
+
+@dataclass(frozen=True, slots=True)
+class CliSpec:
+    """How the CLI is installed (`install.py`): pinned in `npm/package-lock.json`."""
+
+    name: str  # the command
+    package: str  # the npm package people install
+    # The lock entry holding this platform's native binary, and the binary inside it.
+    native: Callable[[str, str, str], tuple[str, str]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,11 +26,13 @@ import sys
 import tarfile
 import tempfile
 import urllib.request
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
+
+from evolve_action.execute.harness.contract import CliSpec
 
 REGISTRY = "https://registry.npmjs.org"
 STAMP = ".evolve-clis"
@@ -39,14 +41,6 @@ _DOWNLOAD_TIMEOUT_S = 300
 
 class InstallError(Exception):
     """A CLI is neither on PATH nor installable; the message says what to do."""
-
-
-@dataclass(frozen=True, slots=True)
-class CliSpec:
-    name: str  # the command
-    package: str  # the npm package people install
-    # The lock entry holding this platform's native binary, and the binary inside it.
-    native: Callable[[str, str, str], tuple[str, str]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,6 +69,7 @@ def choose_models(
     environ: Mapping[str, str],
     replay: bool = False,
     priced: Container[str] = (),
+    check: bool = True,
 ) -> list[str]:
     """Resolve the `models` input; empty means each provider with a key, at its default.
 
@@ -81,10 +82,20 @@ def choose_models(
         with_key = [p for p in PROVIDERS if replay or _has_key(p, keys, environ)]
         tokens = with_key or [next(iter(PROVIDERS))]
     for token in tokens:
-        model = _checked(token, "models", environ=environ, priced=priced, replay=replay)
+        if check:
+            model = _checked(token, "models", environ=environ, priced=priced, replay=replay)
+        else:
+            model = _resolved(token, "models")
         if model not in chosen:
             chosen.append(model)
     return chosen
+
+
+def _resolved(token: str, name: str) -> str:
+    try:
+        return resolve_model(token)
+    except ValueError as exc:
+        raise ModelChoiceError(f"input {name}: {exc}") from None
 
 
 def _checked(
@@ -107,12 +118,15 @@ def choose_judge(
     environ: Mapping[str, str],
     replay: bool = False,
     priced: Container[str] = (),
+    check: bool = True,
 ) -> str:
     if not token:
         order = table.judge_order()
         keyed = [p for p in order if replay or _has_key(p, keys, environ)]
         provider = (keyed or order)[0]
         return f"{provider}/{PROVIDERS[provider].default_model}"
+    if not check:
+        return _resolved(token, "judge-model")
     return _checked(token, "judge-model", environ=environ, priced=priced, replay=replay)
 
 
@@ -136,8 +150,9 @@ def preload_sdks(
         return None
     keys = table.keys_of(settings)
     try:
-        models = choose_models(settings.models, keys=keys, environ=environ)
-        judge = choose_judge(settings.judge_model, keys=keys, environ=environ)
+        # Unchecked: the job checks the ids (and warns) once, where it resolves them.
+        models = choose_models(settings.models, keys=keys, environ=environ, check=False)
+        judge = choose_judge(settings.judge_model, keys=keys, environ=environ, check=False)
     except ModelChoiceError:
         return None
     needed = [split_model(m)[0] for m in [*models, judge]]
