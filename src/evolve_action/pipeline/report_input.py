@@ -58,6 +58,7 @@ class Facts:
     shortfall: Shortfall = COMPLETE
     notices: tuple[str, ...] = ()
     projected_usd: float | None = None  # the cost projected before the first call
+    prices_as_of: str | None = None  # the price table's source and date (`Prices.as_of`)
     pr_spend_before: PrSpend | None = None  # what earlier jobs on the PR paid
     not_started: Sequence[RunSpec] = ()  # left out by the budget
     duration_s: float = 0.0
@@ -152,6 +153,7 @@ def build(
         lift=lifted,
         discrimination=items,
         projected_usd=facts.projected_usd,
+        prices_as_of=facts.prices_as_of,
         pr_spend_before=facts.pr_spend_before,
         cost_deltas=costs,
         rulers=rulers,

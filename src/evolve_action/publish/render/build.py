@@ -192,6 +192,7 @@ def footer(report: ReportInput) -> str:
         parts.append(f"cache saved {money(paid.saved_usd)}")
     if report.projected_usd is not None:
         parts.append(f"📐 projected {money(report.projected_usd)}")
+    parts += [f"prices as of {report.prices_as_of}"] if report.prices_as_of else []
     parts.append(f"⏱ {duration(report.duration_s)}")
     if cached:
         parts.append(f"{plural(cached, 'cached run')} reused")
