@@ -65,6 +65,7 @@ FULL = JobRecord(
     shard="2/3",
     merged_from=3,
     projected_usd=0.42,
+    prices_as_of="2026-11-09 (genai-prices 0.2.3)",
     case_changes=(
         CaseChangeRecord(
             CaseDiff(

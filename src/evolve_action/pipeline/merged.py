@@ -124,6 +124,7 @@ def facts_of(docs: Sequence[LoadedResults], merged: Merged, event: Event, head_s
         event_name=next((r.event for r in records if r.event), ""),
         merged_from=len(docs),
         projected_usd=_projected(records),
+        prices_as_of=next((r.prices_as_of for r in records if r.prices_as_of), None),
         # Every shard classifies the same two trees alike: one list, repeated ones said once.
         case_diffs=tuple(dict.fromkeys(c.diff for r in records for c in r.case_changes)),
         judge_model=next(

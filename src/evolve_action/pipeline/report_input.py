@@ -203,5 +203,6 @@ def _record(settings: Settings, facts: Facts, rulers: ruler.RulerReport) -> JobR
         shard=facts.shard,
         merged_from=facts.merged_from,
         projected_usd=facts.projected_usd,
+        prices_as_of=facts.prices_as_of,
         case_changes=changes_of(rulers),
     )

@@ -123,6 +123,7 @@ class JobRecord:
     shard: str | None = None  # "i/n" when the job ran one part of a sharded plan
     merged_from: int | None = None  # a merge: how many files it read
     projected_usd: float | None = None  # the cost projected before the first call (priced)
+    prices_as_of: str | None = None  # the price table's source and date
     case_changes: tuple[CaseChangeRecord, ...] = ()  # cases the PR changed in its own evals
 
     def verdict_doc(self) -> dict[str, Any]:
@@ -178,6 +179,8 @@ def record_doc(record: JobRecord) -> dict[str, Any]:
         doc["merged_from"] = record.merged_from
     if record.projected_usd is not None:
         doc["projected_usd"] = record.projected_usd
+    if record.prices_as_of is not None:
+        doc["prices_as_of"] = record.prices_as_of
     if record.case_changes:
         doc["case_changes"] = [_change_doc(c) for c in record.case_changes]
     return doc
@@ -239,5 +242,6 @@ def record_from_doc(doc: Mapping[str, Any] | None) -> JobRecord:
         shard=_of(doc, "shard", str, None),
         merged_from=_of(doc, "merged_from", int, None),
         projected_usd=_of(doc, "projected_usd", (int, float), None),
+        prices_as_of=_of(doc, "prices_as_of", str, None),
         case_changes=_changes_from_doc(doc.get("case_changes")),
     )
