@@ -44,7 +44,7 @@ def _toml(value: str) -> str:
 
 class Codex(Harness):
     name = "codex"
-    cli = CliSpec("codex", "@openai/codex", _native)
+    cli = CliSpec("codex", "@openai/codex", _native, helper_dirs=("codex-path",))
     providers = ("openai",)
     skills_dir = ".agents/skills"
     home_dirs = (".codex",)

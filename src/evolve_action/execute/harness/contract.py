@@ -33,6 +33,8 @@ class CliSpec:
     package: str  # the npm package people install
     # The lock entry holding this platform's native binary, and the binary inside it.
     native: Callable[[str, str, str], tuple[str, str]]
+    # Folders beside the binary's folder the CLI expects on PATH (Codex's `rg`), if present.
+    helper_dirs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,12 +1,13 @@
 """Finding the agent CLIs, and installing the pinned ones into the cache directory when absent.
 
-`claude` and `codex` on PATH win (a runner that already has them saves the download). Else
-the pinned versions in `npm/package-lock.json` are used from the install directory, which
-lives in the cache directory so that a cached job does not download them again. When they
-are not there yet they are installed: with `npm ci --ignore-scripts` when npm is present
-(npm checks every tarball against the lock's sha512), else by fetching just this platform's
-package from the npm registry and checking the same sha512 here. Both CLIs ship native
-binaries, so neither path needs Node.js at run time, and the action's image needs no npm.
+The registered CLIs (`registry.HARNESSES`: `claude`, `codex`) on PATH win (a runner that
+already has them saves the download). Else the pinned versions in `npm/package-lock.json`
+are used from the install directory, which lives in the cache directory so that a cached
+job does not download them again. When they are not there yet they are installed: with
+`npm ci --ignore-scripts` when npm is present (npm checks every tarball against the lock's
+sha512), else by fetching just this platform's package from the npm registry and checking
+the same sha512 here. Both CLIs ship native binaries, so neither path needs Node.js at run
+time, and the action's image needs no npm.
 
     python -m evolve_action.execute.harness.install DIR    # what `./dev test` runs, once
 """
@@ -62,6 +63,11 @@ def clis() -> dict[str, CliSpec]:
     from evolve_action.execute.harness.registry import HARNESSES
 
     return {h.cli.name: h.cli for h in HARNESSES.values()}
+
+
+def _names() -> str:
+    names = list(clis())
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
 
 
 def lock_packages() -> dict[str, Any]:
@@ -120,7 +126,8 @@ def installed(spec: CliSpec, directory: Path) -> CliBinary | None:
     path = directory / package / binary
     if not os.access(path, os.X_OK):
         return None
-    extra = tuple(p for p in (path.parent.parent / "codex-path",) if p.is_dir())
+    helpers = (path.parent.parent / name for name in spec.helper_dirs)
+    extra = tuple(p for p in helpers if p.is_dir())
     return CliBinary(spec.name, path, pinned_version(spec), str(directory), extra)
 
 
@@ -236,7 +243,7 @@ def _npm_ci(npm: str, work: Path, environ: Mapping[str, str]) -> None:
         tail = "\n".join(done.stderr.strip().splitlines()[-5:])
         raise InstallError(
             f"npm could not install the pinned agent CLIs (exit {done.returncode}): {tail}; "
-            "check that the npm registry is reachable, or put claude and codex on PATH"
+            f"check that the npm registry is reachable, or put {_names()} on PATH"
         )
 
 
@@ -274,7 +281,7 @@ def _download(url: str, into: IO[bytes]) -> bytes:
     except OSError as exc:
         raise InstallError(
             f"cannot download {url}: {exc}; without npm the CLIs come straight from the npm "
-            "registry, so it must be reachable (or put claude and codex on PATH)"
+            f"registry, so it must be reachable (or put {_names()} on PATH)"
         ) from exc
     return digest.digest()
 
