@@ -256,28 +256,7 @@ async def open_cli_harness(
         public = PROVIDERS[provider].public_api
         upstreams[provider] = Upstream(provider, creds.base_url or public, creds.api_key)
     names = sorted({h.name for p in providers if (h := registry.for_provider(p)) is not None})
-    directory = default_dir(environ, cache_dir)
-    harness_binaries: dict[str, CliBinary] = {}
-    unavailable: dict[str, str] = {}
-    try:
-        harness_binaries = await asyncio.to_thread(
-            locate, names, environ=environ, directory=directory
-        )
-    except InstallError as exc:
-        for name in names:
-            unavailable[name] = f"{name} is not on PATH and could not be installed: {exc}"
-            log.error("harness cli: %s", unavailable[name])
-    # The install directory may be out of the confined CLI's reach (under /github, say).
-    harness_binaries, blocked = await asyncio.to_thread(
-        stage.for_confinement, harness_binaries, environ
-    )
-    for name, why in blocked.items():
-        unavailable[name] = why
-        log.error("harness cli: %s", why)
-    if harness_binaries and await asyncio.to_thread(python_for_commands) is None:
-        unavailable.update(dict.fromkeys(harness_binaries, _NO_RELAY_PYTHON))
-        harness_binaries = {}
-        log.error("harness cli: %s", _NO_RELAY_PYTHON)
+    harness_binaries, unavailable = await _binaries(names, environ, cache_dir)
     loop = asyncio.get_running_loop()
 
     def overload(provider: str) -> None:
@@ -300,6 +279,32 @@ async def open_cli_harness(
         yield CliHarness(proxy, harness_binaries, unavailable, path)
     if record is not None and record_dir is not None:
         record.save(record_dir)
+
+
+async def _binaries(
+    names: list[str], environ: Mapping[str, str], cache_dir: Path | None
+) -> tuple[dict[str, CliBinary], dict[str, str]]:
+    """The CLIs found or installed, each where the confinement can start it, and why each
+    of the others cannot run."""
+    found: dict[str, CliBinary] = {}
+    unavailable: dict[str, str] = {}
+    directory = default_dir(environ, cache_dir)
+    try:
+        found = await asyncio.to_thread(locate, names, environ=environ, directory=directory)
+    except InstallError as exc:
+        for name in names:
+            unavailable[name] = f"{name} is not on PATH and could not be installed: {exc}"
+            log.error("harness cli: %s", unavailable[name])
+    # The install directory may be out of the confined CLI's reach (under /github, say).
+    found, blocked = await asyncio.to_thread(stage.for_confinement, found, environ)
+    for name, why in blocked.items():
+        unavailable[name] = why
+        log.error("harness cli: %s", why)
+    if found and await asyncio.to_thread(python_for_commands) is None:
+        unavailable.update(dict.fromkeys(found, _NO_RELAY_PYTHON))
+        log.error("harness cli: %s", _NO_RELAY_PYTHON)
+        return {}, unavailable
+    return found, unavailable
 
 
 def _positive(environ: Mapping[str, str], name: str) -> float | None:
