@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from importlib import metadata
 
 import pytest
@@ -220,3 +222,23 @@ def test_retry_after_seconds() -> None:
     assert retry_after_seconds({"retry-after": "0"}) is None
     assert retry_after_seconds({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) is None
     assert retry_after_seconds({}) is None
+
+
+def test_prices__no_network_is_touched_to_price_a_call() -> None:
+    """In a fresh process with every socket refused, the price table loads and prices."""
+    code = (
+        "import socket\n"
+        "def refuse(*a, **k):\n"
+        "    raise OSError('network used')\n"
+        "socket.socket.connect = refuse\n"
+        "socket.create_connection = refuse\n"
+        "from evolve_action.execute.providers import catalog\n"
+        "from evolve_action.model.outcomes import Usage\n"
+        "print(catalog.cost_usd('openai/gpt-4.1-mini', Usage(input_tokens=1_000_000)))\n"
+        "print(catalog.source())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "0.4" and "genai-prices" in done.stdout
