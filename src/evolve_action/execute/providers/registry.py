@@ -1,4 +1,6 @@
-"""Model ids → providers: resolving `models` tokens and building configured providers.
+"""Model ids → providers: resolving and checking `models` tokens, building configured
+providers. What each provider is (its variables, SDK, adapter, prices id) is its row in
+`table.py`; this module only reads the rows.
 
 Keys and base URLs come from explicit values (action inputs) first, then the SDKs' own
 environment variables, read from the `environ` mapping the caller parsed at the edge; the

@@ -82,28 +82,28 @@ def choose_models(
         with_key = [p for p in PROVIDERS if replay or _has_key(p, keys, environ)]
         tokens = with_key or [next(iter(PROVIDERS))]
     for token in tokens:
-        if check:
-            model = _checked(token, "models", environ=environ, priced=priced, replay=replay)
-        else:
-            model = _resolved(token, "models")
+        model = _resolved(token, "models", environ, priced, replay=replay, check=check)
         if model not in chosen:
             chosen.append(model)
     return chosen
 
 
-def _resolved(token: str, name: str) -> str:
-    try:
-        return resolve_model(token)
-    except ValueError as exc:
-        raise ModelChoiceError(f"input {name}: {exc}") from None
-
-
-def _checked(
-    token: str, name: str, *, environ: Mapping[str, str], priced: Container[str], replay: bool
+def _resolved(
+    token: str,
+    name: str,
+    environ: Mapping[str, str],
+    priced: Container[str],
+    *,
+    replay: bool,
+    check: bool,
 ) -> str:
+    """A token of input `name` → a provider-qualified id, checked (`registry.check_model`)
+    unless `check` is off; its warning, if any, logged."""
+    warning = None
     try:
         model = resolve_model(token)
-        warning = check_model(model, environ=environ, priced=priced, replay=replay)
+        if check:
+            warning = check_model(model, environ=environ, priced=priced, replay=replay)
     except ValueError as exc:
         raise ModelChoiceError(f"input {name}: {exc}") from None
     if warning:
@@ -125,9 +125,7 @@ def choose_judge(
         keyed = [p for p in order if replay or _has_key(p, keys, environ)]
         provider = (keyed or order)[0]
         return f"{provider}/{PROVIDERS[provider].default_model}"
-    if not check:
-        return _resolved(token, "judge-model")
-    return _checked(token, "judge-model", environ=environ, priced=priced, replay=replay)
+    return _resolved(token, "judge-model", environ, priced, replay=replay, check=check)
 
 
 def preload_sdks(
