@@ -152,7 +152,7 @@ async def execute_job(
     on_costing: Callable[[Costing], None] | None = None,
 ) -> Execution:
     """Build the providers, project and cut, and run `job` (or only project it: `dry-run`)."""
-    env, providers = prepare_environment(request, settings, job.models, job.judge)
+    env, providers = prepare_environment(request, settings, job.models, job.judge, job.keys)
     budget = Budget(settings.max_cost_usd, prices=job.prices)
     ran = _Ran(job.plan, Outcome(not_run=list(job.plan.runs), interrupted=True))
     try:
