@@ -23,9 +23,9 @@ from evolve_action.execute.harness.install import CliBinary
 from evolve_action.execute.harness.proxy import CredentialProxy
 from evolve_action.execute.harness.run import CliHarness
 from evolve_action.execute.providers.registry import build_provider
-from evolve_action.execute.providers.table import PROVIDERS
 from evolve_action.execute.sandbox.python import python_for_commands
 from evolve_action.model.outcomes import Side, Status, ToolCall
+from evolve_action.model.provider_table import PROVIDERS
 from evolve_action.pipeline.runner import RunEnvironment, run_and_grade
 from evolve_action.plan.planning import RunSpec
 from tests.fakes.cli_agents import make_repo, suite_and_case

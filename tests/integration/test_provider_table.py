@@ -1,4 +1,4 @@
-"""A provider on a wire that already has an adapter is one row of `table.PROVIDERS`: a
+"""A provider on a wire that already has an adapter is one row of `provider_table.PROVIDERS`: a
 throwaway row (DeepSeek, on the OpenAI wire) is resolved, keyed, built on the real SDK
 against the loopback fake, priced from genai-prices under its own id, and checked."""
 
@@ -8,14 +8,14 @@ from dataclasses import replace
 
 import pytest
 
-from evolve_action.execute.providers import table
 from evolve_action.execute.providers.registry import build_provider, check_model, resolve_model
 from evolve_action.execute.providers.setup import choose_judge, choose_models
+from evolve_action.model import provider_table
 from evolve_action.model.provider import ChatMessage, ChatRequest, TextPart
 from tests.fakes.llm_server import FakeLLM, text
 
 ROW = replace(
-    table.PROVIDERS["openai"],
+    provider_table.PROVIDERS["openai"],
     id="deepseek",
     key_input="deepseek-api-key",
     key_env="DEEPSEEK_API_KEY",
@@ -30,13 +30,13 @@ ROW = replace(
 
 
 @pytest.fixture
-def row(monkeypatch: pytest.MonkeyPatch) -> table.ProviderRow:
-    monkeypatch.setitem(table.PROVIDERS, ROW.id, ROW)
+def row(monkeypatch: pytest.MonkeyPatch) -> provider_table.ProviderRow:
+    monkeypatch.setitem(provider_table.PROVIDERS, ROW.id, ROW)
     return ROW
 
 
 async def test_a_row_on_an_existing_wire_runs_and_is_priced(
-    row: table.ProviderRow, fake_llm: FakeLLM
+    row: provider_table.ProviderRow, fake_llm: FakeLLM
 ) -> None:
     fake_llm.script = lambda request: text("hello")
     assert resolve_model("deepseek") == "deepseek/deepseek-chat"
@@ -54,11 +54,11 @@ async def test_a_row_on_an_existing_wire_runs_and_is_priced(
     assert answer.usage.cost_usd is not None and answer.usage.cost_usd > 0  # DeepSeek's rates
 
 
-def test_a_row_is_in_the_key_map_and_the_credentials_check(row: table.ProviderRow) -> None:
+def test_a_row_is_in_the_key_map_and_the_credentials_check(row: provider_table.ProviderRow) -> None:
     class Settings:
         deepseek_api_key = "secret"
 
-    assert table.keys_of(Settings())["deepseek"] == "secret"
-    assert table.has_credentials({}, {"DEEPSEEK_API_KEY": "k"})
+    assert provider_table.keys_of(Settings())["deepseek"] == "secret"
+    assert provider_table.has_credentials({}, {"DEEPSEEK_API_KEY": "k"})
     with pytest.raises(ValueError, match="did you mean deepseek/deepseek-chat"):
         check_model("deepseek/deepseek-chta", environ={})

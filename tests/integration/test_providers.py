@@ -10,7 +10,6 @@ import pytest
 
 from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
 from evolve_action.execute.providers.registry import build_provider
-from evolve_action.execute.providers.table import PROVIDERS
 from evolve_action.model.outcomes import ErrorKind
 from evolve_action.model.provider import (
     ChatMessage,
@@ -21,6 +20,7 @@ from evolve_action.model.provider import (
     ToolSpec,
     ToolUsePart,
 )
+from evolve_action.model.provider_table import PROVIDERS
 from tests.fakes.llm_server import Call, FakeLLM, Reply, call, text
 
 SKILL = ToolSpec(

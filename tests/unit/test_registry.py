@@ -20,9 +20,9 @@ from evolve_action.execute.providers.registry import (
     resolve_model,
 )
 from evolve_action.execute.providers.setup import ModelChoiceError, choose_judge, choose_models
-from evolve_action.execute.providers.table import PROVIDERS, keys_of
 from evolve_action.model.outcomes import ErrorKind, Usage
 from evolve_action.model.provider import ProviderError
+from evolve_action.model.provider_table import PROVIDERS, keys_of
 from evolve_action.settings.inputs import Settings
 
 

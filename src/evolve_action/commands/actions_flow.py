@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, TextIO
 
 from evolve_action.commands.calibrate_flow import calibrate_in_actions
 from evolve_action.commands.printing import print_run
-from evolve_action.execute.providers import table
 from evolve_action.execute.providers.setup import ModelChoiceError
 from evolve_action.execute.sandbox.confine import unconfined_refusal
 from evolve_action.formats import load_all
+from evolve_action.model import provider_table
 from evolve_action.pipeline import job
 from evolve_action.pipeline.request import Request
 from evolve_action.pipeline.stopping import Stop
@@ -65,7 +65,7 @@ def run_to_exit(setup: job.JobSetup, sides: Sides, out: TextIO) -> tuple[int, jo
 
 
 def _has_secrets(settings: Settings, environ: Mapping[str, str]) -> bool:
-    return table.has_credentials(table.keys_of(settings), environ)
+    return provider_table.has_credentials(provider_table.keys_of(settings), environ)
 
 
 def run_in_actions(

@@ -41,8 +41,8 @@ def prepare_environment(
     judge_model: str,
     keys: Mapping[str, str],
 ) -> tuple[RunEnvironment, Providers]:
-    """The providers of `models` and the judge (keys: `table.keys_of`), built, and what every
-    run of the job shares."""
+    """The providers of `models` and the judge (keys: `provider_table.keys_of`), built, and
+    what every run of the job shares."""
     providers = build_providers(
         [*models, judge_model],
         keys=keys,

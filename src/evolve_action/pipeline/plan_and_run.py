@@ -12,12 +12,12 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from evolve_action.execute.providers import table
 from evolve_action.execute.providers.setup import (
     Providers,
     choose_judge,
     choose_models,
 )
+from evolve_action.model import provider_table
 from evolve_action.model.evals import Suite
 from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.pipeline.adaptive_run import Limits, run_waves
@@ -70,7 +70,7 @@ class JobPlan:
 
     models: list[str]
     judge: str
-    keys: Mapping[str, str]  # each provider's key input (`table.keys_of`)
+    keys: Mapping[str, str]  # each provider's key input (`provider_table.keys_of`)
     chosen: Selection
     plan: Plan
     diffs: list[CaseDiff]  # what the PR changed in its evals
@@ -117,7 +117,7 @@ def plan_job(
 ) -> JobPlan:
     """The models (each id checked before anything runs), the judge, the suites of each side
     and arm, and the runs: no provider is built and nothing is called here."""
-    keys = table.keys_of(settings)
+    keys = provider_table.keys_of(settings)
     replay = request.replay_dir is not None
     priced = prices.overrides
     models = choose_models(

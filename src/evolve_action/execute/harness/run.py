@@ -35,7 +35,6 @@ from evolve_action.execute.providers import catalog
 from evolve_action.execute.providers.faults import RetryPolicy
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
 from evolve_action.execute.providers.registry import credentials
-from evolve_action.execute.providers.table import PROVIDERS
 from evolve_action.execute.sandbox.confine import (
     DEFAULT_PATH,
     HOME_DIR,
@@ -47,6 +46,7 @@ from evolve_action.execute.skill_install import SKILLS_DIR
 from evolve_action.model.evals import Case, CaseKind, split_model
 from evolve_action.model.outcomes import CommandResult, ErrorKind, Transcript
 from evolve_action.model.provider import ProviderError
+from evolve_action.model.provider_table import PROVIDERS
 from evolve_action.plan.fingerprints import case_digest, tree_digest
 from evolve_action.plan.planning import RunSpec
 

@@ -11,8 +11,8 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from evolve_action.execute.providers.table import PROVIDERS
 from evolve_action.model.outcomes import Usage
+from evolve_action.model.provider_table import PROVIDERS
 
 ANTHROPIC = "anthropic"
 OPENAI = "openai"

@@ -4,7 +4,7 @@ Neither API returns a price, so a cost is usage × a price table. The table is t
 `genai-prices` package's (pinned in the lock), read from the snapshot bundled in the package:
 nothing here starts its `UpdatePrices` (the only part of it that fetches), so a run never
 touches the network for prices and a given lock always prices the same way. Each provider
-row names its id there (`table.ProviderRow.prices_id`).
+row names its id there (`provider_table.ProviderRow.prices_id`).
 
 `EXTRA` is the hand-written remainder: models a harness runs that the package does not list
 (they run, unpriced, unless `.evolve.yaml` prices them). A test fails when the package
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
-from evolve_action.execute.providers.table import PROVIDERS
 from evolve_action.model.outcomes import Usage
+from evolve_action.model.provider_table import PROVIDERS
 
 if TYPE_CHECKING:
     from genai_prices import types as gp

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     import anthropic
     import openai
 
-from evolve_action.execute.providers import table
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
+from evolve_action.model import provider_table
 from evolve_action.model.outcomes import ErrorKind
 from evolve_action.model.provider import ChatRequest, ChatResponse, Provider, ProviderError
 
@@ -41,12 +41,13 @@ def _sdk_errors(name: str) -> tuple[type[BaseException], ...]:
     One may be half-imported (the worker thread of `transport.preload` is still at it): it
     has raised nothing yet, so a missing class is skipped.
     """
-    found = (getattr(sys.modules[m], name, None) for m in table.sdk_names() if m in sys.modules)
+    loaded = [m for m in provider_table.sdk_names() if m in sys.modules]
+    found = (getattr(sys.modules[m], name, None) for m in loaded)
     return tuple(cls for cls in found if cls is not None)
 
 
 # 429 codes that mean the quota is gone for good, whichever provider says them.
-_PERMANENT_QUOTA_CODES = table.quota_codes()
+_PERMANENT_QUOTA_CODES = provider_table.quota_codes()
 
 
 class CallError(ProviderError):

@@ -1,6 +1,6 @@
 """Model ids → providers: resolving and checking `models` tokens, building configured
 providers. What each provider is (its variables, SDK, adapter, prices id) is its row in
-`table.py`; this module only reads the rows.
+`model/provider_table.py`; this module only reads the rows.
 
 Keys and base URLs come from explicit values (action inputs) first, then the SDKs' own
 environment variables, read from the `environ` mapping the caller parsed at the edge; the
@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from evolve_action.execute.providers import catalog
 from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
-from evolve_action.execute.providers.table import PROVIDERS, ProviderRow, known
 from evolve_action.model.evals import split_model
 from evolve_action.model.outcomes import ErrorKind
 from evolve_action.model.provider import ProviderError, ProviderFactory
+from evolve_action.model.provider_table import PROVIDERS, ProviderRow, known
 
 
 def _adapter(row: ProviderRow) -> ProviderFactory:

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evolve_action.execute.providers.table import PROVIDERS
 from evolve_action.model.outcomes import ErrorKind, Usage
 from evolve_action.model.provider import (
     ChatMessage,
@@ -35,6 +34,7 @@ from evolve_action.model.provider import (
     TextPart,
     ToolUsePart,
 )
+from evolve_action.model.provider_table import PROVIDERS
 
 CASSETTE_VERSION = 1
 

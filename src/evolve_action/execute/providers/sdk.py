@@ -34,7 +34,7 @@ class SdkAdapter(Generic[C]):
         timeout_s: float = 600.0,
         sdk_max_retries: int = 0,
         ssl_context: ssl.SSLContext | None = None,
-        answers_with_schema: bool = False,  # the provider's row (`table.ProviderRow`)
+        answers_with_schema: bool = False,  # the provider's row (`provider_table.ProviderRow`)
         provider_id: str | None = None,  # a row that reuses this wire under its own id
     ) -> None:
         if provider_id is not None:

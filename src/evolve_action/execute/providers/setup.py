@@ -2,7 +2,7 @@
 
 Models default to the default model of every provider that has a key; the judge defaults to
 the default model of the first provider with a key in the table's judge order
-(`table.judge_order`), else of the first in that order. A provider that cannot
+(`provider_table.judge_order`), else of the first in that order. A provider that cannot
 be built (no key) is not an exception: its runs end as `error` with the reason, per model.
 Record and replay wrap every provider here, so the rest of the pipeline cannot tell.
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evolve_action.execute.providers import table, transport
+from evolve_action.execute.providers import transport
 from evolve_action.execute.providers.faults import RetryPolicy
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
 from evolve_action.execute.providers.registry import (
@@ -38,9 +38,10 @@ from evolve_action.execute.providers.replay import (
     load_cassette,
     save_cassette,
 )
-from evolve_action.execute.providers.table import PROVIDERS
+from evolve_action.model import provider_table
 from evolve_action.model.evals import split_model
 from evolve_action.model.provider import Provider, ProviderError
+from evolve_action.model.provider_table import PROVIDERS
 from evolve_action.util import startup
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ def choose_judge(
     check: bool = True,
 ) -> str:
     if not token:
-        order = table.judge_order()
+        order = provider_table.judge_order()
         keyed = [p for p in order if replay or _has_key(p, keys, environ)]
         provider = (keyed or order)[0]
         return f"{provider}/{PROVIDERS[provider].default_model}"
@@ -146,7 +147,7 @@ def preload_sdks(
     """
     if replay:
         return None
-    keys = table.keys_of(settings)
+    keys = provider_table.keys_of(settings)
     try:
         # Unchecked: the job checks the ids (and warns) once, where it resolves them.
         models = choose_models(settings.models, keys=keys, environ=environ, check=False)

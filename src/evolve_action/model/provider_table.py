@@ -2,16 +2,17 @@
 
 What reads a row: the key map (`keys_of`, from the settings' `<key-input>` fields), the
 credentials (`registry.credentials`), the SDK adapter built for it (`adapter`, imported only
-when the provider is used), the SDK preload (`transport`), the SDK exceptions the retry loop
-classifies (`faults`), the CLI proxy's upstream when no base URL is set (`public_api`), the
-prices (`prices_id`, the provider's id in the `genai-prices` package), the default model of a
-`models` token naming only the provider, and the default judge (`judge_rank`, lowest first,
-among the providers with a key). A provider speaking a wire that already has an adapter
-(an OpenAI-compatible API, say) is a row and nothing else; a new wire is a row plus its
-adapter module (`anthropic.py` + `anthropic_wire.py` are the pattern).
+when the provider is used), the SDK preload (`execute/providers/transport.py`), the SDK
+exceptions the retry loop classifies (`faults.py`), the CLI proxy's upstream when no base
+URL is set (`public_api`), the prices (`prices_id`, the provider's id in the `genai-prices`
+package), the default model of a `models` token naming only the provider, and the default
+judge (`judge_rank`, lowest first, among the providers with a key). A provider speaking a
+wire that already has an adapter (an OpenAI-compatible API, say) is a row and nothing else;
+a new wire is a row plus its adapter module (`anthropic.py` + `anthropic_wire.py` are the
+pattern).
 
-This module imports nothing of ours but the model layer, so every other provider module
-(and `faults`, which the adapters import) may read it without a cycle.
+It is plain data in `model`, beneath every stage: `execute` builds from it, and `plan` (the
+cost prior) may read it too, which it could not were it in `execute`.
 """
 
 from __future__ import annotations
