@@ -49,7 +49,7 @@ from typing import Any
 
 from evolve_action.commands.cli import main
 from evolve_action.commands.demo import build_repository, examples_dir
-from evolve_action.execute.harness.install import CLAUDE, CODEX, installed
+from evolve_action.execute.harness.install import clis, installed
 from tests.e2e.test_pull_request import agent as pr_agent
 from tests.e2e.test_pull_request import make_repo as pr_repo
 from tests.fakes.behaviours import BEHAVIOURS, HELD_OUT, RUNAWAY
@@ -169,7 +169,7 @@ def main_bench(argv: list[str] | None = None) -> int:
         return run_behaviours((*BEHAVIOURS, *HELD_OUT), beyond=(RUNAWAY,))
     cli_dir = Path(os.environ.get("EVOLVE_CLI_DIR") or ROOT / ".cache" / "clis")
     harnesses = ["sdk", "cli"] if args.harness == "both" else [args.harness]
-    if "cli" in harnesses and any(installed(s, cli_dir) is None for s in (CLAUDE, CODEX)):
+    if "cli" in harnesses and any(installed(s, cli_dir) is None for s in clis().values()):
         print(f"# cli skipped: the pinned CLIs are not installed in {cli_dir}", file=sys.stderr)
         harnesses.remove("cli")
     os.environ["EVOLVE_CLI_DIR"] = str(cli_dir)

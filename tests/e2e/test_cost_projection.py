@@ -215,7 +215,8 @@ def test_a_model_with_no_price_says_so_and_an_evolve_yaml_price_is_used(
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
         monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
         monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-        model = ("--models", "openai/gpt-4.1-mini", "--judge-model", "openai/gpt-4.1-mini")
+        unpriced = "openai/gpt-5.3-codex-spark"  # runs, but the price table does not list it
+        model = ("--models", unpriced, "--judge-model", unpriced)
         out = run(repo, tmp_path, monkeypatch, "--runs", "1", *model)
         assert out.code == 0, out.getvalue()
         text_out = out.getvalue()
@@ -223,7 +224,7 @@ def test_a_model_with_no_price_says_so_and_an_evolve_yaml_price_is_used(
         assert "💸 price unknown" in text_out and "$0.00" not in text_out
         (repo / ".evolve.yaml").write_text(
             "providers:\n  openai:\n    models:\n"
-            "      - {id: gpt-4.1-mini, input_per_mtok: 0.4, output_per_mtok: 1.6}\n"
+            "      - {id: gpt-5.3-codex-spark, input_per_mtok: 0.4, output_per_mtok: 1.6}\n"
         )
         priced = run(repo, tmp_path / "again", monkeypatch, "--runs", "1", *model).getvalue()
     assert "Projected cost: $0.0" in priced and "priced by .evolve.yaml" in priced

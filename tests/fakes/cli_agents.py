@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from evolve_action.execute.harness.install import CLAUDE, CODEX, installed
+from evolve_action.execute.harness.install import clis, installed
 from evolve_action.formats import load_all
 from evolve_action.model.evals import Case, Suite
 from tests.fakes.llm_server import Answer, Request, call, text
@@ -31,7 +31,7 @@ MODELS = {"claude": "anthropic/claude-sonnet-4-6", "codex": "openai/gpt-5.4"}
 def cli_dir() -> Path:
     """The install of the pinned CLIs, or a skip that says what is missing."""
     directory = Path(os.environ.get("EVOLVE_CLI_DIR") or ROOT / ".cache" / "clis")
-    missing = [s.name for s in (CLAUDE, CODEX) if installed(s, directory) is None]
+    missing = [s.name for s in clis().values() if installed(s, directory) is None]
     if missing:
         pytest.skip(
             f"the agent CLIs ({', '.join(missing)}) are not installed in {directory}: "

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from evolve_action.execute.providers import catalog
 from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
 from evolve_action.execute.providers.registry import build_provider
 from evolve_action.model.outcomes import ErrorKind
@@ -21,6 +20,7 @@ from evolve_action.model.provider import (
     ToolSpec,
     ToolUsePart,
 )
+from evolve_action.model.provider_table import PROVIDERS
 from tests.fakes.llm_server import Call, FakeLLM, Reply, call, text
 
 SKILL = ToolSpec(
@@ -262,7 +262,8 @@ async def test_openai__cached_prompt_tokens_split_from_fresh_input(
     # prompt_tokens includes the cached part; our input_tokens is fresh input only.
     assert second.usage.input_tokens + second.usage.cache_read_tokens == first.usage.input_tokens
     u = second.usage
-    expected = (u.input_tokens * 1.25 + u.cache_read_tokens * 0.125 + u.output_tokens * 10) / 1e6
+    # GPT-5.4 in genai-prices: $2.50 input, $0.25 cached, $15 output per million.
+    expected = (u.input_tokens * 2.5 + u.cache_read_tokens * 0.25 + u.output_tokens * 15) / 1e6
     assert u.cost_usd == pytest.approx(expected, abs=1e-6)
 
 
@@ -290,4 +291,4 @@ def test_registry__missing_key_is_a_per_model_auth_error() -> None:
         "anthropic: auth: no API key for anthropic: "
         "set the anthropic-api-key input or ANTHROPIC_API_KEY"
     )
-    assert catalog.DEFAULT_MODELS["anthropic"] == "claude-sonnet-4-6"
+    assert PROVIDERS["anthropic"].default_model == "claude-sonnet-4-6"

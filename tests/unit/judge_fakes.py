@@ -7,7 +7,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from evolve_action.execute.providers.registry import PROVIDERS
 from evolve_action.model.outcomes import Usage
 from evolve_action.model.provider import (
     ChatRequest,
@@ -16,6 +15,7 @@ from evolve_action.model.provider import (
     ToolSpec,
     ToolUsePart,
 )
+from evolve_action.model.provider_table import PROVIDERS
 
 Reply = ChatResponse | Exception | Callable[[ChatRequest], ChatResponse]
 
@@ -46,7 +46,7 @@ class ScriptedProvider:
 
     @property
     def answers_with_schema(self) -> bool:
-        """As the real provider of this id answers (`registry.ProviderKind`)."""
+        """As the real provider of this id answers (`provider_table.ProviderRow`)."""
         kind = PROVIDERS.get(self.id)
         return kind.answers_with_schema if kind else False
 

@@ -25,7 +25,7 @@ from evolve_action.verdict.cost_delta import deltas, with_cost_rule
 from evolve_action.verdict.gate import Gate
 
 SONNET = "anthropic/claude-sonnet-4-6"
-UNPRICED = "openai/gpt-4.1-mini"
+UNPRICED = "openai/gpt-5.3-codex-spark"  # a model the price table does not list
 ORIGIN = Origin("evals/s/evals.json", 1)
 
 

@@ -8,9 +8,13 @@ binaries (tests/integration/test_harness_cli.py) check the same readers on live 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from evolve_action.execute.harness import claude, codex
+from evolve_action.execute.harness.claude import ClaudeCode
+from evolve_action.execute.harness.codex import Codex
+from evolve_action.execute.harness.contract import Invocation
 from evolve_action.model.outcomes import ErrorKind
 
 
@@ -201,16 +205,29 @@ def test_codex__empty_output_is_an_error() -> None:
     assert codex.parse(" \n", exit_code=0).error == "empty CLI output"
 
 
+def _run(**changes: object) -> Invocation:
+    base = Invocation(
+        binary="cli", provider="openai", model="m", prompt="hi", max_turns=20, trigger=False,
+        sandboxed=True, base_url="http://x", token="dummy",
+    )  # fmt: skip
+    return replace(base, **changes)  # type: ignore[arg-type]
+
+
 def test_command_lines__tools_by_run_kind_and_sandbox_nesting() -> None:
-    argv = claude.command("claude", model="m", max_turns=2, trigger=True, sandboxed=True)
+    claude, codex = ClaudeCode(), Codex()
+    on = claude.command(_run(provider="anthropic", max_turns=2, trigger=True))
+    argv = on.argv
     assert argv[argv.index("--allowedTools") + 1] == "Skill Read"
     assert json.loads(argv[argv.index("--settings") + 1]) == {"sandbox": {"enabled": False}}
-    argv = claude.command("claude", model="m", max_turns=20, trigger=False, sandboxed=False)
+    assert on.stdin == "hi"
+    assert on.env == {"ANTHROPIC_BASE_URL": "http://x/anthropic", "ANTHROPIC_API_KEY": "dummy"}
+    argv = claude.command(_run(provider="anthropic", sandboxed=False)).argv
     assert argv[argv.index("--allowedTools") + 1] == "Bash Read Write Edit Glob Grep Skill"
     assert "--settings" not in argv and "--dangerously-skip-permissions" not in argv
-    ours_on = codex.command("codex", model="m", base_url="http://x", sandboxed=True)
+    ours_on = codex.command(_run()).argv
     assert "--dangerously-bypass-approvals-and-sandbox" in ours_on and ours_on[-1] == "-"
-    ours_off = codex.command("codex", model="m", base_url="http://x", sandboxed=False)
+    ours_off = codex.command(_run(sandboxed=False)).argv
     assert ours_off[ours_off.index("--sandbox") + 1] == "workspace-write"
     provider = next(a for a in ours_on if a.startswith("model_providers."))
     assert 'base_url="http://x/openai"' in provider and "request_max_retries=0" in provider
+    assert codex.command(_run()).env == {"OPENAI_API_KEY": "dummy"}

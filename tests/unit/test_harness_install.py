@@ -21,16 +21,18 @@ from typing import Any
 import pytest
 
 from evolve_action.execute.harness import install
+from evolve_action.execute.harness.claude import ClaudeCode
+from evolve_action.execute.harness.codex import Codex
 from evolve_action.execute.harness.install import (
-    CLAUDE,
-    CLIS,
-    CODEX,
     InstallError,
+    clis,
     default_dir,
     installed,
     lock_packages,
     pinned_version,
 )
+
+CLAUDE, CODEX = ClaudeCode.cli, Codex.cli
 
 
 def test_the_lock_pins_the_versions_the_harness_was_tested_with() -> None:
@@ -41,7 +43,7 @@ def test_the_lock_pins_the_versions_the_harness_was_tested_with() -> None:
             assert entry["integrity"].startswith("sha512-"), key
     system, arch, libc = install.this_platform()
     if (system, arch) in (("linux", "x64"), ("linux", "arm64"), ("darwin", "arm64")):
-        for spec in CLIS.values():
+        for spec in clis().values():
             assert spec.native(system, arch, libc)[0] in lock_packages()
 
 
@@ -112,7 +114,7 @@ def registry() -> Iterator[tuple[str, dict[str, bytes], list[str]]]:
 def packages_for(tarballs: dict[str, bytes]) -> dict[str, Any]:
     """Lock entries for this platform's two packages, pinned to the given tarballs."""
     out = {}
-    for spec in CLIS.values():
+    for spec in clis().values():
         key, _ = spec.native(*install.this_platform())
         out[key] = {"version": "1.0.0", "integrity": integrity(tarballs[spec.name])}
     return out
@@ -123,7 +125,7 @@ def test_without_npm_the_platform_packages_are_fetched_and_checked(
 ) -> None:
     url, served, asked = registry
     tarballs = {}
-    for spec in CLIS.values():
+    for spec in clis().values():
         key, binary = spec.native(*install.this_platform())
         files = {f"package/{binary}": b"#!/bin/sh\necho hi\n", "package/../escape": b"x"}
         tarballs[spec.name] = tarball(files)
@@ -131,7 +133,7 @@ def test_without_npm_the_platform_packages_are_fetched_and_checked(
         served[f"/{name}/-/{name.rsplit('/', 1)[-1]}-1.0.0.tgz"] = tarballs[spec.name]
     install._fetch_platform_packages(tmp_path, url, packages_for(tarballs))
     assert len(asked) == 2
-    for spec in CLIS.values():
+    for spec in clis().values():
         key, binary = spec.native(*install.this_platform())
         assert (tmp_path / key / binary).read_bytes() == b"#!/bin/sh\necho hi\n"
         assert (tmp_path / key / binary).stat().st_mode & 0o111
@@ -143,7 +145,7 @@ def test_a_tarball_that_fails_its_sha512_is_refused(
     registry: tuple[str, dict[str, bytes], list[str]], tmp_path: Path
 ) -> None:
     url, served, _ = registry
-    tarballs = {spec.name: tarball({"package/x": b"pinned"}) for spec in CLIS.values()}
+    tarballs = {spec.name: tarball({"package/x": b"pinned"}) for spec in clis().values()}
     packages = packages_for(tarballs)
     for key in packages:
         name = key.removeprefix("node_modules/")

@@ -19,10 +19,14 @@ from pathlib import Path
 import pytest
 
 from evolve_action.execute.harness import install
-from evolve_action.execute.harness.install import CLAUDE, CODEX, CliBinary, installed
+from evolve_action.execute.harness.claude import ClaudeCode
+from evolve_action.execute.harness.codex import Codex
+from evolve_action.execute.harness.install import CliBinary, installed
 from evolve_action.execute.harness.stage import obstacle, place, stage_dir
 from evolve_action.execute.sandbox.bwrap import masked
 from evolve_action.execute.sandbox.confine import Confinement, Level, SandboxMode, probe_bwrap
+
+CLAUDE, CODEX = ClaudeCode.cli, Codex.cli
 
 
 def fake_install(directory: Path) -> dict[str, CliBinary]:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from importlib import metadata
+
 import pytest
 
 from evolve_action.execute.providers import catalog
@@ -11,11 +15,15 @@ from evolve_action.execute.providers.openai import OpenAIProvider
 from evolve_action.execute.providers.registry import (
     NO_KEY,
     build_provider,
+    check_model,
     credentials,
     resolve_model,
 )
+from evolve_action.execute.providers.setup import ModelChoiceError, choose_judge, choose_models
 from evolve_action.model.outcomes import ErrorKind, Usage
 from evolve_action.model.provider import ProviderError
+from evolve_action.model.provider_table import PROVIDERS, keys_of
+from evolve_action.settings.inputs import Settings
 
 
 @pytest.mark.parametrize(
@@ -47,26 +55,107 @@ def test_resolve_model__errors_say_what_is_accepted(token: str, message: str) ->
         resolve_model(token)
 
 
-def test_every_default_model_is_in_the_catalog_and_priced() -> None:
-    for provider, bare in catalog.DEFAULT_MODELS.items():
-        info = catalog.lookup(f"{provider}/{bare}")
+def test_every_default_model_is_in_the_price_table_and_priced() -> None:
+    for row in PROVIDERS.values():
+        info = catalog.lookup(f"{row.id}/{row.default_model}")
         assert info is not None and info.priced
     assert catalog.display_name("anthropic/claude-sonnet-4-6") == "Claude Sonnet 4.6"
     assert catalog.display_name("openai/unknown") == "openai/unknown"
 
 
-def test_cost__anthropic_cache_multipliers() -> None:
+def test_cost__anthropic_cache_rates() -> None:
     usage = Usage(
         input_tokens=1_000_000,
         output_tokens=100_000,
         cache_read_tokens=2_000_000,
         cache_write_tokens=400_000,
+        calls=10,
     )
-    # Sonnet 4.6: $3 in, $15 out; reads 0.1×, 5-minute writes 1.25×.
+    # Sonnet 4.6: $3 in, $15 out; reads $0.30, 5-minute writes $3.75.
     expected = 3.0 + 1.5 + 0.6 + 1.5
     assert catalog.cost_usd("anthropic/claude-sonnet-4-6", usage) == pytest.approx(expected)
-    assert catalog.cost_usd("openai/gpt-5.6-sol", usage) is None  # listed but unpriced
+    assert catalog.cost_usd("openai/gpt-5.3-codex-spark", usage) is None  # listed, unpriced
     assert catalog.cost_usd("openai/my-finetune", usage) is None
+
+
+def test_cost__long_context_tier_prices_the_whole_call() -> None:
+    # GPT-5.4 past 272k prompt tokens: every token of that call at the higher rate.
+    short = catalog.cost_usd("openai/gpt-5.4", Usage(input_tokens=200_000, calls=1))
+    long = catalog.cost_usd("openai/gpt-5.4", Usage(input_tokens=300_000, calls=1))
+    rates = catalog.lookup("openai/gpt-5.4")
+    assert rates is not None and rates.rates is not None and rates.rates.input.tiers
+    assert short == pytest.approx(0.2 * 2.5)
+    assert long == pytest.approx(0.3 * rates.rates.input.tiers[0][1])
+    assert long > 0.3 * 2.5
+    # Two calls of 150k each: neither reaches the tier.
+    assert catalog.cost_usd("openai/gpt-5.4", Usage(input_tokens=300_000, calls=2)) == (
+        pytest.approx(0.3 * 2.5)
+    )
+
+
+def test_prices__gpt_4_1_mini_is_priced_and_the_source_is_named() -> None:
+    assert catalog.cost_usd("openai/gpt-4.1-mini", Usage(input_tokens=1_000_000)) == 0.4
+    source = catalog.source()
+    assert source.name == "genai-prices" and source.version == metadata.version("genai-prices")
+    assert str(source).startswith(source.date) and source.date[:2] == "20"
+
+
+def test_prices__the_hand_written_models_are_only_those_the_package_lacks() -> None:
+    from genai_prices import data_snapshot
+
+    snapshot = data_snapshot.get_snapshot()
+    for model in catalog.EXTRA:
+        with pytest.raises(LookupError):
+            snapshot.find_provider_model(
+                model.bare_id, None, PROVIDERS[model.provider].prices_id, None
+            )
+
+
+def test_prices__read_offline_never_updated() -> None:
+    from genai_prices import data_snapshot
+
+    catalog.lookup("anthropic/claude-haiku-4-5")
+    assert not data_snapshot.get_snapshot().from_auto_update
+
+
+@pytest.mark.parametrize(
+    ("model", "near"),
+    [
+        ("anthropic/claude-sonet-4-6", "anthropic/claude-sonnet-4-6"),
+        ("openai/gpt-5.4-mnii", "openai/gpt-5.4-mini"),
+    ],
+)
+def test_check_model__a_typo_fails_with_did_you_mean(model: str, near: str) -> None:
+    with pytest.raises(ValueError, match=f"did you mean {near}") as caught:
+        check_model(model, environ={})
+    assert ".evolve.yaml" in str(caught.value)
+
+
+def test_check_model__unknown_but_maybe_served_is_a_warning() -> None:
+    assert check_model("anthropic/claude-sonnet-4-6", environ={}) is None
+    own = check_model("openai/my-finetune", environ={}, priced={"openai/my-finetune"})
+    assert own is not None and "price .evolve.yaml gives it" in own
+    served = check_model("openai/llama3", environ={"OPENAI_BASE_URL": "http://localhost:1"})
+    assert served is not None and "OPENAI_BASE_URL" in served
+    with pytest.raises(ValueError, match="unknown model 'openai/llama3'"):
+        check_model("openai/llama3", environ={})
+
+
+def test_table__the_key_map_and_the_judge_come_from_the_rows() -> None:
+    settings = Settings(anthropic_api_key="a", openai_api_key="")
+    assert keys_of(settings) == {"anthropic": "a", "openai": ""}
+    for row in PROVIDERS.values():
+        assert hasattr(Settings(), row.settings_field), row.key_input
+    assert choose_judge("", keys={"openai": "k"}, environ={}) == "openai/gpt-5.4"
+    assert choose_judge("", keys={}, environ={}) == "anthropic/claude-sonnet-4-6"
+    assert choose_judge("", keys={"anthropic": "k", "openai": "k"}, environ={}).startswith(
+        "anthropic/"
+    )
+
+
+def test_choose_models__a_misspelt_model_fails_before_any_call() -> None:
+    with pytest.raises(ModelChoiceError, match="did you mean anthropic/claude-sonnet-4-6"):
+        choose_models(["anthropic/claude-sonet-4-6"], keys={"anthropic": "k"}, environ={})
 
 
 def test_credentials__explicit_input_beats_environ() -> None:
@@ -133,3 +222,23 @@ def test_retry_after_seconds() -> None:
     assert retry_after_seconds({"retry-after": "0"}) is None
     assert retry_after_seconds({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) is None
     assert retry_after_seconds({}) is None
+
+
+def test_prices__no_network_is_touched_to_price_a_call() -> None:
+    """In a fresh process with every socket refused, the price table loads and prices."""
+    code = (
+        "import socket\n"
+        "def refuse(*a, **k):\n"
+        "    raise OSError('network used')\n"
+        "socket.socket.connect = refuse\n"
+        "socket.create_connection = refuse\n"
+        "from evolve_action.execute.providers import catalog\n"
+        "from evolve_action.model.outcomes import Usage\n"
+        "print(catalog.cost_usd('openai/gpt-4.1-mini', Usage(input_tokens=1_000_000)))\n"
+        "print(catalog.source())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "0.4" and "genai-prices" in done.stdout

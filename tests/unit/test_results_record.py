@@ -66,6 +66,7 @@ FULL = JobRecord(
     merged_from=3,
     projected_usd=0.42,
     projected_range=(0.1, 9.5),
+    prices_as_of="2026-11-09 (genai-prices 0.2.3)",
     case_changes=(
         CaseChangeRecord(
             CaseDiff(

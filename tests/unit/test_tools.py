@@ -14,14 +14,8 @@ from evolve_action.execute.sandbox.confine import BwrapStatus, Confinement, Sand
 from evolve_action.execute.skill_install import SkillInfo
 from evolve_action.execute.tools import fs as tools_fs
 from evolve_action.execute.tools.fs import glob_regex
-from evolve_action.execute.tools.run import (
-    AGENT_TOOLS,
-    JUDGE_TOOLS,
-    TRIGGER_TOOLS,
-    WorkspaceTools,
-    find_skill,
-    system_prompt,
-)
+from evolve_action.execute.tools.run import WorkspaceTools, find_skill, system_prompt
+from evolve_action.execute.tools.specs import AGENT_TOOLS, JUDGE_TOOLS, TRIGGER_TOOLS
 from evolve_action.model.provider import ToolBox, ToolResultPart
 
 SKILLS = (

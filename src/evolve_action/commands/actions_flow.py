@@ -22,6 +22,7 @@ from evolve_action.commands.printing import print_run
 from evolve_action.execute.providers.setup import ModelChoiceError
 from evolve_action.execute.sandbox.confine import unconfined_refusal
 from evolve_action.formats import load_all
+from evolve_action.model import provider_table
 from evolve_action.pipeline import job
 from evolve_action.pipeline.request import Request
 from evolve_action.pipeline.stopping import Stop
@@ -65,9 +66,7 @@ def run_to_exit(setup: job.JobSetup, sides: Sides, out: TextIO) -> tuple[int, jo
 
 
 def _has_secrets(settings: Settings, environ: Mapping[str, str]) -> bool:
-    keys = (settings.anthropic_api_key, settings.openai_api_key)
-    env = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL")
-    return any(keys) or any(environ.get(name) for name in env)
+    return provider_table.has_credentials(provider_table.keys_of(settings), environ)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ for the SDK loop, the real CLIs for `harness: cli`)."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from evolve_action.execute.providers.setup import (
@@ -35,9 +35,14 @@ async def open_harness(
 
 
 def prepare_environment(
-    request: Request, settings: Settings, models: Sequence[str], judge_model: str
+    request: Request,
+    settings: Settings,
+    models: Sequence[str],
+    judge_model: str,
+    keys: Mapping[str, str],
 ) -> tuple[RunEnvironment, Providers]:
-    keys = {"anthropic": settings.anthropic_api_key, "openai": settings.openai_api_key}
+    """The providers of `models` and the judge (keys: `provider_table.keys_of`), built, and
+    what every run of the job shares."""
     providers = build_providers(
         [*models, judge_model],
         keys=keys,

@@ -131,6 +131,7 @@ def _report(
         projected_range=execution.costing.projected_range
         if execution and execution.costing
         else None,
+        prices_as_of=execution.costing.prices_as_of if execution and execution.costing else None,
         pr_spend_before=setup.pr_spend_before,
         # Left out by the budget; a stopped job's missing runs are its notice's to tell.
         not_started=execution.not_run if execution and not stop.requested else [],

@@ -136,6 +136,7 @@ def facts_of(docs: Sequence[LoadedResults], merged: Merged, event: Event, head_s
         merged_from=len(docs),
         projected_usd=_projected(records),
         projected_range=_projected_range(records),
+        prices_as_of=next((r.prices_as_of for r in records if r.prices_as_of), None),
         # Every shard classifies the same two trees alike: one list, repeated ones said once.
         case_diffs=tuple(dict.fromkeys(c.diff for r in records for c in r.case_changes)),
         judge_model=next(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from evolve_action.execute.providers.setup import (
@@ -17,6 +17,7 @@ from evolve_action.execute.providers.setup import (
     choose_judge,
     choose_models,
 )
+from evolve_action.model import provider_table
 from evolve_action.model.evals import Suite
 from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.pipeline.adaptive_run import Limits, run_waves
@@ -25,6 +26,7 @@ from evolve_action.pipeline.environment import open_harness, prepare_environment
 from evolve_action.pipeline.execution import Budget, Outcome, run_plan
 from evolve_action.pipeline.pricing import Prices
 from evolve_action.pipeline.request import Loaded, Request
+from evolve_action.pipeline.runner import RunEnvironment
 from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.cache import RunCache
 from evolve_action.plan.fingerprints import Fingerprinter
@@ -62,6 +64,29 @@ class Execution:
     costing: Costing | None = None  # the projection before the first call, and its cut
 
 
+@dataclass(frozen=True, repr=False)
+class JobPlan:
+    """What a job will run, decided before any call: planning's answer, executing's input."""
+
+    models: list[str]
+    judge: str
+    keys: Mapping[str, str]  # each provider's key input (`provider_table.keys_of`)
+    chosen: Selection
+    plan: Plan
+    diffs: list[CaseDiff]  # what the PR changed in its evals
+    prices: Prices
+
+
+@dataclass(repr=False)
+class _Ran:
+    """What executing a `JobPlan` did, whichever way it ended."""
+
+    plan: Plan
+    outcome: Outcome
+    effort: Effort | None = None
+    costing: Costing | None = None
+
+
 async def plan_and_run(
     request: Request,
     settings: Settings,
@@ -77,10 +102,30 @@ async def plan_and_run(
     """Plan, project its cost (and cut it to `max-cost-usd`), then execute with the cache and
     the budget, for one or both sides. `on_costing` hears the projection before the first
     call. A job told to stop before its first run, or a `dry-run`, plans and runs nothing."""
-    keys = {"anthropic": settings.anthropic_api_key, "openai": settings.openai_api_key}
+    job = plan_job(request, settings, sides, loaded_head, loaded_base, prices or Prices({}))
+    return await execute_job(request, settings, job, on_done=on_done, stop=stop,
+                             on_costing=on_costing)  # fmt: skip
+
+
+def plan_job(
+    request: Request,
+    settings: Settings,
+    sides: Sides,
+    loaded_head: Loaded,
+    loaded_base: Loaded | None,
+    prices: Prices,
+) -> JobPlan:
+    """The models (each id checked before anything runs), the judge, the suites of each side
+    and arm, and the runs: no provider is built and nothing is called here."""
+    keys = provider_table.keys_of(settings)
     replay = request.replay_dir is not None
-    models = choose_models(settings.models, keys=keys, environ=request.environ, replay=replay)
-    judge = choose_judge(settings.judge_model, keys=keys, environ=request.environ, replay=replay)
+    priced = prices.overrides
+    models = choose_models(
+        settings.models, keys=keys, environ=request.environ, replay=replay, priced=priced
+    )
+    judge = choose_judge(
+        settings.judge_model, keys=keys, environ=request.environ, replay=replay, priced=priced
+    )
     head = inherit_trigger_models(loaded_head.suites)
     base = inherit_trigger_models(loaded_base.suites) if loaded_base else []
     chosen = select(head, base, sides, settings.mode)
@@ -94,113 +139,106 @@ async def plan_and_run(
     diffs = classify_all(chosen.base, chosen.head, touched)
     planned = plan_runs(by_side, models, runs=settings.runs, start=start)
     plan = shard_plan(with_rulers(planned, chosen.base, diffs), settings.shard)
-    env, providers = prepare_environment(request, settings, models, judge)
-    prices = prices or Prices({})
-    budget = Budget(settings.max_cost_usd, prices=prices)
-    cache = RunCache(settings.cache_dir)
-    effort = None
-    outcome = Outcome(not_run=list(plan.runs), interrupted=True)
-    costing: Costing | None = None
+    return JobPlan(models, judge, keys, chosen, plan, diffs, prices)
+
+
+async def execute_job(
+    request: Request,
+    settings: Settings,
+    job: JobPlan,
+    *,
+    on_done: Callable[[RunSpec, RunResult], None] | None = None,
+    stop: Stop | None = None,
+    on_costing: Callable[[Costing], None] | None = None,
+) -> Execution:
+    """Build the providers, project and cut, and run `job` (or only project it: `dry-run`)."""
+    env, providers = prepare_environment(request, settings, job.models, job.judge, job.keys)
+    budget = Budget(settings.max_cost_usd, prices=job.prices)
+    ran = _Ran(job.plan, Outcome(not_run=list(job.plan.runs), interrupted=True))
     try:
         if settings.dry_run:
-            # Nothing is called: the fingerprints of an SDK run need no harness; a CLI run's
-            # would need its CLIs installed, so its cache hits are not seen here.
-            costing = cost_plan(
-                plan, settings=settings, fingerprinter=Fingerprinter(judge, ""),
-                judge_model=judge, prices=prices,
-            )  # fmt: skip
-            if on_costing is not None:
-                on_costing(costing)
-            outcome = Outcome(not_run=list(plan.runs))
-            done = _execution(
-                settings, models, judge, plan, providers, chosen, outcome, budget, diffs=diffs
-            )
-            done.costing = costing
-            return done
-        if stop is not None and stop.requested:
-            return _execution(
-                settings, models, judge, plan, providers, chosen, outcome, budget, diffs=diffs
-            )
-        async with open_harness(
-            settings.harness,
-            models,
-            keys=keys,
-            environ=request.environ,
-            cache_dir=settings.cache_dir,
-            limiters=providers.limiters,
-            record_dir=request.record_dir,
-            replay_dir=request.replay_dir,
-        ) as env.harness:
-            fingerprinter = Fingerprinter(judge, env.harness.describe() if env.harness else "")
-            costing = cost_plan(
-                plan, settings=settings, fingerprinter=fingerprinter, judge_model=judge,
-                prices=prices,
-            )  # fmt: skip
-            if on_costing is not None:
-                on_costing(costing)
-            to_run = costing.to_run(plan)
-
-            async def run_wave(wave: Plan) -> Outcome:
-                return await run_plan(
-                    wave,
-                    env,
-                    max_concurrency=settings.max_concurrency,
-                    limiters=providers.limiters,
-                    fingerprinter=fingerprinter,
-                    cache=cache,
-                    budget=budget,
-                    on_done=on_done,
-                    stop=stop,
-                    costing=costing,
-                    tell=on_costing,
-                )
-
-            if to_run.adaptive:
-                outcome, effort = await run_adaptively(to_run, run_wave, settings, budget, diffs)
-            else:
-                outcome = await run_wave(to_run)
-            if to_run is not plan:  # the waves of `auto` added to the plan that ran
-                plan = Plan([*to_run.runs, *costing.cut_runs], plan.skipped, plan.adaptive)
+            ran = _dry_run(settings, job, on_costing)
+        elif stop is None or not stop.requested:
+            ran = await _run(request, settings, job, env, providers, budget, on_done, stop,
+                             on_costing)  # fmt: skip
     finally:
         await providers.aclose()
-    providers.save_recordings()
-    done = _execution(
-        settings, models, judge, plan, providers, chosen, outcome, budget, effort, diffs=diffs
-    )
-    done.costing = costing
-    return done
-
-
-def _execution(
-    settings: Settings,
-    models: list[str],
-    judge: str,
-    plan: Plan,
-    providers: Providers,
-    chosen: Selection,
-    outcome: Outcome,
-    budget: Budget,
-    effort: Effort | None = None,
-    *,
-    diffs: list[CaseDiff],
-) -> Execution:
+    if ran.costing is not None and not settings.dry_run:
+        providers.save_recordings()
     return Execution(
         settings=settings,
-        models=models,
-        judge_model=judge,
-        plan=plan,
-        results=outcome.results,
+        models=job.models,
+        judge_model=job.judge,
+        plan=ran.plan,
+        results=ran.outcome.results,
         providers=providers,
-        head_suites=chosen.head,
-        base_suites=chosen.base,
-        removed_suites=chosen.removed,
-        not_run=outcome.not_run,
-        cached=outcome.cached,
+        head_suites=job.chosen.head,
+        base_suites=job.chosen.base,
+        removed_suites=job.chosen.removed,
+        not_run=ran.outcome.not_run,
+        cached=ran.outcome.cached,
         spent_usd=budget.spent_usd,
-        interrupted=outcome.interrupted,
-        effort=effort,
-        case_diffs=diffs,
+        interrupted=ran.outcome.interrupted,
+        effort=ran.effort,
+        case_diffs=job.diffs,
+        costing=ran.costing,
     )
+
+
+def _dry_run(
+    settings: Settings, job: JobPlan, on_costing: Callable[[Costing], None] | None
+) -> _Ran:
+    # Nothing is called: the fingerprints of an SDK run need no harness; a CLI run's would
+    # need its CLIs installed, so its cache hits are not seen here.
+    costing = cost_plan(
+        job.plan, settings=settings, fingerprinter=Fingerprinter(job.judge, ""),
+        judge_model=job.judge, prices=job.prices,
+    )  # fmt: skip
+    if on_costing is not None:
+        on_costing(costing)
+    return _Ran(job.plan, Outcome(not_run=list(job.plan.runs)), costing=costing)
+
+
+async def _run(
+    request: Request,
+    settings: Settings,
+    job: JobPlan,
+    env: RunEnvironment,
+    providers: Providers,
+    budget: Budget,
+    on_done: Callable[[RunSpec, RunResult], None] | None,
+    stop: Stop | None,
+    on_costing: Callable[[Costing], None] | None,
+) -> _Ran:
+    async with open_harness(
+        settings.harness, job.models, keys=job.keys, environ=request.environ,
+        cache_dir=settings.cache_dir, limiters=providers.limiters,
+        record_dir=request.record_dir, replay_dir=request.replay_dir,
+    ) as env.harness:  # fmt: skip
+        fingerprinter = Fingerprinter(job.judge, env.harness.describe() if env.harness else "")
+        costing = cost_plan(
+            job.plan, settings=settings, fingerprinter=fingerprinter, judge_model=job.judge,
+            prices=job.prices,
+        )  # fmt: skip
+        if on_costing is not None:
+            on_costing(costing)
+        to_run = costing.to_run(job.plan)
+        cache = RunCache(settings.cache_dir)
+
+        async def run_wave(wave: Plan) -> Outcome:
+            return await run_plan(
+                wave, env, max_concurrency=settings.max_concurrency,
+                limiters=providers.limiters, fingerprinter=fingerprinter,
+                cache=cache, budget=budget, on_done=on_done, stop=stop,
+                costing=costing, tell=on_costing,
+            )  # fmt: skip
+
+        if not to_run.adaptive:
+            return _Ran(job.plan, await run_wave(to_run), costing=costing)
+        outcome, effort = await run_adaptively(to_run, run_wave, settings, budget, job.diffs)
+    # The waves of `auto` added to the plan that ran.
+    ran = Plan([*to_run.runs, *costing.cut_runs], job.plan.skipped, job.plan.adaptive)
+    return _Ran(ran, outcome, effort, costing)
 
 
 async def run_adaptively(

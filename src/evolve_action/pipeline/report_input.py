@@ -59,6 +59,7 @@ class Facts:
     notices: tuple[str, ...] = ()
     projected_usd: float | None = None  # the cost projected before the first call
     projected_range: tuple[float, float] | None = None  # its low and high, for runs never seen
+    prices_as_of: str | None = None  # the price table's source and date (`Prices.as_of`)
     pr_spend_before: PrSpend | None = None  # what earlier jobs on the PR paid
     not_started: Sequence[RunSpec] = ()  # left out by the budget
     duration_s: float = 0.0
@@ -154,6 +155,7 @@ def build(
         discrimination=items,
         projected_usd=facts.projected_usd,
         projected_range=facts.projected_range,
+        prices_as_of=facts.prices_as_of,
         pr_spend_before=facts.pr_spend_before,
         cost_deltas=costs,
         rulers=rulers,
@@ -204,5 +206,6 @@ def _record(settings: Settings, facts: Facts, rulers: ruler.RulerReport) -> JobR
         merged_from=facts.merged_from,
         projected_usd=facts.projected_usd,
         projected_range=facts.projected_range,
+        prices_as_of=facts.prices_as_of,
         case_changes=changes_of(rulers),
     )

@@ -21,6 +21,7 @@ from evolve_action.execute.sandbox.confine import Confinement
 from evolve_action.execute.setup_commands import SetupError, prepare_workspace
 from evolve_action.execute.skill_install import SKILLS_DIR, WorkspaceError
 from evolve_action.execute.tools.run import WorkspaceTools, system_prompt
+from evolve_action.execute.tools.specs import AGENT_TOOLS, JUDGE_TOOLS, TRIGGER_TOOLS
 from evolve_action.execute.workspace import Workspace, prepare
 from evolve_action.model.evals import Case, CaseKind, Suite, split_model
 from evolve_action.model.outcomes import ErrorKind, RulerGrade, RunResult, Status, Transcript
@@ -34,9 +35,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-AGENT_TOOLS = ("Bash", "Read", "Write", "Edit", "Glob", "Grep", "Skill")
-TRIGGER_TOOLS = ("Skill", "Read")
-JUDGE_TOOLS = ("Read", "Glob", "Grep")
 TRIGGER_TURNS = 2  # evolve: `--max-turns 2` with only Skill and Read allowed
 TRIGGER_TIMEOUT_S = 120.0
 
@@ -137,59 +135,25 @@ async def _run_in(
     confinement: Confinement,
     workspace: Workspace,
 ) -> RunResult:
-    root = workspace.root
-    case, suite = spec.case, spec.suite
-    trigger = case.kind is CaseKind.TRIGGER
-    limit = limits(case, env.max_turns, env.timeout_s)
+    limit = limits(spec.case, env.max_turns, env.timeout_s)
     try:  # before the agent's clock starts: the setup is not the agent's time
         setup_notes = await prepare_workspace(
-            case.setup_commands,
+            spec.case.setup_commands,
             confinement.run,
-            root,
+            workspace.root,
             workspace.rebaseline,
             timeout_s=limit.timeout_s,
         )
     except (SetupError, WorkspaceError) as exc:
         return error_result(spec, ErrorKind.WORKSPACE, f"workspace: {exc}", Transcript())
+    trigger = spec.case.kind is CaseKind.TRIGGER
     max_turns = TRIGGER_TURNS if trigger else limit.max_turns
     timeout_s = min(limit.timeout_s, TRIGGER_TIMEOUT_S) if trigger else limit.timeout_s
-    deadline = time.monotonic() + timeout_s
-    # A suite that evaluates a model rather than a skill offers no tools: one chat turn.
-    offer = (TRIGGER_TOOLS if trigger else AGENT_TOOLS) if suite.agent else ()
-    tools = WorkspaceTools(root, confinement, workspace.skills, offer, deadline=deadline)
-    if suite.agent:
-        system = system_prompt(workspace.skills, inline_body=case.system)
-    else:
-        system = case.system or ""
     try:
-        if env.harness is not None and suite.agent:
-            transcript = await env.harness.run(
-                spec, root, max_turns=max_turns, timeout_s=timeout_s, network=env.network
-            )
-        else:
-            transcript = await run_agent(
-                provider=provider,
-                model=spec.model,
-                system=system,
-                messages=conversation(case),
-                tools=tools,
-                max_turns=max_turns,
-                timeout_s=timeout_s,
-                label=case.id,
-                follow_ups=case.follow_ups,
-            )
+        transcript = await _act(spec, env, provider, confinement, workspace, max_turns, timeout_s)
     except AgentError as exc:
         return error_result(spec, exc.kind, str(exc), exc.transcript)
-    known = True  # which files the agent changed: what a snapshot for re-grading keeps
-    try:
-        transcript.changed_files = await asyncio.to_thread(workspace.changed_files)
-    except WorkspaceError as exc:  # the agent removed or broke its workspace
-        transcript.notes.append(f"changed files unknown: {exc}")
-        known = False
-    transcript.notes[:0] = setup_notes
-    note = confinement.note()
-    if note:
-        transcript.notes.append(note)
+    known = await _settle(transcript, workspace, confinement, setup_notes)
     if (
         transcript.stop_reason == "timeout"
         and not transcript.final_text
@@ -203,8 +167,76 @@ async def _run_in(
     if known:
         arguments = [c.arguments for c in transcript.tool_calls]
         snapshot = await asyncio.to_thread(
-            take, root, transcript.changed_files, transcript.final_text, arguments
+            take, workspace.root, transcript.changed_files, transcript.final_text, arguments
         )
+    return await _graded(spec, env, workspace.root, confinement, transcript, snapshot)
+
+
+async def _act(
+    spec: RunSpec,
+    env: RunEnvironment,
+    provider: Provider,
+    confinement: Confinement,
+    workspace: Workspace,
+    max_turns: int,
+    timeout_s: float,
+) -> Transcript:
+    """The agent's part of the run: the CLI harness, or our SDK loop with the tool set of the
+    case's kind. Raises `AgentError` when nothing gradable came out."""
+    case, suite, root = spec.case, spec.suite, workspace.root
+    if env.harness is not None and suite.agent:
+        return await env.harness.run(
+            spec, root, max_turns=max_turns, timeout_s=timeout_s, network=env.network
+        )
+    # A suite that evaluates a model rather than a skill offers no tools: one chat turn.
+    offer = (TRIGGER_TOOLS if case.kind is CaseKind.TRIGGER else AGENT_TOOLS) if suite.agent else ()
+    deadline = time.monotonic() + timeout_s
+    tools = WorkspaceTools(root, confinement, workspace.skills, offer, deadline=deadline)
+    system = case.system or ""
+    if suite.agent:
+        system = system_prompt(workspace.skills, inline_body=case.system)
+    return await run_agent(
+        provider=provider,
+        model=spec.model,
+        system=system,
+        messages=conversation(case),
+        tools=tools,
+        max_turns=max_turns,
+        timeout_s=timeout_s,
+        label=case.id,
+        follow_ups=case.follow_ups,
+    )
+
+
+async def _settle(
+    transcript: Transcript,
+    workspace: Workspace,
+    confinement: Confinement,
+    setup_notes: Sequence[str],
+) -> bool:
+    """Add to the transcript what the workspace shows after the agent (the files it changed)
+    and the notes of the setup and confinement. False: its changes cannot be known."""
+    known = True
+    try:
+        transcript.changed_files = await asyncio.to_thread(workspace.changed_files)
+    except WorkspaceError as exc:  # the agent removed or broke its workspace
+        transcript.notes.append(f"changed files unknown: {exc}")
+        known = False
+    transcript.notes[:0] = setup_notes
+    note = confinement.note()
+    if note:
+        transcript.notes.append(note)
+    return known
+
+
+async def _graded(
+    spec: RunSpec,
+    env: RunEnvironment,
+    root: Path,
+    confinement: Confinement,
+    transcript: Transcript,
+    snapshot: Snapshot,
+) -> RunResult:
     ruler = spec.ruler
     also = [(ruler.suite, ruler.case)] if ruler else []
     graded = await grade_in(spec, env, root, confinement, transcript, also)
@@ -216,8 +248,8 @@ async def _run_in(
         result.judge = graded.judge
         return result
     return RunResult(
-        suite=suite.rel,
-        case_id=case.id,
+        suite=spec.suite.rel,
+        case_id=spec.case.id,
         model=spec.model,
         side=spec.side,
         repetition=spec.repetition,

@@ -124,6 +124,7 @@ class JobRecord:
     merged_from: int | None = None  # a merge: how many files it read
     projected_usd: float | None = None  # the cost projected before the first call (priced)
     projected_range: tuple[float, float] | None = None  # its low and high (a run never seen)
+    prices_as_of: str | None = None  # the price table's source and date
     case_changes: tuple[CaseChangeRecord, ...] = ()  # cases the PR changed in its own evals
 
     def verdict_doc(self) -> dict[str, Any]:
@@ -181,6 +182,8 @@ def record_doc(record: JobRecord) -> dict[str, Any]:
         doc["projected_usd"] = record.projected_usd
     if record.projected_range is not None:
         doc["projected_range"] = list(record.projected_range)
+    if record.prices_as_of is not None:
+        doc["prices_as_of"] = record.prices_as_of
     if record.case_changes:
         doc["case_changes"] = [_change_doc(c) for c in record.case_changes]
     return doc
@@ -251,5 +254,6 @@ def record_from_doc(doc: Mapping[str, Any] | None) -> JobRecord:
         merged_from=_of(doc, "merged_from", int, None),
         projected_usd=_of(doc, "projected_usd", (int, float), None),
         projected_range=_range_from_doc(doc.get("projected_range")),
+        prices_as_of=_of(doc, "prices_as_of", str, None),
         case_changes=_changes_from_doc(doc.get("case_changes")),
     )

@@ -17,8 +17,10 @@ cap is graded like the SDK loop's, on the last text it wrote.
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
 from typing import Any
 
+from evolve_action.execute.harness.contract import CliSpec, Command, Harness, Invocation
 from evolve_action.execute.harness.events import (
     CliOutcome,
     compact,
@@ -28,47 +30,47 @@ from evolve_action.execute.harness.events import (
     tail,
     text_of,
 )
+from evolve_action.execute.tools.specs import AGENT_TOOLS, TRIGGER_TOOLS
 from evolve_action.model.outcomes import ErrorKind, ToolCall, Usage
 
-NAME = "claude"
-PROVIDER = "anthropic"
-SKILLS_DIR = ".claude/skills"
-AGENT_TOOLS = "Bash Read Write Edit Glob Grep Skill"
-TRIGGER_TOOLS = "Skill Read"  # as evolve's trigger runs
 
-# Variables that are not credentials, so they pass the confinement's environment filter.
-ENV = {
-    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-    "DISABLE_AUTOUPDATER": "1",
-    "DISABLE_TELEMETRY": "1",
-    "DISABLE_ERROR_REPORTING": "1",
-    "CLAUDE_CODE_MAX_RETRIES": "0",
-}
+def _native(system: str, arch: str, libc: str) -> tuple[str, str]:
+    suffix = "-musl" if libc == "musl" else ""
+    return f"node_modules/@anthropic-ai/claude-code-{system}-{arch}{suffix}", "claude"
 
 
-def endpoint(base_url: str, token: str) -> dict[str, str]:
-    """The variables that point Claude Code at the proxy with its dummy key."""
-    return {"ANTHROPIC_BASE_URL": f"{base_url}/{PROVIDER}", "ANTHROPIC_API_KEY": token}
+class ClaudeCode(Harness):
+    name = "claude"
+    cli = CliSpec("claude", "@anthropic-ai/claude-code", _native)
+    providers = ("anthropic",)
+    skills_dir = ".claude/skills"
+    home_dirs = (".claude",)
+    env = MappingProxyType(
+        {
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+            "CLAUDE_CODE_MAX_RETRIES": "0",
+        }
+    )
 
+    def command(self, run: Invocation) -> Command:
+        argv = [run.binary, "-p", "--output-format", "stream-json", "--verbose"]
+        argv += ["--model", run.model, "--max-turns", str(run.max_turns)]
+        tools = TRIGGER_TOOLS if run.trigger else AGENT_TOOLS
+        argv += ["--allowedTools", " ".join(tools)]
+        if run.sandboxed:
+            # Ours confines it already; a sandbox inside bubblewrap would only fail (as in
+            # evolve).
+            argv += ["--settings", json.dumps({"sandbox": {"enabled": False}})]
+        if run.system:
+            argv += ["--append-system-prompt", run.system]
+        env = {"ANTHROPIC_BASE_URL": run.endpoint, "ANTHROPIC_API_KEY": run.token}
+        return Command(argv, env, stdin=run.prompt)
 
-def command(
-    binary: str,
-    *,
-    model: str,
-    max_turns: int,
-    trigger: bool,
-    sandboxed: bool,
-    system: str | None = None,
-) -> list[str]:
-    argv = [binary, "-p", "--output-format", "stream-json", "--verbose", "--model", model]
-    argv += ["--max-turns", str(max_turns)]
-    argv += ["--allowedTools", TRIGGER_TOOLS if trigger else AGENT_TOOLS]
-    if sandboxed:
-        # Ours confines it already; a sandbox inside bubblewrap would only fail (as in evolve).
-        argv += ["--settings", json.dumps({"sandbox": {"enabled": False}})]
-    if system:
-        argv += ["--append-system-prompt", system]
-    return argv
+    def parse(self, stdout: str, *, exit_code: int, stderr: str = "") -> CliOutcome:
+        return parse(stdout, exit_code=exit_code, stderr=stderr)
 
 
 def parse(stdout: str, *, exit_code: int, stderr: str = "") -> CliOutcome:

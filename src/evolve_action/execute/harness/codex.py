@@ -18,49 +18,60 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from evolve_action.execute.harness.contract import CliSpec, Command, Harness, Invocation
 from evolve_action.execute.harness.events import CliOutcome, compact, json_lines, mapping, tail
 from evolve_action.model.outcomes import ToolCall, Usage
 
-NAME = "codex"
-PROVIDER = "openai"
-SKILLS_DIR = ".agents/skills"
 _PROVIDER_ID = "evolve"
 _TOOL_ITEMS = ("command_execution", "file_change", "mcp_tool_call", "function_call", "web_search")
 
+_RUST_TRIPLES = {
+    ("linux", "x64"): "x86_64-unknown-linux-musl",
+    ("linux", "arm64"): "aarch64-unknown-linux-musl",
+    ("darwin", "x64"): "x86_64-apple-darwin",
+    ("darwin", "arm64"): "aarch64-apple-darwin",
+}
 
-def endpoint(base_url: str, token: str) -> dict[str, str]:
-    """The variables Codex reads: only the key (the URL is a `-c` option, see `command`)."""
-    return {"OPENAI_API_KEY": token}
+
+def _native(system: str, arch: str, _libc: str) -> tuple[str, str]:
+    triple = _RUST_TRIPLES.get((system, arch), f"{arch}-{system}")
+    return f"node_modules/@openai/codex-{system}-{arch}", f"vendor/{triple}/bin/codex"
 
 
 def _toml(value: str) -> str:
     return json.dumps(value)  # a JSON string is a valid TOML basic string
 
 
-def command(
-    binary: str,
-    *,
-    model: str,
-    base_url: str,
-    sandboxed: bool,
-    system: str | None = None,
-) -> list[str]:
-    provider = (
-        f"model_providers.{_PROVIDER_ID}={{name={_toml(_PROVIDER_ID)}, "
-        f"base_url={_toml(base_url + '/' + PROVIDER)}, env_key={_toml('OPENAI_API_KEY')}, "
-        'wire_api="responses", request_max_retries=0, stream_max_retries=0}'
-    )
-    argv = [binary, "exec", "--json", "--skip-git-repo-check", "-m", model]
-    if sandboxed:
-        argv.append("--dangerously-bypass-approvals-and-sandbox")
-    else:
-        argv += ["--sandbox", "workspace-write"]
-    argv += ["-c", f"model_provider={_toml(_PROVIDER_ID)}", "-c", provider]
-    # Its analytics flush at exit waits seconds for a network the sandbox does not have.
-    argv += ["-c", "analytics.enabled=false"]
-    if system:
-        argv += ["-c", f"developer_instructions={_toml(system)}"]
-    return [*argv, "-"]
+class Codex(Harness):
+    name = "codex"
+    cli = CliSpec("codex", "@openai/codex", _native, helper_dirs=("codex-path",))
+    providers = ("openai",)
+    skills_dir = ".agents/skills"
+    home_dirs = (".codex",)
+    caps_turns = False
+
+    def command(self, run: Invocation) -> Command:
+        # Codex ignores `OPENAI_BASE_URL`: the proxy is a model provider declared with `-c`,
+        # and only the key is a variable.
+        provider = (
+            f"model_providers.{_PROVIDER_ID}={{name={_toml(_PROVIDER_ID)}, "
+            f"base_url={_toml(run.endpoint)}, env_key={_toml('OPENAI_API_KEY')}, "
+            'wire_api="responses", request_max_retries=0, stream_max_retries=0}'
+        )
+        argv = [run.binary, "exec", "--json", "--skip-git-repo-check", "-m", run.model]
+        if run.sandboxed:
+            argv.append("--dangerously-bypass-approvals-and-sandbox")
+        else:
+            argv += ["--sandbox", "workspace-write"]
+        argv += ["-c", f"model_provider={_toml(_PROVIDER_ID)}", "-c", provider]
+        # Its analytics flush at exit waits seconds for a network the sandbox does not have.
+        argv += ["-c", "analytics.enabled=false"]
+        if run.system:
+            argv += ["-c", f"developer_instructions={_toml(run.system)}"]
+        return Command([*argv, "-"], {"OPENAI_API_KEY": run.token}, stdin=run.prompt)
+
+    def parse(self, stdout: str, *, exit_code: int, stderr: str = "") -> CliOutcome:
+        return parse(stdout, exit_code=exit_code, stderr=stderr)
 
 
 def parse(stdout: str, *, exit_code: int, stderr: str = "") -> CliOutcome:

@@ -16,7 +16,7 @@ import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from evolve_action.execute.harness.wire import ANTHROPIC, error_detail
+from evolve_action.execute.harness.wire import ANTHROPIC, error_detail, wire_of
 from evolve_action.execute.providers.faults import CallError, RetryPolicy, classify_status
 from evolve_action.model.outcomes import ErrorKind
 
@@ -49,7 +49,7 @@ class Upstream:
     api_key: str
 
     def auth_headers(self) -> dict[str, str]:
-        if self.provider == ANTHROPIC:
+        if wire_of(self.provider) == ANTHROPIC:
             return {"x-api-key": self.api_key}
         return {"authorization": f"Bearer {self.api_key}"}
 

@@ -1,12 +1,13 @@
 """Finding the agent CLIs, and installing the pinned ones into the cache directory when absent.
 
-`claude` and `codex` on PATH win (a runner that already has them saves the download). Else
-the pinned versions in `npm/package-lock.json` are used from the install directory, which
-lives in the cache directory so that a cached job does not download them again. When they
-are not there yet they are installed: with `npm ci --ignore-scripts` when npm is present
-(npm checks every tarball against the lock's sha512), else by fetching just this platform's
-package from the npm registry and checking the same sha512 here. Both CLIs ship native
-binaries, so neither path needs Node.js at run time, and the action's image needs no npm.
+The registered CLIs (`registry.HARNESSES`: `claude`, `codex`) on PATH win (a runner that
+already has them saves the download). Else the pinned versions in `npm/package-lock.json`
+are used from the install directory, which lives in the cache directory so that a cached
+job does not download them again. When they are not there yet they are installed: with
+`npm ci --ignore-scripts` when npm is present (npm checks every tarball against the lock's
+sha512), else by fetching just this platform's package from the npm registry and checking
+the same sha512 here. Both CLIs ship native binaries, so neither path needs Node.js at run
+time, and the action's image needs no npm.
 
     python -m evolve_action.execute.harness.install DIR    # what `./dev test` runs, once
 """
@@ -26,11 +27,13 @@ import sys
 import tarfile
 import tempfile
 import urllib.request
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
+
+from evolve_action.execute.harness.contract import CliSpec
 
 REGISTRY = "https://registry.npmjs.org"
 STAMP = ".evolve-clis"
@@ -39,14 +42,6 @@ _DOWNLOAD_TIMEOUT_S = 300
 
 class InstallError(Exception):
     """A CLI is neither on PATH nor installable; the message says what to do."""
-
-
-@dataclass(frozen=True, slots=True)
-class CliSpec:
-    name: str  # the command
-    package: str  # the npm package people install
-    # The lock entry holding this platform's native binary, and the binary inside it.
-    native: Callable[[str, str, str], tuple[str, str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,27 +58,16 @@ class CliBinary:
         return f"{self.source}, copied from {self.copied_from}" if self.copied_from else self.source
 
 
-def _claude_native(system: str, arch: str, libc: str) -> tuple[str, str]:
-    suffix = "-musl" if libc == "musl" else ""
-    return f"node_modules/@anthropic-ai/claude-code-{system}-{arch}{suffix}", "claude"
+def clis() -> dict[str, CliSpec]:
+    """Every registered harness's CLI by command name (`registry.HARNESSES`)."""
+    from evolve_action.execute.harness.registry import HARNESSES
+
+    return {h.cli.name: h.cli for h in HARNESSES.values()}
 
 
-_RUST_TRIPLES = {
-    ("linux", "x64"): "x86_64-unknown-linux-musl",
-    ("linux", "arm64"): "aarch64-unknown-linux-musl",
-    ("darwin", "x64"): "x86_64-apple-darwin",
-    ("darwin", "arm64"): "aarch64-apple-darwin",
-}
-
-
-def _codex_native(system: str, arch: str, _libc: str) -> tuple[str, str]:
-    triple = _RUST_TRIPLES.get((system, arch), f"{arch}-{system}")
-    return f"node_modules/@openai/codex-{system}-{arch}", f"vendor/{triple}/bin/codex"
-
-
-CLAUDE = CliSpec("claude", "@anthropic-ai/claude-code", _claude_native)
-CODEX = CliSpec("codex", "@openai/codex", _codex_native)
-CLIS = {spec.name: spec for spec in (CLAUDE, CODEX)}
+def _names() -> str:
+    names = list(clis())
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
 
 
 def lock_packages() -> dict[str, Any]:
@@ -142,7 +126,8 @@ def installed(spec: CliSpec, directory: Path) -> CliBinary | None:
     path = directory / package / binary
     if not os.access(path, os.X_OK):
         return None
-    extra = tuple(p for p in (path.parent.parent / "codex-path",) if p.is_dir())
+    helpers = (path.parent.parent / name for name in spec.helper_dirs)
+    extra = tuple(p for p in helpers if p.is_dir())
     return CliBinary(spec.name, path, pinned_version(spec), str(directory), extra)
 
 
@@ -169,14 +154,14 @@ def locate(
     directory = directory.absolute()
     found: dict[str, CliBinary] = {}
     for name in names:
-        binary = on_path(CLIS[name], environ) or installed(CLIS[name], directory)
+        binary = on_path(clis()[name], environ) or installed(clis()[name], directory)
         if binary is not None:
             found[name] = binary
     missing = [n for n in names if n not in found]
     if missing:
         install(directory, environ=environ)
         for name in missing:
-            binary = installed(CLIS[name], directory)
+            binary = installed(clis()[name], directory)
             if binary is None:
                 raise InstallError(
                     f"{name} was installed into {directory} but its binary for "
@@ -258,7 +243,7 @@ def _npm_ci(npm: str, work: Path, environ: Mapping[str, str]) -> None:
         tail = "\n".join(done.stderr.strip().splitlines()[-5:])
         raise InstallError(
             f"npm could not install the pinned agent CLIs (exit {done.returncode}): {tail}; "
-            "check that the npm registry is reachable, or put claude and codex on PATH"
+            f"check that the npm registry is reachable, or put {_names()} on PATH"
         )
 
 
@@ -268,7 +253,7 @@ def _fetch_platform_packages(
     """Without npm: this platform's native packages only, each checked against the lock."""
     system, arch, libc = this_platform()
     packages = lock_packages() if packages is None else packages
-    for spec in CLIS.values():
+    for spec in clis().values():
         key, _ = spec.native(system, arch, libc)
         entry = packages.get(key)
         if not isinstance(entry, dict):
@@ -296,7 +281,7 @@ def _download(url: str, into: IO[bytes]) -> bytes:
     except OSError as exc:
         raise InstallError(
             f"cannot download {url}: {exc}; without npm the CLIs come straight from the npm "
-            "registry, so it must be reachable (or put claude and codex on PATH)"
+            f"registry, so it must be reachable (or put {_names()} on PATH)"
         ) from exc
     return digest.digest()
 
@@ -345,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     except InstallError as exc:
         print(f"evolve-action: {exc}", file=sys.stderr)
         return 1
-    for spec in CLIS.values():
+    for spec in clis().values():
         binary = installed(spec, directory)
         print(f"{spec.name} {pinned_version(spec)}: {binary.path if binary else 'missing'}")
     return 0

@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evolve_action.execute.agent import AgentError
-from evolve_action.execute.harness import claude, codex, relay, stage
+from evolve_action.execute.harness import registry, relay, stage
 from evolve_action.execute.harness.cassette import CliCassettes
+from evolve_action.execute.harness.contract import Invocation
 from evolve_action.execute.harness.events import CliOutcome
 from evolve_action.execute.harness.forward import Upstream
 from evolve_action.execute.harness.install import CliBinary, InstallError, default_dir, locate
@@ -41,19 +42,16 @@ from evolve_action.execute.sandbox.confine import (
     Confinement,
 )
 from evolve_action.execute.sandbox.python import python_for_commands
+from evolve_action.execute.skill_install import SKILLS_DIR
 from evolve_action.model.evals import Case, CaseKind, split_model
-from evolve_action.model.outcomes import ErrorKind, Transcript
+from evolve_action.model.outcomes import CommandResult, ErrorKind, Transcript
 from evolve_action.model.provider import ProviderError
+from evolve_action.model.provider_table import PROVIDERS
 from evolve_action.plan.fingerprints import case_digest, tree_digest
 from evolve_action.plan.planning import RunSpec
 
 log = logging.getLogger(__name__)
 
-CLI_FOR = {claude.PROVIDER: claude.NAME, codex.PROVIDER: codex.NAME}
-PUBLIC_API = {
-    claude.PROVIDER: "https://api.anthropic.com",
-    codex.PROVIDER: "https://api.openai.com/v1",
-}
 SOCKET = f"{TMP_DIR}/evolve-proxy.sock"
 OUTPUT_CAP = 32 << 20  # evolve keeps up to 32 MiB of a CLI's stdout
 
@@ -79,8 +77,8 @@ class CliHarness:
 
     def skills_dir(self, model: str) -> str:
         """Where the CLI for `model` looks for skills in its working directory."""
-        provider, _ = split_model(model)
-        return codex.SKILLS_DIR if provider == codex.PROVIDER else claude.SKILLS_DIR
+        harness = registry.for_provider(split_model(model)[0])
+        return harness.skills_dir if harness else SKILLS_DIR
 
     async def run(
         self,
@@ -95,79 +93,73 @@ class CliHarness:
 
         Raises `AgentError` (as `agent.run_agent` does) when nothing gradable came out."""
         provider, bare = split_model(spec.model)
-        name = CLI_FOR[provider]
-        if spec.case.follow_ups:  # said, never flattened into one prompt the CLI answers once
+        harness = registry.for_provider(provider)
+        if harness is None:
+            why = f"no agent CLI runs {provider} models; run them with `harness: sdk`"
+            raise _error(ErrorKind.HARNESS, why, Transcript(), spec)
+        name = harness.name
+        if spec.case.follow_ups and not harness.multi_turn:
+            # Said, never flattened into one prompt the CLI answers once.
             raise _error(ErrorKind.HARNESS, _ONE_TURN.format(cli=name), Transcript(), spec)
         binary = self.binaries.get(name)
         if binary is None:
             why = self.unavailable.get(name, f"{name} is not available")
             raise _error(ErrorKind.HARNESS, why, Transcript(), spec)
-        session = self.proxy.open(
-            provider,
-            _identity(spec, binary),
-            max_requests=max_turns if name == codex.NAME else None,
-        )
+        cap = None if harness.caps_turns else max_turns
+        session = self.proxy.open(provider, _identity(spec, binary), max_requests=cap)
         try:
             self.proxy.listen_unix(session, workspace / SOCKET)
-            for state in (".claude", ".codex"):
-                (workspace / HOME_DIR / state).mkdir(parents=True, exist_ok=True)
             confinement = Confinement(workspace, network=network, output_cap=OUTPUT_CAP)
             sandboxed = await asyncio.to_thread(lambda: confinement.sandboxed)
-            argv, env = self._command(name, binary, session, bare, spec.case, max_turns, sandboxed)
-            argv[:0] = [*_relay(env), "--"]
-            extra = {**(claude.ENV if name == claude.NAME else {}), "PATH": self._path(binary)}
+            invocation = Invocation(
+                binary=str(binary.path), provider=provider, model=bare,
+                prompt=_prompt(spec.case), max_turns=max_turns,
+                trigger=spec.case.kind is CaseKind.TRIGGER, sandboxed=sandboxed,
+                base_url=f"http://127.0.0.1:{PORT_MARK}", token=session.token,
+                system=spec.case.system or None,
+            )  # fmt: skip
+            harness.prepare_home(workspace / HOME_DIR, invocation)
+            command = harness.command(invocation)
+            argv = [*_relay(command.env), "--", *command.argv]
+            extra = {**harness.env, "PATH": self._path(binary)}
             done = await confinement.run(
-                argv, timeout_s=timeout_s, stdin=_prompt(spec.case), extra_env=extra
+                argv, timeout_s=timeout_s, stdin=command.stdin, extra_env=extra
             )
         finally:
             await asyncio.to_thread(self.proxy.close, session)
         if done.error:
             raise _error(ErrorKind.HARNESS, f"{name}: {done.error}", Transcript(), spec)
-        parse = claude.parse if name == claude.NAME else codex.parse
-        outcome = parse(done.stdout, exit_code=done.exit_code, stderr=done.stderr)
-        transcript = _transcript(outcome, session, spec.model, binary, done.duration_s)
-        if done.timed_out:
-            transcript.stop_reason = "timeout"
-            transcript.notes.append(f"timed out after {timeout_s:g} s")
-        elif session.capped:
-            transcript.stop_reason = "max_turns"
-            transcript.notes.append(f"stopped at the turn cap ({max_turns} turns)")
-        if session.failure is not None:  # the provider failed for good: as in the SDK loop
-            failure = session.failure
-            raise _error(failure.kind, failure.message, transcript, spec)
-        if outcome.error and not done.timed_out and not session.capped:
-            raise _error(outcome.error_kind, f"{name}: {outcome.error}", transcript, spec)
-        return transcript
-
-    def _command(
-        self,
-        name: str,
-        binary: CliBinary,
-        session: Session,
-        model: str,
-        case: Case,
-        max_turns: int,
-        sandboxed: bool,
-    ) -> tuple[list[str], dict[str, str]]:
-        base = f"http://127.0.0.1:{PORT_MARK}"
-        system = case.system or None
-        if name == claude.NAME:
-            argv = claude.command(
-                str(binary.path),
-                model=model,
-                max_turns=max_turns,
-                trigger=case.kind is CaseKind.TRIGGER,
-                sandboxed=sandboxed,
-                system=system,
-            )
-            return argv, claude.endpoint(base, session.token)
-        argv = codex.command(
-            str(binary.path), model=model, base_url=base, sandboxed=sandboxed, system=system
-        )
-        return argv, codex.endpoint(base, session.token)
+        outcome = harness.parse(done.stdout, exit_code=done.exit_code, stderr=done.stderr)
+        return _finish(outcome, session, spec, binary, done, timeout_s, max_turns, name)
 
     def _path(self, binary: CliBinary) -> str:
         return ":".join([*(str(d) for d in binary.path_dirs), self.path])
+
+
+def _finish(
+    outcome: CliOutcome,
+    session: Session,
+    spec: RunSpec,
+    binary: CliBinary,
+    done: CommandResult,
+    timeout_s: float,
+    max_turns: int,
+    name: str,
+) -> Transcript:
+    """The transcript of a finished CLI process, or the `AgentError` its failure is."""
+    transcript = _transcript(outcome, session, spec.model, binary, done.duration_s)
+    if done.timed_out:
+        transcript.stop_reason = "timeout"
+        transcript.notes.append(f"timed out after {timeout_s:g} s")
+    elif session.capped:
+        transcript.stop_reason = "max_turns"
+        transcript.notes.append(f"stopped at the turn cap ({max_turns} turns)")
+    if session.failure is not None:  # the provider failed for good: as in the SDK loop
+        failure = session.failure
+        raise _error(failure.kind, failure.message, transcript, spec)
+    if outcome.error and not done.timed_out and not session.capped:
+        raise _error(outcome.error_kind, f"{name}: {outcome.error}", transcript, spec)
+    return transcript
 
 
 _ONE_TURN = (
@@ -254,39 +246,17 @@ async def open_cli_harness(
     replay_dir: Path | None = None,
 ) -> AsyncIterator[CliHarness]:
     """The job's CLI harness: binaries found or installed, the proxy running."""
-    providers = sorted({split_model(m)[0] for m in models} & set(CLI_FOR))
+    providers = sorted({split_model(m)[0] for m in models} & registry.providers())
     upstreams = {}
     for provider in providers:
         try:
             creds = credentials(provider, api_key=keys.get(provider) or None, environ=environ)
         except ProviderError:
             continue  # its runs end as `auth` errors before any CLI starts
-        upstreams[provider] = Upstream(
-            provider, creds.base_url or PUBLIC_API[provider], creds.api_key
-        )
-    names = [CLI_FOR[p] for p in providers]
-    directory = default_dir(environ, cache_dir)
-    harness_binaries: dict[str, CliBinary] = {}
-    unavailable: dict[str, str] = {}
-    try:
-        harness_binaries = await asyncio.to_thread(
-            locate, names, environ=environ, directory=directory
-        )
-    except InstallError as exc:
-        for name in names:
-            unavailable[name] = f"{name} is not on PATH and could not be installed: {exc}"
-            log.error("harness cli: %s", unavailable[name])
-    # The install directory may be out of the confined CLI's reach (under /github, say).
-    harness_binaries, blocked = await asyncio.to_thread(
-        stage.for_confinement, harness_binaries, environ
-    )
-    for name, why in blocked.items():
-        unavailable[name] = why
-        log.error("harness cli: %s", why)
-    if harness_binaries and await asyncio.to_thread(python_for_commands) is None:
-        unavailable.update(dict.fromkeys(harness_binaries, _NO_RELAY_PYTHON))
-        harness_binaries = {}
-        log.error("harness cli: %s", _NO_RELAY_PYTHON)
+        public = PROVIDERS[provider].public_api
+        upstreams[provider] = Upstream(provider, creds.base_url or public, creds.api_key)
+    names = sorted({h.name for p in providers if (h := registry.for_provider(p)) is not None})
+    harness_binaries, unavailable = await _binaries(names, environ, cache_dir)
     loop = asyncio.get_running_loop()
 
     def overload(provider: str) -> None:
@@ -309,6 +279,32 @@ async def open_cli_harness(
         yield CliHarness(proxy, harness_binaries, unavailable, path)
     if record is not None and record_dir is not None:
         record.save(record_dir)
+
+
+async def _binaries(
+    names: list[str], environ: Mapping[str, str], cache_dir: Path | None
+) -> tuple[dict[str, CliBinary], dict[str, str]]:
+    """The CLIs found or installed, each where the confinement can start it, and why each
+    of the others cannot run."""
+    found: dict[str, CliBinary] = {}
+    unavailable: dict[str, str] = {}
+    directory = default_dir(environ, cache_dir)
+    try:
+        found = await asyncio.to_thread(locate, names, environ=environ, directory=directory)
+    except InstallError as exc:
+        for name in names:
+            unavailable[name] = f"{name} is not on PATH and could not be installed: {exc}"
+            log.error("harness cli: %s", unavailable[name])
+    # The install directory may be out of the confined CLI's reach (under /github, say).
+    found, blocked = await asyncio.to_thread(stage.for_confinement, found, environ)
+    for name, why in blocked.items():
+        unavailable[name] = why
+        log.error("harness cli: %s", why)
+    if found and await asyncio.to_thread(python_for_commands) is None:
+        unavailable.update(dict.fromkeys(found, _NO_RELAY_PYTHON))
+        log.error("harness cli: %s", _NO_RELAY_PYTHON)
+        return {}, unavailable
+    return found, unavailable
 
 
 def _positive(environ: Mapping[str, str], name: str) -> float | None:

@@ -38,9 +38,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from evolve_action.execute.harness.install import (
-    CLIS,
     STAMP,
     CliBinary,
+    clis,
     installed,
     lock_digest,
     locked,
@@ -113,7 +113,7 @@ def _package(binary: CliBinary) -> Path | None:
     """The installed native package holding `binary` (None for one found on PATH)."""
     if binary.source == "PATH":
         return None
-    package, _ = CLIS[binary.name].native(*this_platform())
+    package, _ = clis()[binary.name].native(*this_platform())
     return Path(binary.source) / package
 
 
@@ -194,7 +194,7 @@ def _changeable(top: Path) -> Path | None:
 def stage(binary: CliBinary, root: Path, *, level: Level, hidden: Sequence[Path]) -> CliBinary:
     """`binary`'s native package copied into `root/<lock digest>` (once: a copy already
     there is reused), checked like any CLI; the CLI as started from there."""
-    spec = CLIS[binary.name]
+    spec = clis()[binary.name]
     source = _package(binary)
     assert source is not None, "only installed CLIs are staged"
     package = source.relative_to(binary.source)

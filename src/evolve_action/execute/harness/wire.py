@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from evolve_action.model.outcomes import Usage
+from evolve_action.model.provider_table import PROVIDERS
 
 ANTHROPIC = "anthropic"
 OPENAI = "openai"
@@ -126,9 +127,15 @@ def model_of(body: bytes) -> str:
     return str(doc.get("model", "")) if isinstance(doc, dict) else ""
 
 
+def wire_of(provider: str) -> str:
+    """The API shape a provider speaks (its row's `wire`): `ANTHROPIC` or `OPENAI`."""
+    row = PROVIDERS.get(provider)
+    return row.wire if row is not None else provider
+
+
 def error_body(provider: str, status: int, message: str) -> bytes:
     """An error in the vendor's own shape, so the CLI reports it as it would the API's."""
-    if provider == ANTHROPIC:
+    if wire_of(provider) == ANTHROPIC:
         kinds = {400: "invalid_request_error", 401: "authentication_error", 429: "rate_limit_error"}
         kind = kinds.get(status, "api_error")
         return json.dumps({"type": "error", "error": {"type": kind, "message": message}}).encode()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from evolve_action.execute.providers import catalog
 from evolve_action.execute.providers.faults import MalformedResponse
 from evolve_action.model.outcomes import Usage
 from evolve_action.model.provider import (
@@ -118,7 +117,6 @@ def parse_message(message: Message, *, model: str) -> ChatResponse:
         cache_write_tokens=message.usage.cache_creation_input_tokens or 0,
         calls=1,
     )
-    usage.cost_usd = catalog.cost_usd(f"anthropic/{model}", usage)
     stop = _STOP_REASONS.get(message.stop_reason or "", "other")
     if uses and stop != "max_tokens":
         stop = "tool_use"

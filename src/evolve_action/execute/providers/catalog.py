@@ -1,19 +1,70 @@
-"""The built-in model table: which models exist, their display names, defaults and prices.
+"""Which models exist, their names and prices: the maintained `genai-prices` package, offline.
 
-Prices are USD per million tokens and are an *estimate*: neither API returns a price, so costs
-are usage × this table (evolve does the same). Anthropic prices are evolve's registry's.
-OpenAI's registry lists its models without figures; the OpenAI figures below are our own
-estimate and the reason `PRICES_AS_OF` is shown next to any cost. A model missing here still
-runs; it is unpriced (cost None).
+Neither API returns a price, so a cost is usage × a price table. The table is the
+`genai-prices` package's (pinned in the lock), read from the snapshot bundled in the package:
+nothing here starts its `UpdatePrices` (the only part of it that fetches), so a run never
+touches the network for prices and a given lock always prices the same way. Each provider
+row names its id there (`provider_table.ProviderRow.prices_id`).
+
+`EXTRA` is the hand-written remainder: models a harness runs that the package does not list
+(they run, unpriced, unless `.evolve.yaml` prices them). A test fails when the package
+learns one of them, so the list only shrinks.
+
+Long-context rates: where the package has tiers (GPT-5.4 past 272k input tokens), the
+whole call is priced at the tier its prompt reaches, as the vendors bill. A usage summed
+over several calls is tiered by its prompt size per call on average.
 """
 
 from __future__ import annotations
 
+import datetime
+import difflib
+import functools
 from dataclasses import dataclass
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
 
 from evolve_action.model.outcomes import Usage
+from evolve_action.model.provider_table import PROVIDERS
 
-PRICES_AS_OF = "2026-11"
+if TYPE_CHECKING:
+    from genai_prices import types as gp
+
+PACKAGE = "genai-prices"
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    """USD per million tokens, and the higher rates from a prompt size on (`tiers`)."""
+
+    base: float
+    tiers: tuple[tuple[int, float], ...] = ()  # (prompt tokens above which, rate), ascending
+
+    def at(self, prompt_tokens: float) -> float:
+        rate = self.base
+        for start, price in self.tiers:
+            if prompt_tokens > start:
+                rate = price
+        return rate
+
+
+@dataclass(frozen=True, slots=True)
+class Rates:
+    input: Rate
+    output: Rate
+    cache_read: Rate
+    cache_write: Rate
+
+    def cost_usd(self, usage: Usage) -> float:
+        calls = max(usage.calls, 1)
+        prompt = (usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens) / calls
+        total = (
+            usage.input_tokens * self.input.at(prompt)
+            + usage.cache_read_tokens * self.cache_read.at(prompt)
+            + usage.cache_write_tokens * self.cache_write.at(prompt)
+            + usage.output_tokens * self.output.at(prompt)
+        )
+        return round(total / 1_000_000, 6)
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,12 +72,7 @@ class ModelInfo:
     provider: str
     bare_id: str
     display: str
-    input_per_mtok: float | None = None
-    output_per_mtok: float | None = None
-    # Multipliers on the input rate. Anthropic: 5-minute cache write 1.25×, read 0.1×.
-    # OpenAI: cached input ~0.1×; writes are plain input before the GPT-5.6 family.
-    cache_read_multiplier: float = 0.1
-    cache_write_multiplier: float = 1.25
+    rates: Rates | None = None  # None: the model runs, unpriced
 
     @property
     def qualified_id(self) -> str:
@@ -34,49 +80,92 @@ class ModelInfo:
 
     @property
     def priced(self) -> bool:
-        return self.input_per_mtok is not None and self.output_per_mtok is not None
+        return self.rates is not None
 
 
-def _anthropic(bare: str, display: str, inp: float, out: float) -> ModelInfo:
-    return ModelInfo("anthropic", bare, display, inp, out, 0.1, 1.25)
+@dataclass(frozen=True, slots=True)
+class PriceSource:
+    """Where the prices come from, for every place a cost is shown."""
+
+    name: str
+    version: str
+    date: str  # the newest price change the package's snapshot holds (YYYY-MM-DD)
+
+    def __str__(self) -> str:
+        return f"{self.date} ({self.name} {self.version})"
 
 
-def _openai(
-    bare: str, display: str, inp: float | None = None, out: float | None = None, write: float = 1.0
-) -> ModelInfo:
-    return ModelInfo("openai", bare, display, inp, out, 0.1, write)
+EXTRA: tuple[ModelInfo, ...] = (ModelInfo("openai", "gpt-5.3-codex-spark", "GPT-5.3 Codex Spark"),)
+_EXTRA = {m.qualified_id: m for m in EXTRA}
 
 
-MODELS: tuple[ModelInfo, ...] = (
-    _anthropic("claude-haiku-4-5", "Claude Haiku 4.5", 1.0, 5.0),
-    _anthropic("claude-sonnet-4-6", "Claude Sonnet 4.6", 3.0, 15.0),
-    _anthropic("claude-sonnet-5", "Claude Sonnet 5", 3.0, 15.0),
-    _anthropic("claude-opus-4-8", "Claude Opus 4.8", 5.0, 25.0),
-    _anthropic("claude-opus-5", "Claude Opus 5", 5.0, 25.0),
-    _anthropic("claude-fable-5", "Claude Fable 5", 10.0, 50.0),
-    _openai("gpt-5.4-mini", "GPT-5.4 mini", 0.25, 2.0),
-    _openai("gpt-5.4", "GPT-5.4", 1.25, 10.0),
-    _openai("gpt-5.5", "GPT-5.5", 2.5, 20.0),
-    _openai("gpt-5.6-sol", "GPT-5.6 Sol", write=1.25),
-    _openai("gpt-5.6-terra", "GPT-5.6 Terra", write=1.25),
-    _openai("gpt-5.6-luna", "GPT-5.6 Luna", write=1.25),
-    _openai("gpt-5.3-codex-spark", "GPT-5.3 Codex Spark"),
-)
+@functools.cache
+def _snapshot() -> Any:
+    # The bundled snapshot, never `UpdatePrices`: importing it reads no network.
+    from genai_prices import data_snapshot
 
-DEFAULT_MODELS: dict[str, str] = {
-    "anthropic": "claude-sonnet-4-6",
-    "openai": "gpt-5.4",
-}
-
-_BY_ID: dict[str, ModelInfo] = {m.qualified_id: m for m in MODELS}
+    return data_snapshot.get_snapshot()
 
 
+def _rate(value: Any) -> Rate | None:
+    if value is None:
+        return None
+    tiers = getattr(value, "tiers", None)
+    if tiers is None:
+        return Rate(float(value))
+    return Rate(float(value.base), tuple((int(t.start), float(t.price)) for t in tiers))
+
+
+def _rates(found: gp.ModelInfo, when: datetime.datetime) -> Rates | None:
+    price = found.get_prices(when)
+    inp, out = _rate(price.input_mtok), _rate(price.output_mtok)
+    if inp is None or out is None:
+        return None
+    # Unlisted cache rates: read and write at the input rate (OpenAI bills writes as input).
+    read, write = _rate(price.cache_read_mtok), _rate(price.cache_write_mtok)
+    return Rates(inp, out, read or inp, write or inp)
+
+
+@functools.cache
 def lookup(qualified_id: str) -> ModelInfo | None:
-    return _BY_ID.get(qualified_id)
+    """The model by its provider-qualified id, priced at today's rates; None: nobody knows it."""
+    if qualified_id in _EXTRA:
+        return _EXTRA[qualified_id]
+    provider, _, bare = qualified_id.partition("/")
+    row = PROVIDERS.get(provider)
+    if row is None or not bare:
+        return None
+    try:
+        _, found = _snapshot().find_provider_model(bare, None, row.prices_id, None)
+    except LookupError:
+        return None
+    now = datetime.datetime.now(tz=datetime.UTC)
+    return ModelInfo(provider, bare, found.name or bare, _rates(found, now))
 
 
-def models_of(provider: str) -> tuple[ModelInfo, ...]:
-    return tuple(m for m in MODELS if m.provider == provider)
+def model_ids(provider: str) -> list[str]:
+    """Every model id known for `provider` (the package's and `EXTRA`), for did-you-mean."""
+    row = PROVIDERS.get(provider)
+    ids = [m.bare_id for m in EXTRA if m.provider == provider]
+    if row is not None:
+        for entry in _snapshot().providers:
+            if entry.id == row.prices_id:
+                ids += [m.id for m in entry.models]
+    return ids
+
+
+def providers_of(bare_id: str) -> list[str]:
+    """The providers that know a bare model id, in table order."""
+    return [p for p in PROVIDERS if lookup(f"{p}/{bare_id}") is not None]
+
+
+def close_ids(qualified_id: str, n: int = 3) -> list[str]:
+    """The known ids nearest a misspelt one, provider-qualified."""
+    provider, _, bare = qualified_id.partition("/")
+    providers = [provider] if provider in PROVIDERS else list(PROVIDERS)
+    candidates = {f"{p}/{m}": m for p in providers for m in model_ids(p)}
+    near = difflib.get_close_matches(bare, list(candidates.values()), n=n, cutoff=0.75)
+    return [q for m in near for q, b in candidates.items() if b == m][:n]
 
 
 def display_name(qualified_id: str) -> str:
@@ -87,13 +176,19 @@ def display_name(qualified_id: str) -> str:
 def cost_usd(qualified_id: str, usage: Usage) -> float | None:
     """What `usage` costs on this model, rounded to 6 decimals; None when unpriced."""
     info = lookup(qualified_id)
-    if info is None or info.input_per_mtok is None or info.output_per_mtok is None:
+    if info is None or info.rates is None:
         return None
-    inp = info.input_per_mtok
-    total = (
-        usage.input_tokens * inp
-        + usage.cache_read_tokens * inp * info.cache_read_multiplier
-        + usage.cache_write_tokens * inp * info.cache_write_multiplier
-        + usage.output_tokens * info.output_per_mtok
-    )
-    return round(total / 1_000_000, 6)
+    return info.rates.cost_usd(usage)
+
+
+@functools.cache
+def source() -> PriceSource:
+    """The package, its version and the date of its newest price."""
+    newest, today = datetime.date.min, datetime.datetime.now(tz=datetime.UTC).date()
+    for entry in _snapshot().providers:
+        for model in entry.models:
+            for price in model.prices if isinstance(model.prices, list) else ():
+                start = getattr(price.constraint, "start_date", None)
+                if isinstance(start, datetime.date) and newest < start <= today:
+                    newest = start
+    return PriceSource(PACKAGE, metadata.version(PACKAGE), newest.isoformat())

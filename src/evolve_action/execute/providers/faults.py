@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import openai
 
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
+from evolve_action.model import provider_table
 from evolve_action.model.outcomes import ErrorKind
 from evolve_action.model.provider import ChatRequest, ChatResponse, Provider, ProviderError
 
@@ -30,8 +31,6 @@ T = TypeVar("T")
 
 Sleep = Callable[[float], Awaitable[None]]
 Clock = Callable[[], float]
-
-_SDKS = ("anthropic", "openai")
 
 
 def _sdk_errors(name: str) -> tuple[type[BaseException], ...]:
@@ -42,11 +41,13 @@ def _sdk_errors(name: str) -> tuple[type[BaseException], ...]:
     One may be half-imported (the worker thread of `transport.preload` is still at it): it
     has raised nothing yet, so a missing class is skipped.
     """
-    found = (getattr(sys.modules[m], name, None) for m in _SDKS if m in sys.modules)
+    loaded = [m for m in provider_table.sdk_names() if m in sys.modules]
+    found = (getattr(sys.modules[m], name, None) for m in loaded)
     return tuple(cls for cls in found if cls is not None)
 
 
-_PERMANENT_QUOTA_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
+# 429 codes that mean the quota is gone for good, whichever provider says them.
+_PERMANENT_QUOTA_CODES = provider_table.quota_codes()
 
 
 class CallError(ProviderError):

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from evolve_action.execute.providers import catalog
 from evolve_action.execute.providers.faults import MalformedResponse
 from evolve_action.model.outcomes import Usage
 from evolve_action.model.provider import (
@@ -141,7 +140,6 @@ def parse_completion(completion: ChatCompletion, *, model: str) -> ChatResponse:
         usage.output_tokens = completion.usage.completion_tokens
         usage.cache_read_tokens = cached
         usage.cache_write_tokens = written
-    usage.cost_usd = catalog.cost_usd(f"openai/{model}", usage)
     stop = _FINISH_REASONS.get(str(choice.finish_reason), "other")  # None from some servers
     if uses and stop != "max_tokens":
         stop = "tool_use"  # some compatible servers say "stop" after tool calls

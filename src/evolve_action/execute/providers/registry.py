@@ -1,4 +1,6 @@
-"""Model ids → providers: resolving `models` tokens and building configured providers.
+"""Model ids → providers: resolving and checking `models` tokens, building configured
+providers. What each provider is (its variables, SDK, adapter, prices id) is its row in
+`model/provider_table.py`; this module only reads the rows.
 
 Keys and base URLs come from explicit values (action inputs) first, then the SDKs' own
 environment variables, read from the `environ` mapping the caller parsed at the edge; the
@@ -7,55 +9,26 @@ SDK clients are always given explicit values, so nothing here depends on `os.env
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import importlib
+from collections.abc import Container, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from evolve_action.execute.providers import catalog
 from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
 from evolve_action.model.evals import split_model
 from evolve_action.model.outcomes import ErrorKind
-from evolve_action.model.provider import Provider, ProviderError
+from evolve_action.model.provider import ProviderError, ProviderFactory
+from evolve_action.model.provider_table import PROVIDERS, ProviderRow, known
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderKind:
-    id: str
-    key_env: str
-    base_url_env: str
-    key_input: str  # the action input that carries the key, named in error messages
-    factory: Callable[..., Provider]
-    # OpenAI-compatible self-hosted servers (Ollama, vLLM) usually want no key at all.
-    key_optional_with_base_url: bool = False
-    # A one-call answer is best constrained by a JSON schema on the answer text (Chat
-    # Completions' structured output) rather than by forcing a tool call (`Provider`).
-    answers_with_schema: bool = False
+def _adapter(row: ProviderRow) -> ProviderFactory:
+    """The row's SDK adapter class, imported now: the SDKs (about 1 s of imports each) load
+    only for a provider in use."""
+    module, _, name = row.adapter.partition(":")
+    factory: ProviderFactory = getattr(importlib.import_module(module), name)
+    return factory
 
-
-# The adapters (and their SDKs, about 1 s of imports each) load only for a provider in use.
-def _anthropic(**options: Any) -> Provider:
-    from evolve_action.execute.providers.anthropic import AnthropicProvider
-
-    return AnthropicProvider(**options)
-
-
-def _openai(**options: Any) -> Provider:
-    from evolve_action.execute.providers.openai import OpenAIProvider
-
-    return OpenAIProvider(**options)
-
-
-PROVIDERS: dict[str, ProviderKind] = {
-    "anthropic": ProviderKind(
-        "anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "anthropic-api-key",
-        _anthropic,
-    ),
-    "openai": ProviderKind(
-        "openai", "OPENAI_API_KEY", "OPENAI_BASE_URL", "openai-api-key", _openai,
-        key_optional_with_base_url=True, answers_with_schema=True,
-    ),
-}  # fmt: skip
 
 # Sent to a self-hosted OpenAI-compatible server that needs no key; the SDK insists on one.
 NO_KEY = "unused"
@@ -72,23 +45,58 @@ def resolve_model(token: str) -> str:
     provider, bare = split_model(token)
     if provider:
         if provider not in PROVIDERS:
-            raise ValueError(f"unknown provider {provider!r} in {token!r}; known: {_known()}")
+            raise ValueError(f"unknown provider {provider!r} in {token!r}; known: {known()}")
         if not bare:
             raise ValueError(f"{token!r} names no model; write {provider} or {provider}/<model>")
         return token
-    if token in catalog.DEFAULT_MODELS:
-        return f"{token}/{catalog.DEFAULT_MODELS[token]}"
-    matches = [m.qualified_id for m in catalog.MODELS if m.bare_id == token]
+    if token in PROVIDERS:
+        return f"{token}/{PROVIDERS[token].default_model}"
+    matches = catalog.providers_of(token)
     if matches:
-        return matches[0]
+        return f"{matches[0]}/{token}"
     raise ValueError(
-        f"unknown model {token!r}: write <provider>/<model> (providers: {_known()}) "
+        f"unknown model {token!r}: write <provider>/<model> (providers: {known()}) "
         "or a provider id for its default model"
     )
 
 
-def _known() -> str:
-    return ", ".join(sorted(PROVIDERS))
+def check_model(
+    model: str,
+    *,
+    environ: Mapping[str, str],
+    priced: Container[str] = (),
+    replay: bool = False,
+) -> str | None:
+    """Whether a provider-qualified id names a model anyone knows, before anything runs.
+
+    None: the price table (or `catalog.EXTRA`) knows it. A warning (returned) when it is
+    unknown but may still be right: `.evolve.yaml` prices it, the provider's base URL points
+    at a server that may serve it, or a replay answers from what was recorded. Anything else
+    raises `ValueError` with the nearest known ids: a typo would otherwise run, unpriced, and
+    be projected as costing nothing.
+    """
+    if catalog.lookup(model) is not None:
+        return None
+    provider, _ = split_model(model)
+    row = _kind(provider)
+    source = catalog.source()
+    unknown = f"{model!r} is not a model {source.name} {source.version} knows"
+    if model in priced:
+        return f"{unknown}; it runs at the price .evolve.yaml gives it"
+    if environ.get(row.base_url_env):
+        return f"{unknown}; it runs unpriced, on the server {row.base_url_env} names"
+    if replay:
+        return f"{unknown}; it is replayed as recorded"
+    near = catalog.close_ids(model)
+    hint = ""
+    if near:
+        others = f" (or {', '.join(near[1:])})" if near[1:] else ""
+        hint = f"; did you mean {near[0]}{others}?"
+    raise ValueError(
+        f"unknown model {model!r}: no {provider} model of that id is in {source.name}"
+        f" {source.version}{hint} To run a model it does not list, price it in .evolve.yaml"
+        f" (providers.{provider}.models) or set {row.base_url_env} to the server that serves it."
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,12 +130,12 @@ def credentials(
     return Credentials(key, url)
 
 
-def _kind(provider_id: str) -> ProviderKind:
+def _kind(provider_id: str) -> ProviderRow:
     try:
         return PROVIDERS[provider_id]
     except KeyError:
         raise ProviderError(
-            ErrorKind.BAD_REQUEST, f"unknown provider {provider_id!r}; known: {_known()}"
+            ErrorKind.BAD_REQUEST, f"unknown provider {provider_id!r}; known: {known()}"
         ) from None
 
 
@@ -151,7 +159,8 @@ def build_provider(
     """
     kind = _kind(provider_id)
     creds = credentials(provider_id, api_key=api_key, base_url=base_url, environ=environ)
-    inner = kind.factory(
+    inner = _adapter(kind)(
+        provider_id=kind.id,
         api_key=creds.api_key,
         base_url=creds.base_url,
         timeout_s=timeout_s,

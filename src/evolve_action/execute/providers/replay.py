@@ -34,6 +34,7 @@ from evolve_action.model.provider import (
     TextPart,
     ToolUsePart,
 )
+from evolve_action.model.provider_table import PROVIDERS
 
 CASSETTE_VERSION = 1
 
@@ -176,8 +177,6 @@ class ReplayProvider:
     `REPLAY_MISS` error (`run_agent` adds the case id to its message)."""
 
     def __init__(self, provider_id: str, cassette: Cassette) -> None:
-        from evolve_action.execute.providers.registry import PROVIDERS
-
         self.id = provider_id
         # As the provider recorded would answer: the requests must be the ones recorded.
         known = PROVIDERS.get(provider_id)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ssl
 from typing import Any, Generic, TypeVar
 
-from evolve_action.execute.providers import transport
+from evolve_action.execute.providers import catalog, transport
 from evolve_action.execute.providers.faults import MalformedResponse, classify
 from evolve_action.model.provider import ChatRequest, ChatResponse
 
@@ -34,8 +34,11 @@ class SdkAdapter(Generic[C]):
         timeout_s: float = 600.0,
         sdk_max_retries: int = 0,
         ssl_context: ssl.SSLContext | None = None,
-        answers_with_schema: bool = False,  # the provider kind's (`registry.ProviderKind`)
+        answers_with_schema: bool = False,  # the provider's row (`provider_table.ProviderRow`)
+        provider_id: str | None = None,  # a row that reuses this wire under its own id
     ) -> None:
+        if provider_id is not None:
+            self.id = provider_id
         self.answers_with_schema = answers_with_schema
         self._api_key, self._base_url = api_key, base_url
         self._timeout_s, self._sdk_max_retries = timeout_s, sdk_max_retries
@@ -82,11 +85,14 @@ class SdkAdapter(Generic[C]):
         except Exception as exc:
             raise classify(exc, provider=self.id) from exc
         try:
-            return self._parse(answer, request.model)
+            response = self._parse(answer, request.model)
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             # The SDKs do not validate answers: valid JSON missing its fields lands here.
             error = MalformedResponse(f"{type(exc).__name__}: {exc}")
             raise classify(error, provider=self.id) from exc
+        # Priced here, once for every wire, under the provider's own id.
+        response.usage.cost_usd = catalog.cost_usd(f"{self.id}/{request.model}", response.usage)
+        return response
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         raise NotImplementedError

@@ -1,7 +1,8 @@
 """Which models run, which judge grades, and the providers they need, from the settings.
 
 Models default to the default model of every provider that has a key; the judge defaults to
-Anthropic's default model when an Anthropic key is set, else OpenAI's. A provider that cannot
+the default model of the first provider with a key in the table's judge order
+(`provider_table.judge_order`), else of the first in that order. A provider that cannot
 be built (no key) is not an exception: its runs end as `error` with the reason, per model.
 Record and replay wrap every provider here, so the rest of the pipeline cannot tell.
 
@@ -14,18 +15,19 @@ Two environment variables tune the transport for tests and slow self-hosted serv
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evolve_action.execute.providers import catalog, transport
+from evolve_action.execute.providers import transport
 from evolve_action.execute.providers.faults import RetryPolicy
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
 from evolve_action.execute.providers.registry import (
-    PROVIDERS,
     build_provider,
+    check_model,
     credentials,
     resolve_model,
 )
@@ -36,12 +38,17 @@ from evolve_action.execute.providers.replay import (
     load_cassette,
     save_cassette,
 )
+from evolve_action.model import provider_table
 from evolve_action.model.evals import split_model
 from evolve_action.model.provider import Provider, ProviderError
+from evolve_action.model.provider_table import PROVIDERS
 from evolve_action.util import startup
 
 if TYPE_CHECKING:
     from evolve_action.settings.inputs import Settings
+
+
+log = logging.getLogger(__name__)
 
 
 class ModelChoiceError(ValueError):
@@ -62,34 +69,64 @@ def choose_models(
     keys: Mapping[str, str],
     environ: Mapping[str, str],
     replay: bool = False,
+    priced: Container[str] = (),
+    check: bool = True,
 ) -> list[str]:
-    """Resolve the `models` input; empty means each provider with a key, at its default."""
+    """Resolve the `models` input; empty means each provider with a key, at its default.
+
+    Every id is checked against the price table first (`registry.check_model`): a typo is a
+    `ModelChoiceError` with a did-you-mean, an unknown id that may still run a warning.
+    """
     chosen = []
     tokens = list(tokens)
     if not tokens:
-        tokens = [p for p in PROVIDERS if replay or _has_key(p, keys, environ)] or ["anthropic"]
+        with_key = [p for p in PROVIDERS if replay or _has_key(p, keys, environ)]
+        tokens = with_key or [next(iter(PROVIDERS))]
     for token in tokens:
-        try:
-            model = resolve_model(token)
-        except ValueError as exc:
-            raise ModelChoiceError(f"input models: {exc}") from None
+        model = _resolved(token, "models", environ, priced, replay=replay, check=check)
         if model not in chosen:
             chosen.append(model)
     return chosen
 
 
+def _resolved(
+    token: str,
+    name: str,
+    environ: Mapping[str, str],
+    priced: Container[str],
+    *,
+    replay: bool,
+    check: bool,
+) -> str:
+    """A token of input `name` → a provider-qualified id, checked (`registry.check_model`)
+    unless `check` is off; its warning, if any, logged."""
+    warning = None
+    try:
+        model = resolve_model(token)
+        if check:
+            warning = check_model(model, environ=environ, priced=priced, replay=replay)
+    except ValueError as exc:
+        raise ModelChoiceError(f"input {name}: {exc}") from None
+    if warning:
+        log.warning("input %s: %s", name, warning)
+    return model
+
+
 def choose_judge(
-    token: str, *, keys: Mapping[str, str], environ: Mapping[str, str], replay: bool = False
+    token: str,
+    *,
+    keys: Mapping[str, str],
+    environ: Mapping[str, str],
+    replay: bool = False,
+    priced: Container[str] = (),
+    check: bool = True,
 ) -> str:
     if not token:
-        provider = "anthropic"
-        if not replay and not _has_key("anthropic", keys, environ):
-            provider = "openai" if _has_key("openai", keys, environ) else "anthropic"
-        return f"{provider}/{catalog.DEFAULT_MODELS[provider]}"
-    try:
-        return resolve_model(token)
-    except ValueError as exc:
-        raise ModelChoiceError(f"input judge-model: {exc}") from None
+        order = provider_table.judge_order()
+        keyed = [p for p in order if replay or _has_key(p, keys, environ)]
+        provider = (keyed or order)[0]
+        return f"{provider}/{PROVIDERS[provider].default_model}"
+    return _resolved(token, "judge-model", environ, priced, replay=replay, check=check)
 
 
 def preload_sdks(
@@ -110,10 +147,11 @@ def preload_sdks(
     """
     if replay:
         return None
-    keys = {"anthropic": settings.anthropic_api_key, "openai": settings.openai_api_key}
+    keys = provider_table.keys_of(settings)
     try:
-        models = choose_models(settings.models, keys=keys, environ=environ)
-        judge = choose_judge(settings.judge_model, keys=keys, environ=environ)
+        # Unchecked: the job checks the ids (and warns) once, where it resolves them.
+        models = choose_models(settings.models, keys=keys, environ=environ, check=False)
+        judge = choose_judge(settings.judge_model, keys=keys, environ=environ, check=False)
     except ModelChoiceError:
         return None
     needed = [split_model(m)[0] for m in [*models, judge]]

@@ -35,6 +35,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 
+from evolve_action.model import provider_table
 from evolve_action.util import startup
 
 log = logging.getLogger(__name__)
@@ -44,11 +45,8 @@ Later = Callable[[], object]
 
 # Each provider's SDK, then what its client imports on its first call (the resource our calls
 # go through, the async transport's event-loop backend): loaded here, that is off the first
-# request's path too.
-SDK_MODULES = {
-    "anthropic": ("anthropic", "anthropic.resources.messages", "anyio._backends._asyncio"),
-    "openai": ("openai", "openai.resources.chat.chat", "anyio._backends._asyncio"),
-}
+# request's path too. From the provider table (`provider_table.ProviderRow.sdk`).
+SDK_MODULES = provider_table.sdk_modules()
 
 _lock = threading.Lock()
 _context_lock = threading.Lock()

@@ -5,9 +5,9 @@
 validated against the tool's JSON schema and confined to the workspace; a bad call comes back
 as an `is_error` result the model can act on, never as an exception. Results are capped.
 
-`WorkspaceTools` offers a subset: `AGENT_TOOLS` for the agent, `JUDGE_TOOLS` (read-only) for
-the judge, `TRIGGER_TOOLS` for trigger runs. `system_prompt` is the stable text that tells the
-model where it works and which skills it can load.
+`WorkspaceTools` offers a subset, one of the sets `specs` names: `AGENT_TOOLS` for the agent,
+`JUDGE_TOOLS` (read-only) for the judge, `TRIGGER_TOOLS` for trigger runs. `system_prompt` is
+the stable text that tells the model where it works and which skills it can load.
 """
 
 from __future__ import annotations
@@ -22,12 +22,9 @@ from typing import TYPE_CHECKING, Any
 from evolve_action.execute.sandbox.confine import SANDBOX_ROOT, Confinement
 from evolve_action.execute.skill_install import SkillInfo
 from evolve_action.execute.tools import fs as tools_fs
-from evolve_action.execute.tools.specs import SPECS
+from evolve_action.execute.tools.specs import AGENT_TOOLS, SPECS
 from evolve_action.model.provider import ToolResultPart, ToolSpec
 
-AGENT_TOOLS = ("Bash", "Read", "Write", "Edit", "Glob", "Grep", "Skill")
-JUDGE_TOOLS = ("Read", "Glob", "Grep")
-TRIGGER_TOOLS = ("Skill", "Read")
 RESULT_CAP = 30_000
 BASH_DEFAULT_MS = 120_000
 BASH_MAX_MS = 600_000

@@ -29,6 +29,12 @@ def _schema(properties: Mapping[str, Any], required: tuple[str, ...]) -> Mapping
 
 _STR = {"type": "string"}
 
+# The tool sets, by name, written once: our SDK loop offers them as `SPECS`, and the CLI
+# harnesses grant the same names to the real agents (Claude Code's `--allowedTools`).
+AGENT_TOOLS = ("Bash", "Read", "Write", "Edit", "Glob", "Grep", "Skill")
+TRIGGER_TOOLS = ("Skill", "Read")  # as evolve's trigger runs: load the skill, or not
+JUDGE_TOOLS = ("Read", "Glob", "Grep")  # read-only
+
 SPECS: Mapping[str, ToolSpec] = MappingProxyType(
     {
         "Bash": ToolSpec(

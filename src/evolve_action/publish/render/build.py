@@ -193,6 +193,7 @@ def footer(report: ReportInput) -> str:
     if report.projected_usd is not None:
         ends = f" ({spend.between(*report.projected_range)})" if report.projected_range else ""
         parts.append(f"📐 projected {money(report.projected_usd)}{ends}")
+    parts += [f"prices as of {report.prices_as_of}"] if report.prices_as_of else []
     parts.append(f"⏱ {duration(report.duration_s)}")
     if cached:
         parts.append(f"{plural(cached, 'cached run')} reused")

@@ -53,6 +53,7 @@ class ReportInput:
     discrimination: Sequence[ItemRecord] = ()  # what each check item could tell
     projected_usd: float | None = None  # the cost projected before the first call; None: unknown
     projected_range: tuple[float, float] | None = None  # its low and high (a run never seen)
+    prices_as_of: str | None = None  # the price table's source and date; None: not priced
     pr_spend_before: PrSpend | None = None  # what earlier jobs on the PR paid (our comment's)
     cost_deltas: Sequence[CostDelta] = ()  # tokens, cost, turns, time base → head
     rulers: RulerReport = field(

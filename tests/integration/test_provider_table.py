@@ -1,0 +1,64 @@
+"""A provider on a wire that already has an adapter is one row of `provider_table.PROVIDERS`: a
+throwaway row (DeepSeek, on the OpenAI wire) is resolved, keyed, built on the real SDK
+against the loopback fake, priced from genai-prices under its own id, and checked."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from evolve_action.execute.providers.registry import build_provider, check_model, resolve_model
+from evolve_action.execute.providers.setup import choose_judge, choose_models
+from evolve_action.model import provider_table
+from evolve_action.model.provider import ChatMessage, ChatRequest, TextPart
+from tests.fakes.llm_server import FakeLLM, text
+
+ROW = replace(
+    provider_table.PROVIDERS["openai"],
+    id="deepseek",
+    key_input="deepseek-api-key",
+    key_env="DEEPSEEK_API_KEY",
+    base_url_env="DEEPSEEK_BASE_URL",
+    public_api="https://api.deepseek.com/v1",
+    prices_id="deepseek",
+    default_model="deepseek-chat",
+    judge_rank=None,
+    quota_codes=frozenset(),
+    key_optional_with_base_url=False,
+)
+
+
+@pytest.fixture
+def row(monkeypatch: pytest.MonkeyPatch) -> provider_table.ProviderRow:
+    monkeypatch.setitem(provider_table.PROVIDERS, ROW.id, ROW)
+    return ROW
+
+
+async def test_a_row_on_an_existing_wire_runs_and_is_priced(
+    row: provider_table.ProviderRow, fake_llm: FakeLLM
+) -> None:
+    fake_llm.script = lambda request: text("hello")
+    assert resolve_model("deepseek") == "deepseek/deepseek-chat"
+    assert check_model("deepseek/deepseek-chat", environ={}) is None
+    environ = {"DEEPSEEK_API_KEY": "k", "DEEPSEEK_BASE_URL": fake_llm.openai_base_url}
+    assert choose_models([], keys={}, environ=environ) == ["deepseek/deepseek-chat"]
+    # Never the default judge (no judge rank): the first ranked provider stays the judge.
+    assert choose_judge("", keys={}, environ=environ).startswith("anthropic/")
+    provider = build_provider("deepseek", environ=environ)
+    ask = ChatRequest("deepseek-chat", "", (ChatMessage("user", (TextPart("hi"),)),))
+    answer = await provider.complete(ask)
+    await provider.aclose()
+    assert provider.id == "deepseek" and answer.text == "hello"
+    assert fake_llm.requests[0].body["model"] == "deepseek-chat"
+    assert answer.usage.cost_usd is not None and answer.usage.cost_usd > 0  # DeepSeek's rates
+
+
+def test_a_row_is_in_the_key_map_and_the_credentials_check(row: provider_table.ProviderRow) -> None:
+    class Settings:
+        deepseek_api_key = "secret"
+
+    assert provider_table.keys_of(Settings())["deepseek"] == "secret"
+    assert provider_table.has_credentials({}, {"DEEPSEEK_API_KEY": "k"})
+    with pytest.raises(ValueError, match="did you mean deepseek/deepseek-chat"):
+        check_model("deepseek/deepseek-chta", environ={})
