@@ -1,0 +1,66 @@
+"""`mode: watch` end to end, the Actions way: a `schedule` run of the default branch against
+the loopback fakes, the history kept in a directory between runs as the results branch keeps
+it. A drop opens one issue, a recovery closes it, noise and outages open nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.e2e import openapi_check
+from tests.e2e.test_pull_request import run_container
+from tests.e2e.watch_repo import (
+    NEW_SNAPSHOT,
+    Model,
+    history_lines,
+    make_main,
+    new_summary,
+    watch_env,
+)
+from tests.fakes.github_server import GitHubFake
+from tests.fakes.llm_server import FakeLLM
+
+
+def _run(env: dict[str, str], root: Path) -> str:
+    done = run_container(env, root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.stdout
+
+
+def test_watch__a_new_snapshot_that_drops_a_case_opens_one_issue_and_recovery_closes_it(
+    tmp_path: Path,
+) -> None:
+    root, sha = make_main(tmp_path)
+    model = Model()
+    with FakeLLM(model) as llm, GitHubFake() as gh:
+        env = watch_env(root, tmp_path, llm, gh, sha)
+        _run(env, root)  # the first watch: no record yet, so every eval runs and none is judged
+        first = new_summary(tmp_path)
+        assert "No baseline yet" in first and "no earlier record" in first
+        assert gh.issues == {} and len(history_lines(tmp_path)) == 1
+
+        model.broken, llm.served_model = True, NEW_SNAPSHOT  # same alias, a new snapshot
+        _run(env, root)
+        second = new_summary(tmp_path)
+        (issue,) = gh.issues.values()
+        body = issue["body"]
+        assert issue["state"] == "open" and "evals/farewell/evals.json" in issue["title"]
+        assert "<!-- evolve:watch suite=evals/farewell/evals.json -->" in body
+        assert "| `bye` | `anthropic/" in body and "6/6 (100%)" in body and "0/6 (0%)" in body
+        assert f"snapshot claude-sonnet-4-6 → {NEW_SNAPSHOT}" in body
+        assert "(significant)" in body and "--paths evals/farewell/evals.json" in body
+        assert "a model or the CLI changed" in second and "issue opened" in second
+
+        _run(env, root)  # still broken: the same issue is updated, never a second one
+        assert len(gh.issues) == 1 and "issue updated" in new_summary(tmp_path)
+
+        model.broken = False  # fixed: the next watch compares with the run before the drop
+        _run(env, root)
+        assert issue["state"] == "closed" and issue["state_reason"] == "completed"
+        (note,) = gh.comments[("acme/skills", issue["number"])]
+        assert note["body"].startswith("Recovered: watch compared `evals/farewell/evals.json`")
+        assert "issue closed" in new_summary(tmp_path)
+        assert len(history_lines(tmp_path)) == 4
+        assert gh.check_runs == [] and gh.comments.keys() == {("acme/skills", issue["number"])}
+        if openapi_check.available():
+            assert openapi_check.validate(gh.requests) == []
