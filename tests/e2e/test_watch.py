@@ -64,3 +64,37 @@ def test_watch__a_new_snapshot_that_drops_a_case_opens_one_issue_and_recovery_cl
         assert gh.check_runs == [] and gh.comments.keys() == {("acme/skills", issue["number"])}
         if openapi_check.available():
             assert openapi_check.validate(gh.requests) == []
+
+
+def test_watch__an_unchanged_model_makes_no_issue(tmp_path: Path) -> None:
+    root, sha = make_main(tmp_path)
+    with FakeLLM(Model()) as llm, GitHubFake() as gh:
+        env = watch_env(root, tmp_path, llm, gh, sha)
+        _run(env, root)
+        new_summary(tmp_path)
+        _run(env, root)
+        summary = new_summary(tmp_path)
+    assert "a sample:" in summary and "nothing reported" in summary
+    assert "**No significant drop** in 1 skill compared." in summary
+    assert gh.issues == {} and gh.check_runs == []
+    second = history_lines(tmp_path)[1]
+    assert second["full"] is False and second["flagged"] == []
+
+
+def test_watch__every_call_erroring_opens_nothing_and_says_so(tmp_path: Path) -> None:
+    root, sha = make_main(tmp_path)
+    model = Model()
+    with FakeLLM(model) as llm, GitHubFake() as gh:
+        env = watch_env(root, tmp_path, llm, gh, sha, runs=3)
+        _run(env, root)
+        new_summary(tmp_path)
+        model.errors = True  # an outage: every call, the snapshot probe's too, fails
+        _run(env, root)
+        summary = new_summary(tmp_path)
+    assert "**Every run errored**" in summary and "no issue was opened" in summary
+    assert "Errors are not failures" in summary
+    assert gh.issues == {}
+    lines = history_lines(tmp_path)
+    assert len(lines) == 2 and lines[1]["flagged"] == []
+    # Recorded as errors only: no cell of it can ever be a baseline.
+    assert all(cell[4] == cell[5] == 0 and cell[6] > 0 for cell in lines[1]["cells"])

@@ -22,7 +22,6 @@ import json
 import logging
 import shutil
 import uuid
-import zlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -122,21 +121,19 @@ def choose(
         return Selection(tuple(suites), True, why or "every eval", epoch, sha, tuple(models))
     turn = len(mine) % SLICES
     flagged = _still_flagged(history)
-    picked = [s for s in suites if _slice(s) == turn or s in flagged]
-    if not picked:  # this turn's slice is empty: the next non-empty one
-        picked = [min(suites, key=lambda s: (_slice(s) - turn) % SLICES)]
+    # Slices by sorted position (not by hash: a hash can put every suite in one slice).
+    ordered = sorted(suites)
+    picked = [s for i, s in enumerate(ordered) if i % SLICES == turn % len(ordered) % SLICES]
+    picked += [s for s in ordered if s in flagged and s not in picked]
     if len(picked) == len(suites):
         return Selection(tuple(suites), True, "every eval (the sample covers them all)",
                          epoch, sha, tuple(models))  # fmt: skip
+    again = f", and {len(flagged & set(suites))} flagged last time" if flagged & set(suites) else ""
     why = (
-        f"a sample: {len(picked)} of {len(suites)} eval files (slice {turn + 1} of {SLICES},"
-        " with every skill flagged last time); a new snapshot or CLI runs them all"
+        f"a sample: {len(picked)} of {len(suites)} eval files (slice {turn + 1} of {SLICES}"
+        f"{again}); a new snapshot or CLI runs them all"
     )
     return Selection(tuple(picked), False, why, epoch, sha, tuple(models))
-
-
-def _slice(suite: str) -> int:
-    return zlib.crc32(suite.encode()) % SLICES
 
 
 def _still_flagged(history: Sequence[Record]) -> set[str]:
