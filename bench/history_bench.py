@@ -79,8 +79,10 @@ def main() -> None:
         f"{out['records']} jobs × {out['cells_per_record']} cells: {size / 1e6:.2f} MB"
         f" ({out['line_bytes']} B a line; bound {history.MAX_BYTES / 1e6:.1f} MB)"
     )
-    print(f"append the 501st (rewrite): {append_s:.3f} s; read back: best {min(reads):.3f} s,"
-          f" median {statistics.median(reads):.3f} s; one case's record: {lookup_s * 1e3:.2f} ms")  # fmt: skip
+    print(
+        f"append the 501st (rewrite): {append_s:.3f} s; read back: best {min(reads):.3f} s,"
+        f" median {statistics.median(reads):.3f} s; one case's record: {lookup_s * 1e3:.2f} ms"
+    )
     print(json.dumps(out))
 
 
