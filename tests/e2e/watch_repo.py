@@ -69,8 +69,9 @@ def watch_env(
     return {
         "PATH": os.environ["PATH"],
         "HOME": str(tmp),
-        **runner_env(tmp, event_name="schedule", event=event, workspace=root, sha=sha,
-                     api_url=gh.url),  # fmt: skip
+        **runner_env(
+            tmp, event_name="schedule", event=event, workspace=root, sha=sha, api_url=gh.url
+        ),
         "INPUT_MODE": "watch",
         "INPUT_MODELS": "anthropic",
         "INPUT_JUDGE-MODEL": "anthropic",

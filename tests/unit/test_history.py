@@ -41,7 +41,9 @@ def test_append_then_read_keeps_order(tmp_path: Path) -> None:
     assert history.read(tmp_path / "absent") == [] and history.read(None) == []
 
 
-def test_past_the_bound_the_oldest_lines_go(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_past_the_bound_the_oldest_lines_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(history, "MAX_RECORDS", 4)
     for n in range(7):
         history.append(tmp_path, record(n))
