@@ -4,6 +4,7 @@ it. A drop opens one issue, a recovery closes it, noise and outages open nothing
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.e2e import openapi_check
@@ -18,6 +19,7 @@ from tests.e2e.watch_repo import (
 )
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import FakeLLM
+from tests.gitrepo import git
 
 
 def _run(env: dict[str, str], root: Path) -> str:
@@ -98,3 +100,48 @@ def test_watch__every_call_erroring_opens_nothing_and_says_so(tmp_path: Path) ->
     assert len(lines) == 2 and lines[1]["flagged"] == []
     # Recorded as errors only: no cell of it can ever be a baseline.
     assert all(cell[4] == cell[5] == 0 and cell[6] > 0 for cell in lines[1]["cells"])
+
+
+def test_a_push_to_the_default_branch_adds_its_line_and_the_next_watch_compares_with_it(
+    tmp_path: Path,
+) -> None:
+    root, before = make_main(tmp_path)
+    (root / "README.md").write_text("docs\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "docs")
+    after = git(root, "rev-parse", "HEAD")
+    with FakeLLM(Model()) as llm, GitHubFake() as gh:
+        env = watch_env(root, tmp_path, llm, gh, after)
+        event = tmp_path / "push.json"
+        event.write_text(json.dumps({
+            "before": before, "after": after, "ref": "refs/heads/main",
+            "repository": {"default_branch": "main"},
+        }))  # fmt: skip
+        push = env | {"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": str(event)}
+        done = run_container(push | {"INPUT_MODE": "all"}, root)
+        assert done.returncode == 0, done.stdout + done.stderr
+        (line,) = history_lines(tmp_path)
+        assert line["event"] == "push" and line["sha"] == after
+        assert sorted((c[1], c[4], c[5]) for c in line["cells"]) == [
+            ("bye", 6, 0), ("greet", 6, 0), ("named", 6, 0),
+        ]  # fmt: skip
+        new_summary(tmp_path)
+        _run(env, root)  # the watch finds its baseline in the push's line
+        summary = new_summary(tmp_path)
+    assert "a sample:" in summary and "**No significant drop** in 1 skill compared." in summary
+    assert len(history_lines(tmp_path)) == 2
+
+
+def test_a_push_to_another_branch_adds_nothing(tmp_path: Path) -> None:
+    root, sha = make_main(tmp_path)
+    with FakeLLM(Model()) as llm, GitHubFake() as gh:
+        env = watch_env(root, tmp_path, llm, gh, sha, runs=2)
+        event = tmp_path / "push.json"
+        event.write_text(json.dumps({
+            "before": "0" * 40, "after": sha, "ref": "refs/heads/topic",
+            "repository": {"default_branch": "main"},
+        }))  # fmt: skip
+        push = env | {"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": str(event)}
+        done = run_container(push | {"INPUT_MODE": "all"}, root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert history_lines(tmp_path) == []

@@ -129,11 +129,14 @@ def run(
         records = history.read(settings.history_dir)
         keys = {"anthropic": settings.anthropic_api_key, "openai": settings.openai_api_key}
         models = choose_models(settings.models, keys=keys, environ=request.environ)
+        judge = choose_judge(settings.judge_model, keys=keys, environ=request.environ)
         seen = look(models, settings, config, request.environ, records)
-        suites = [s.rel for s in load_suites(sides.head_root, settings, config).suites]
+        loaded = load_suites(sides.head_root, settings, config).suites
+        # Of the tree as checked out, before any run: as a push's line computes them.
+        fingerprints = cell_fingerprints(loaded, models, judge)
         selection = watch_state.choose(
-            suites, records, sha=sides.head_sha, models=models, changes=seen.changes,
-            pending=watch_state.read_pending(settings.cache_dir),
+            [s.rel for s in loaded], records, sha=sides.head_sha, models=models,
+            changes=seen.changes, pending=watch_state.read_pending(settings.cache_dir),
         )  # fmt: skip
         watch_state.write_pending(settings.cache_dir, selection)
         setup = job.JobSetup(
@@ -144,8 +147,6 @@ def run(
     finally:
         sides.close()
     execution = finished.execution
-    judge = choose_judge(settings.judge_model, keys=keys, environ=request.environ)
-    fingerprints = cell_fingerprints(execution.head_suites, execution.models, judge)
     comparison = compare(records, counts_of(execution.results, fingerprints), settings.alpha)
     complete = (
         not stop.requested
