@@ -83,3 +83,9 @@ def test_five_hundred_records_of_a_large_suite_stay_within_the_bound(tmp_path: P
     }
     line = history.encode(Record("2026-01-01T00:00:00Z", "a" * 40, "schedule", cells))
     assert len(line) * history.MAX_RECORDS < history.MAX_BYTES
+
+
+def test_case_series_is_one_point_per_job_that_graded_the_case() -> None:
+    records = [record(1), Record("t", "s", "push", {CELL: Counts("f", 0, 0, 4)}), record(2)]
+    points = history.case_series(records, CELL[0], "greet")
+    assert [(p.sha[-1], p.passed, p.runs) for p in points] == [("1", 3, 3), ("2", 3, 3)]

@@ -233,3 +233,27 @@ def _cells_of(
         counts = cells.get((suite, case_id, model))
         return [counts] if counts is not None else []
     return [c for k, c in cells.items() if k[0] == suite and k[1] == case_id]
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """One recorded job's runs of a case: for a pass rate drawn over time."""
+
+    at: str
+    sha: str
+    passed: int
+    runs: int  # graded
+
+
+def case_series(
+    records: Sequence[Record], suite: str, case_id: str, *, model: str | None = None
+) -> list[Point]:
+    """The case's graded runs per recorded job, oldest first (jobs where it only errored, or
+    did not run, are left out)."""
+    out = []
+    for record in records:
+        cells = list(_cells_of(record.cells, suite, case_id, model))
+        graded = sum(c.graded for c in cells)
+        if graded:
+            out.append(Point(record.at, record.sha, sum(c.passed for c in cells), graded))
+    return out
