@@ -20,6 +20,7 @@ from tests.e2e.watch_repo import (
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import FakeLLM
 from tests.gitrepo import git
+from tests.reliability.helpers import run_cli
 
 
 def _run(env: dict[str, str], root: Path) -> str:
@@ -145,3 +146,20 @@ def test_a_push_to_another_branch_adds_nothing(tmp_path: Path) -> None:
         done = run_container(push | {"INPUT_MODE": "all"}, root)
     assert done.returncode == 0, done.stdout + done.stderr
     assert history_lines(tmp_path) == []
+
+
+def test_watch_locally_prints_the_summary_and_writes_no_issue(tmp_path: Path) -> None:
+    root, _ = make_main(tmp_path)
+    with FakeLLM(Model()) as llm, GitHubFake() as gh:
+        env = {
+            k: v
+            for k, v in watch_env(root, tmp_path, llm, gh, "", runs=2).items()
+            if not k.startswith(("GITHUB_", "INPUT_")) and k != "CI"
+        }
+        args = ["--mode", "watch", "--models", "anthropic", "--judge-model", "anthropic",
+                "--runs", "2", "--history-dir", str(tmp_path / "history"),
+                "--results-dir", str(tmp_path / "results"), "--allow-unconfined"]  # fmt: skip
+        done = run_cli(["run", *args], env, root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "## evolve watch" in done.stdout and "No baseline yet" in done.stdout
+    assert gh.requests == [] and len(history_lines(tmp_path)) == 1

@@ -83,11 +83,7 @@ def publish(
     if files.summary:
         with open(files.summary, "a", encoding="utf-8") as handle:
             handle.write(fit_summary(text) + "\n")
-    set_outputs(files.output, {
-        "watch-complete": str(watched.complete).lower(),
-        "watch-dropped": ",".join(d.suite for d in found),
-        "results-dir": str(settings.results_dir),
-    })  # fmt: skip
+    set_outputs(files.output, {"results-dir": str(settings.results_dir)})
     return Told(text, synced)
 
 
