@@ -142,8 +142,12 @@ def record_push(
         if default and payload.get("ref") != f"refs/heads/{default}":
             return
         doc = json.loads((settings.results_dir / "results.json").read_text("utf-8"))
-    except (OSError, ValueError, AttributeError) as exc:
+        incomplete = bool(doc["settings"].get("incomplete"))
+    except (OSError, ValueError, AttributeError, KeyError, TypeError) as exc:
         print(f"evolve-action: the push was not added to the history: {exc}", file=sys.stderr)
+        return
+    if incomplete:  # stopped or cut by the budget: a line is never drawn from runs not made
+        print("evolve-action: the push did not finish; it is not added to the history")
         return
     from evolve_action.execute.providers.setup import choose_judge
     from evolve_action.model.records import run_from_doc

@@ -64,6 +64,7 @@ class Watched:
     complete: bool  # every planned run was made and no stop came: the verdict stands
     record: Record | None = None  # added to the history (None: cut, or no history-dir)
     history: list[Record] = field(default_factory=list)  # as read before this run
+    recorded_to: Path | None = None  # the history file the record went to
 
     @property
     def results(self) -> list[RunResult]:
@@ -157,7 +158,7 @@ def run(
     if complete:
         watched.record = _record(watched, event, sides.head_sha)
         if settings.history_dir is not None:
-            history.append(settings.history_dir, watched.record)
+            watched.recorded_to = history.append(settings.history_dir, watched.record)
         watch_state.clear(settings.cache_dir, selection.epoch)
     return watched
 

@@ -110,6 +110,11 @@ def summary(watched: Watched, found: Sequence[Drop], synced: Synced) -> str:
             f"**Every run errored** ({plural(c.errored, 'error')}): nothing could be compared,"
             " no issue was opened or closed, and no baseline moved. Errors are not failures."
         )
+    elif not watched.recorded_to:
+        lines.append(
+            "**No history:** without the `history-dir` input nothing is recorded, so nothing"
+            " can be compared (docs/watch.md)."
+        )
     elif c.verdict is None:
         lines.append("**No baseline yet** for these evals and models: this run becomes one.")
     elif not found:
