@@ -5,6 +5,7 @@ it. A drop opens one issue, a recovery closes it, noise and outages open nothing
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from tests.e2e import openapi_check
@@ -163,3 +164,40 @@ def test_watch_locally_prints_the_summary_and_writes_no_issue(tmp_path: Path) ->
     assert done.returncode == 0, done.stdout + done.stderr
     assert "## evolve watch" in done.stdout and "No baseline yet" in done.stdout
     assert gh.requests == [] and len(history_lines(tmp_path)) == 1
+
+
+def test_a_sharded_watch_splits_whole_eval_files_and_each_job_decides_its_own(
+    tmp_path: Path,
+) -> None:
+    root, sha = make_main(tmp_path)
+    model = Model()
+    history = tmp_path / "history"
+
+    def watch(env: dict[str, str]) -> list[str]:
+        """Both jobs from the same history, as parallel jobs read one branch; their lines
+        then joined as the branch's union merge joins them."""
+        start = history_lines(tmp_path)
+        added, summaries = [], []
+        for shard in ("1/2", "2/2"):
+            shutil.rmtree(history, ignore_errors=True)
+            history.mkdir()
+            (history / "history.jsonl").write_text("".join(json.dumps(x) + "\n" for x in start))
+            _run(env | {"INPUT_SHARD": shard, "INPUT_CACHE-DIR": str(tmp_path / shard[0])}, root)
+            added += history_lines(tmp_path)[len(start):]
+            summaries.append(new_summary(tmp_path))
+        lines = [*start, *added]
+        (history / "history.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+        return summaries
+
+    with FakeLLM(model) as llm, GitHubFake() as gh:
+        env = watch_env(root, tmp_path, llm, gh, sha)
+        first = watch(env)
+        lines = history_lines(tmp_path)
+        assert [x["shard"] for x in lines] == ["1/2", "2/2"]
+        assert [sorted({c[1] for c in x["cells"]}) for x in lines] == [["bye"], ["greet", "named"]]
+        assert all("**Shard" in s for s in first)
+        model.broken, llm.served_model = True, NEW_SNAPSHOT
+        one, two = watch(env)
+    (issue,) = gh.issues.values()
+    assert "evals/farewell/evals.json" in issue["title"] and "issue opened" in one
+    assert "**No significant drop** in 1 skill compared." in two

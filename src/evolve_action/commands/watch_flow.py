@@ -33,11 +33,6 @@ if TYPE_CHECKING:
 
 
 def refusal(request: Request, settings: Settings) -> str | None:
-    if settings.shard.count > 1:
-        return (
-            "mode watch runs whole: drop the `shard` input (its sample already spreads the evals"
-            " over successive runs, and a cut run resumes from the cache)"
-        )
     if request.replay_dir is not None:
         return "mode watch cannot --replay: recorded answers would hide what the models do now"
     return None

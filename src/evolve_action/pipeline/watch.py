@@ -42,7 +42,7 @@ from evolve_action.publish import history
 from evolve_action.publish.history import Record
 from evolve_action.settings.config import RepoConfig
 from evolve_action.settings.events import Event
-from evolve_action.settings.inputs import CommentMode, Mode, Settings
+from evolve_action.settings.inputs import CommentMode, Mode, Settings, Shard
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,7 @@ class Watched:
     record: Record | None = None  # added to the history (None: cut, or no history-dir)
     history: list[Record] = field(default_factory=list)  # as read before this run
     recorded_to: Path | None = None  # the history file the record went to
+    part: str = ""  # "i/n": this job's part of a sharded watch
 
     @property
     def results(self) -> list[RunResult]:
@@ -98,13 +99,25 @@ def look(
     return Seen(snapshots, cli, prices, tuple(moved))
 
 
+# A `paths` glob no file matches: the job of a sharded watch that got no eval file.
+NOTHING = (".evolve-watch-no-eval-file-in-this-shard",)
+
+
 def watch_settings(settings: Settings, selection: watch_state.Selection) -> Settings:
-    """The job's settings: the selected evals, the watch's own cache, no comment, no gate of
-    the pull-request kind (a drop becomes an issue), a check name of its own."""
+    """The job's settings: its part of the selected evals (whole files: `shard: i/n` splits
+    them, not their runs), the watch's own cache, no comment, no gate of the pull-request kind
+    (a drop becomes an issue), a check name of its own."""
+    shard = settings.shard
+    paths = selection.paths
+    if shard.count > 1:
+        paths = watch_state.shard_part(paths, shard.index, shard.count) or NOTHING
+    elif selection.full and not settings.paths:
+        paths = ()
     return replace(
         settings,
         mode=Mode.ALL,
-        paths=() if selection.full and not settings.paths else selection.paths,
+        shard=Shard(1, 1),
+        paths=paths,
         cache_dir=watch_state.epoch_cache(settings.cache_dir, selection),
         comment=CommentMode.OFF,
         fail_on_regression=False,
@@ -148,22 +161,26 @@ def run(
     finally:
         sides.close()
     execution = finished.execution
-    comparison = compare(records, counts_of(execution.results, fingerprints), settings.alpha)
+    # Each of n jobs decides its own skills at alpha / n: a watch's false alarms stay within
+    # alpha however it is sharded (a union bound over its jobs).
+    alpha = settings.alpha / settings.shard.count
+    comparison = compare(records, counts_of(execution.results, fingerprints), alpha)
     complete = (
         not stop.requested
         and not execution.not_run
         and len(execution.results) >= len(execution.plan.runs)
     )
     watched = Watched(selection, seen, finished, comparison, complete, history=records)
+    watched.part = str(settings.shard) if settings.shard.count > 1 else ""
     if complete:
-        watched.record = _record(watched, event, sides.head_sha)
+        watched.record = _record(watched, event, sides.head_sha, settings.shard)
         if settings.history_dir is not None:
             watched.recorded_to = history.append(settings.history_dir, watched.record)
         watch_state.clear(settings.cache_dir, selection.epoch)
     return watched
 
 
-def _record(watched: Watched, event: Event, sha: str) -> Record:
+def _record(watched: Watched, event: Event, sha: str, shard: Shard) -> Record:
     return Record(
         at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         sha=sha,
@@ -174,6 +191,7 @@ def _record(watched: Watched, event: Event, sha: str) -> Record:
         prices=dict(watched.seen.prices),
         full=watched.selection.full,
         flagged=tuple(watched.comparison.regressed_suites),
+        shard=str(shard) if shard.count > 1 else "",
     )
 
 

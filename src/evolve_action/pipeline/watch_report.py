@@ -93,6 +93,11 @@ def summary(watched: Watched, found: Sequence[Drop], synced: Synced) -> str:
     planned = len(watched.finished.execution.plan.runs)
     lines = ["## evolve watch", ""]
     lines.append(f"**Ran:** {sel.why}." + (" Resumed a watch that was cut." if sel.resumed else ""))
+    if watched.part:
+        lines.append(
+            f"**Shard {watched.part}:** this job ran and decided its own eval files, each"
+            " at alpha divided by the number of shards."
+        )
     lines.append(f"**Runs:** {made} of {planned} made; {c.graded} graded, {c.errored} errored.")
     if watched.seen.changes:
         lines += ["", "**What changed besides time:**", *[f"- {x}" for x in watched.seen.changes]]

@@ -18,10 +18,10 @@ watch completes, its cache and the marker are removed.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import shutil
-import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -109,8 +109,11 @@ def choose(
         return Selection(
             pending.paths, pending.full, pending.why, pending.epoch, sha, tuple(models), True
         )
-    epoch = uuid.uuid4().hex[:16]
-    mine = [r for r in history if set(models) & {k[2] for k in r.cells}]
+    mine = [r for r in history if set(models) & {k[2] for k in r.cells} and _first(r)]
+    # The same for every job of a sharded watch (they read the same history), so each finds
+    # its own part of the same selection, and again when a cut one is resumed.
+    seed = json.dumps([sha, sorted(models), len(mine), sorted(suites), list(changes)])
+    epoch = hashlib.sha256(seed.encode()).hexdigest()[:16]
     if not mine:
         why = "no earlier record of these models: every eval runs, to make one"
     elif changes:
@@ -134,6 +137,17 @@ def choose(
         f"{again}); a new snapshot or CLI runs them all"
     )
     return Selection(tuple(picked), False, why, epoch, sha, tuple(models))
+
+
+def _first(record: Record) -> bool:
+    """One line per watch: a sharded watch's first job's (or an unsharded one's)."""
+    return record.shard in ("", f"1/{record.shard.partition('/')[2]}")
+
+
+def shard_part(paths: Sequence[str], index: int, count: int) -> tuple[str, ...]:
+    """Job `index` of `count`'s eval files: whole files, so a skill's cells meet in one job
+    (its suite test, its one issue)."""
+    return tuple(p for i, p in enumerate(sorted(paths)) if i % count == index - 1)
 
 
 def _still_flagged(history: Sequence[Record]) -> set[str]:

@@ -64,6 +64,7 @@ class Record:
     prices: Mapping[str, str] = field(default_factory=dict)  # model → price in words
     full: bool = True  # every eval ran (else a sample)
     flagged: tuple[str, ...] = ()  # suites that dropped significantly: never a baseline
+    shard: str = ""  # "i/n" when one of n jobs of a sharded watch wrote it
 
 
 def encode(record: Record) -> str:
@@ -88,6 +89,7 @@ def encode(record: Record) -> str:
         "prices": dict(record.prices),
         "full": record.full,
         "flagged": list(record.flagged),
+        **({"shard": record.shard} if record.shard else {}),
         "cells": cells,
     }
     return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
@@ -115,6 +117,7 @@ def decode(line: str) -> Record:
         prices=_string_map(doc.get("prices", {})),
         full=bool(doc.get("full", True)),
         flagged=tuple(_strings(doc.get("flagged", []))),
+        shard=str(doc.get("shard", "")),
     )
 
 
