@@ -44,8 +44,10 @@ def one_watch(cells: dict[CellKey, Cell], alpha: float) -> bool:
     return bool(compare([recorded], today, alpha).regressed_suites)
 
 
-def rate(scenario: str, k: int, m: int, n: int, watches: int, alpha: float) -> float:
-    rng = random.Random(zlib.crc32(f"watch/{scenario}/{k}/{m}/{n}".encode()))
+def rate(
+    scenario: str, k: int, m: int, n: int, watches: int, alpha: float, salt: str = ""
+) -> float:
+    rng = random.Random(zlib.crc32(f"watch/{scenario}/{k}/{m}/{n}{salt}".encode()))
     hits = sum(one_watch(counts(rates(scenario, k, m, rng), n, rng), alpha) for _ in range(watches))
     return hits / watches
 
@@ -63,7 +65,23 @@ def main() -> None:
     parser.add_argument("--watches", type=int, default=300)
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--only", choices=("aa", "power"), default=None)
+    parser.add_argument(
+        "--confirm", type=int, default=0, metavar="WATCHES",
+        help="re-estimate the three worst A/A configurations on fresh watches",
+    )  # fmt: skip
+    parser.add_argument(
+        "--just", action="append", default=[], metavar="SCENARIO/K/M/N",
+        help="only these configurations (repeatable), e.g. mixed/100/1/5",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.just:
+        for spec in args.just:
+            scenario, k, m, n = spec.split("/")
+            got = rate(scenario, int(k), int(m), int(n), args.watches, args.alpha, "again")
+            up = upper95(got, args.watches)
+            print(json.dumps({"config": spec, "watches": args.watches, "rate": got,
+                              "upper95": round(up, 4)}), flush=True)  # fmt: skip
+        return
     aa: dict[str, float] = {}
     power: dict[str, float] = {}
     for k in KS:
@@ -84,6 +102,14 @@ def main() -> None:
         out["worst_aa"] = {"config": worst, "rate": aa[worst],
                            "upper95": round(upper95(aa[worst], args.watches), 4)}  # fmt: skip
         out["mean_aa"] = round(sum(aa.values()) / len(aa), 4)
+    if aa and args.confirm:
+        confirmed = {}
+        for key in sorted(aa, key=lambda key: -aa[key])[:3]:
+            null, *dims = key.split()
+            k, m, n = (int(d.split("=")[1]) for d in dims)
+            got = rate(null, k, m, n, args.confirm, args.alpha, "again")
+            confirmed[key] = {"rate": got, "upper95": round(upper95(got, args.confirm), 4)}
+        out["confirmed"] = confirmed
     if power:
         out["power_0.9->0.5"] = power
         out["mean_power"] = round(sum(power.values()) / len(power), 4)

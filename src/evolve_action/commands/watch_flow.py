@@ -33,6 +33,11 @@ if TYPE_CHECKING:
 
 
 def refusal(request: Request, settings: Settings) -> str | None:
+    if settings.dry_run:
+        return (
+            "mode watch has no dry run (it would record a watch that made no run); for the"
+            " plan and its cost, run `--mode all --dry-run` on the same evals"
+        )
     if request.replay_dir is not None:
         return "mode watch cannot --replay: recorded answers would hide what the models do now"
     return None
