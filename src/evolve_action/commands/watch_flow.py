@@ -143,6 +143,8 @@ def record_push(
             return
         doc = json.loads((settings.results_dir / "results.json").read_text("utf-8"))
         incomplete = bool(doc["settings"].get("incomplete"))
+        # A results file of another commit (an earlier job's, left in the directory).
+        incomplete |= doc["settings"].get("head_sha") != environ.get("GITHUB_SHA", "")
     except (OSError, ValueError, AttributeError, KeyError, TypeError) as exc:
         print(f"evolve-action: the push was not added to the history: {exc}", file=sys.stderr)
         return
