@@ -88,3 +88,18 @@ def test_an_issue_someone_else_wrote_is_never_ours_to_edit_or_close() -> None:
     assert len(synced.opened) == 1 and synced.updated == ()  # a new one of our own instead
     assert ours["state"] == "closed" and synced.closed == (ours["html_url"],)
     assert marker("evals/a b/evals.json") == "<!-- evolve:watch suite=evals/a_b/evals.json -->"
+
+
+def test_shards_take_whole_files_and_count_as_one_watch() -> None:
+    files = [C, A, B]
+    parts = [watch_state.shard_part(files, i, 2) for i in (1, 2)]
+    assert parts == [(A, C), (B,)]
+    cell = {(A, "x", M): Counts("f", 1, 0)}
+    one = [rec(cell)]
+    sharded = [
+        Record("t", "s", "schedule", cell, shard="1/2"),
+        Record("t", "s", "schedule", {(B, "x", M): Counts("f", 1, 0)}, shard="2/2"),
+    ]
+    # Two jobs' lines are one watch: the next watch takes the same slice as after one line.
+    assert choose(sharded).paths == choose(one).paths
+    assert choose(sharded).epoch == choose(sharded).epoch  # every job finds the same part
