@@ -201,3 +201,12 @@ def test_a_sharded_watch_splits_whole_eval_files_and_each_job_decides_its_own(
     (issue,) = gh.issues.values()
     assert "evals/farewell/evals.json" in issue["title"] and "issue opened" in one
     assert "**No significant drop** in 1 skill compared." in two
+
+
+def test_watch_on_a_pull_request_is_refused_with_the_reason(tmp_path: Path) -> None:
+    root, sha = make_main(tmp_path)
+    with FakeLLM(Model()) as llm, GitHubFake() as gh:
+        env = watch_env(root, tmp_path, llm, gh, sha) | {"GITHUB_EVENT_NAME": "pull_request"}
+        done = run_container(env, root)
+    assert done.returncode == 2 and "mode watch watches the default branch" in done.stdout
+    assert llm.requests == [] and gh.requests == []

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from evolve_action.publish.github_api import Publisher
 
 
+WATCH_EVENTS = ("schedule", "workflow_dispatch", "push", "repository_dispatch")
+
+
 def refusal(request: Request, settings: Settings) -> str | None:
     if settings.dry_run:
         return (
@@ -91,6 +94,11 @@ def watch_in_actions(
         return 2
     try:
         event = from_environ(environ)
+        if event.name not in WATCH_EVENTS:
+            raise EventError(
+                f"mode watch watches the default branch, on {', '.join(WATCH_EVENTS)}; this job"
+                f" runs on {event.name} (for pull requests, use mode changed or all)"
+            )
         sides = commit_side(request.root, event.head_sha)
     except (EventError, GitError) as exc:
         print(annotate("error", str(exc), title="evolve: cannot find the commit to watch"))
