@@ -183,7 +183,7 @@ def test_a_sharded_watch_splits_whole_eval_files_and_each_job_decides_its_own(
             history.mkdir()
             (history / "history.jsonl").write_text("".join(json.dumps(x) + "\n" for x in start))
             _run(env | {"INPUT_SHARD": shard, "INPUT_CACHE-DIR": str(tmp_path / shard[0])}, root)
-            added += history_lines(tmp_path)[len(start):]
+            added += history_lines(tmp_path)[len(start) :]
             summaries.append(new_summary(tmp_path))
         lines = [*start, *added]
         (history / "history.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
