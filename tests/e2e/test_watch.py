@@ -17,6 +17,7 @@ from tests.e2e.watch_repo import (
     make_main,
     new_summary,
     watch_env,
+    write_history,
 )
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import FakeLLM
@@ -180,13 +181,11 @@ def test_a_sharded_watch_splits_whole_eval_files_and_each_job_decides_its_own(
         added, summaries = [], []
         for shard in ("1/2", "2/2"):
             shutil.rmtree(history, ignore_errors=True)
-            history.mkdir()
-            (history / "history.jsonl").write_text("".join(json.dumps(x) + "\n" for x in start))
+            write_history(tmp_path, start)
             _run(env | {"INPUT_SHARD": shard, "INPUT_CACHE-DIR": str(tmp_path / shard[0])}, root)
             added += history_lines(tmp_path)[len(start) :]
             summaries.append(new_summary(tmp_path))
-        lines = [*start, *added]
-        (history / "history.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+        write_history(tmp_path, [*start, *added])
         return summaries
 
     with FakeLLM(model) as llm, GitHubFake() as gh:

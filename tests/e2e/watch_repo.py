@@ -7,6 +7,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from tests.actions import runner_env
 from tests.e2e.test_pull_request import SKILL, evals, regex_case
@@ -85,11 +86,32 @@ def watch_env(
     }
 
 
-def history_lines(tmp: Path) -> list[dict[str, object]]:
+def history_lines(tmp: Path) -> list[dict[str, Any]]:
+    """Each line's facts, with its cells as [suite, case, model, fingerprint, passed, failed,
+    errored] under "cells" (the file keeps them after a tab, by index)."""
     path = tmp / "history/history.jsonl"
     if not path.is_file():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line]
+    out = []
+    for line in path.read_text().splitlines():
+        head, _, tail = line.partition("\t")
+        suites, models, cells = json.loads(tail)
+        rows = [[suites[c[0]], c[1], models[c[2]], *c[3:]] for c in cells]
+        out.append(json.loads(head) | {"cells": rows})
+    return out
+
+
+def write_history(tmp: Path, lines: list[dict[str, Any]]) -> None:
+    """Lines as `history_lines` reads them, back into the file."""
+    text = ""
+    for doc in lines:
+        suites = sorted({c[0] for c in doc["cells"]})
+        models = sorted({c[2] for c in doc["cells"]})
+        cells = [[suites.index(c[0]), c[1], models.index(c[2]), *c[3:]] for c in doc["cells"]]
+        head = {k: v for k, v in doc.items() if k != "cells"}
+        text += json.dumps(head) + "\t" + json.dumps([suites, models, cells]) + "\n"
+    (tmp / "history").mkdir(exist_ok=True)
+    (tmp / "history/history.jsonl").write_text(text)
 
 
 def new_summary(tmp: Path) -> str:

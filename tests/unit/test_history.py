@@ -62,6 +62,16 @@ def test_a_bad_line_is_skipped_not_fatal(tmp_path: Path, caplog: pytest.LogCaptu
     assert "skipping line 2" in caplog.text
 
 
+def test_a_line_whose_cells_are_bad_reads_as_having_none(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    head, _, _ = history.encode(record(1)).partition("\t")
+    bad = json.dumps([["evals/a"], ["m"], [[0, "x", 0, "f", 1.5, 0, 0]]])
+    (tmp_path / history.FILE).write_text(head + "\t" + bad + "\n")
+    (only,) = history.read(tmp_path)
+    assert dict(only.cells) == {} and "unreadable cells" in caplog.text
+
+
 def test_case_history_counts_the_newest_runs_first() -> None:
     records = [record(n, passed=3 if n != 2 else 0, failed=0 if n != 2 else 3) for n in range(4)]
     got = case_history(records, CELL[0], "greet", last=7)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,9 +68,12 @@ class Record:
 
 
 def encode(record: Record) -> str:
-    """One line, no newline: suites and models once, each cell as indexes and counts."""
+    """One line, no newline: the job's facts as JSON, a tab, then its cells as JSON (eval files
+    and models once, each cell as indexes and counts). A reader parses the cells of a line
+    only when asked for them (`LazyCells`): a look-up walks back from the newest line and
+    seldom reaches the oldest."""
     suites = sorted({k[0] for k in record.cells})
-    models = sorted({k[2] for k in record.cells} | set(record.snapshots))
+    models = sorted({k[2] for k in record.cells})
     s_at = {s: i for i, s in enumerate(suites)}
     m_at = {m: i for i, m in enumerate(models)}
     cells = [
@@ -82,36 +85,69 @@ def encode(record: Record) -> str:
         "at": record.at,
         "sha": record.sha,
         "event": record.event,
-        "suites": suites,
-        "models": models,
         "snap": dict(record.snapshots),
         "cli": record.cli,
         "prices": dict(record.prices),
         "full": record.full,
         "flagged": list(record.flagged),
         **({"shard": record.shard} if record.shard else {}),
-        "cells": cells,
     }
-    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+    # JSON escapes a tab inside strings, so the first raw tab is the separator.
+    head = json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+    return head + "\t" + json.dumps([suites, models, cells], separators=(",", ":"))
+
+
+class LazyCells(Mapping[CellKey, Counts]):
+    """A line's cells, parsed and checked on first use; a line whose cells are not valid
+    reads as having none (with a warning), as an unreadable line is skipped."""
+
+    def __init__(self, text: str) -> None:
+        self._text: str | None = text
+        self._cells: dict[CellKey, Counts] = {}
+
+    def _parsed(self) -> dict[CellKey, Counts]:
+        if self._text is not None:
+            text, self._text = self._text, None
+            try:
+                self._cells = _cells(text)
+            except (ValueError, KeyError, TypeError, IndexError) as exc:
+                log.warning("ignoring the unreadable cells of a history line: %s", exc)
+        return self._cells
+
+    def __getitem__(self, key: CellKey) -> Counts:
+        return self._parsed()[key]
+
+    def __iter__(self) -> Iterator[CellKey]:
+        return iter(self._parsed())
+
+    def __len__(self) -> int:
+        return len(self._parsed())
+
+
+def _cells(text: str) -> dict[CellKey, Counts]:
+    suites_, models_, rows = json.loads(text)
+    suites, models = _strings(suites_), _strings(models_)
+    cells: dict[CellKey, Counts] = {}
+    for s, case, m, fp, p, f, e in rows:
+        if not all(type(n) is int and n >= 0 for n in (p, f, e)):
+            raise ValueError("a cell with counts that are not non-negative integers")
+        if not isinstance(case, str) or not isinstance(fp, str):
+            raise ValueError("a cell with a bad id")
+        cells[(suites[s], case, models[m])] = Counts(fp, p, f, e)
+    return cells
 
 
 def decode(line: str) -> Record:
-    """A line back; ValueError (or KeyError, TypeError, IndexError) when it is not one."""
-    doc = json.loads(line)
-    if not isinstance(doc, dict) or doc.get("v") != VERSION:
+    """A line back; ValueError (or KeyError, TypeError) when its facts are not a record."""
+    head, tab, tail = line.partition("\t")
+    doc = json.loads(head)
+    if not isinstance(doc, dict) or doc.get("v") != VERSION or not tab:
         raise ValueError(f"not a version {VERSION} record")
-    suites, models = _strings(doc["suites"]), _strings(doc["models"])
-    cells: dict[CellKey, Counts] = {}
-    for s, case, m, fp, p, f, e in doc["cells"]:
-        counts = (int(p), int(f), int(e))
-        if min(counts) < 0 or not isinstance(case, str) or not isinstance(fp, str):
-            raise ValueError("a cell with negative counts or a bad id")
-        cells[(suites[s], case, models[m])] = Counts(fp, *counts)
     return Record(
         at=str(doc["at"]),
         sha=str(doc["sha"]),
         event=str(doc["event"]),
-        cells=cells,
+        cells=LazyCells(tail),
         snapshots=_string_map(doc.get("snap", {})),
         cli=str(doc.get("cli", "")),
         prices=_string_map(doc.get("prices", {})),
