@@ -174,7 +174,7 @@ def run(
     watched.part = str(settings.shard) if settings.shard.count > 1 else ""
     if complete:
         watched.record = _record(watched, event, sides.head_sha, settings.shard)
-        if settings.history_dir is not None:
+        if settings.history_dir is not None and comparison.now:  # no run: nothing to keep
             watched.recorded_to = history.append(settings.history_dir, watched.record)
         watch_state.clear(settings.cache_dir, selection.epoch)
     return watched

@@ -110,6 +110,8 @@ def summary(watched: Watched, found: Sequence[Drop], synced: Synced) -> str:
             " issue is opened from runs that were not made; the next watch of this commit"
             " resumes from its cache and makes only the rest."
         )
+    elif planned == 0:
+        lines.append("**Nothing to run:** no eval file in this watch (or in this shard's part).")
     elif c.graded == 0:
         lines.append(
             f"**Every run errored** ({plural(c.errored, 'error')}): nothing could be compared,"
