@@ -144,6 +144,9 @@ def record_push(
     Anything missing (no history-dir, another branch, no results) records nothing."""
     if settings.history_dir is None or environ.get("GITHUB_EVENT_NAME") != "push":
         return
+    if settings.shard.count > 1:  # a shard splits a case's runs: its counts are not the push's
+        print("evolve-action: a sharded push is not added to the history (shard the watch)")
+        return
     try:
         payload = json.loads(Path(environ.get("GITHUB_EVENT_PATH", "")).read_text("utf-8"))
         default = (payload.get("repository") or {}).get("default_branch")
