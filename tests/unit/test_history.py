@@ -99,3 +99,10 @@ def test_case_series_is_one_point_per_job_that_graded_the_case() -> None:
     records = [record(1), Record("t", "s", "push", {CELL: Counts("f", 0, 0, 4)}), record(2)]
     points = history.case_series(records, CELL[0], "greet")
     assert [(p.sha[-1], p.passed, p.runs) for p in points] == [("1", 3, 3), ("2", 3, 3)]
+
+
+def test_case_records_names_only_cells_with_graded_runs_of_that_fingerprint() -> None:
+    records = [record(1), record(2)]
+    got = history.case_records(records, {CELL: "f" * 16, (CELL[0], "gone", CELL[2]): "f" * 16})
+    assert list(got) == [CELL] and got[CELL].words() == "passed 6 of the last 6 runs"
+    assert history.case_records(records, {CELL: "another tree"}) == {}

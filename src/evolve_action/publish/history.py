@@ -303,3 +303,19 @@ def case_series(
         if graded:
             out.append(Point(record.at, record.sha, sum(c.passed for c in cells), graded))
     return out
+
+
+def case_records(
+    records: Sequence[Record], fingerprints: Mapping[CellKey, str], *, last: int = 50
+) -> dict[CellKey, CaseHistory]:
+    """For a report: each cell's record on the default branch, the very same cell only (its
+    fingerprint, as `pipeline.watch_compare.cell_fingerprints` computes it for a tree), where
+    the history has graded runs of it."""
+    out = {}
+    for (suite, case_id, model), fingerprint in fingerprints.items():
+        found = case_history(
+            records, suite, case_id, model=model, last=last, fingerprint=fingerprint
+        )
+        if found is not None:
+            out[(suite, case_id, model)] = found
+    return out
