@@ -14,6 +14,8 @@
         gh.permissions["ada"] = "write"   # collaborators' permission; anyone else: 404
         gh.reactions[1001]           # reactions on comment 1001, in order ("eyes", "rocket")
         gh.add_pull("o/r", 7, sha, head_repo="fork/r")   # GET pulls/7; move it: set_head
+        gh.issues[("o/r", 500)]      # issues (not PRs) opened through the API, numbered from 500;
+                                     # their comments are in gh.comments like a PR's
 
 Comments are paginated with `Link` headers like GitHub's (`per_page` honoured). `GET /user`
 answers 403, as it does for a workflow token, unless `user_login` is set.
@@ -49,9 +51,11 @@ class GitHubFake:
     review_comments: list[dict[str, Any]] = field(default_factory=list)
     permissions: dict[str, str] = field(default_factory=dict)
     reactions: dict[int, list[str]] = field(default_factory=dict)
+    issues: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1000)
+        self._issue_numbers = itertools.count(500)  # apart from the PR numbers tests use
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
 
@@ -190,6 +194,8 @@ class GitHubFake:
             named = [r for r in self.checks_on(rest[1]) if name in (None, r.get("name"))]
             runs = named[::-1]  # newest first
             return 200, {"total_count": len(runs), "check_runs": runs}, {}
+        if rest[:1] == ["issues"] and (len(rest) == 1 or (len(rest) == 2 and rest[1].isdigit())):
+            return self._issue(method, repo, rest, query, body)
         if rest[:1] == ["issues"] and len(rest) == 3 and rest[2] == "comments":
             number = int(rest[1])
             if method == "GET":
@@ -223,6 +229,51 @@ class GitHubFake:
             self.statuses.append(status)
             return 201, status, {}
         return 404, {"message": f"Not Found: {method} {'/'.join(rest)}"}, {}
+
+    def add_issue(self, repo: str, title: str, body: str, user: dict[str, Any]) -> dict[str, Any]:
+        """An issue someone opened (not through the API under test)."""
+        with self._lock:
+            return self._new_issue(repo, {"title": title, "body": body}, user)
+
+    def _new_issue(self, repo: str, body: Any, user: dict[str, Any]) -> dict[str, Any]:
+        number = next(self._issue_numbers)
+        issue = {
+            "id": next(self._ids),
+            "number": number,
+            "title": body["title"],
+            "body": body.get("body") or "",
+            "state": "open",
+            "state_reason": None,
+            "user": user,
+            "labels": [],
+            "comments": 0,
+            "url": f"{self.url}/repos/{repo}/issues/{number}",
+            "html_url": f"https://github.example/{repo}/issues/{number}",
+        }
+        self.issues[(repo, number)] = issue
+        return issue
+
+    def _issue(
+        self, method: str, repo: str, rest: list[str], query: dict[str, list[str]], body: Any
+    ) -> tuple[int, Any, dict[str, str]]:
+        """List, open, read and edit issues (one page: tests keep them few)."""
+        if len(rest) == 1 and method == "GET":
+            state = query.get("state", ["open"])[0]
+            mine = [i for (r, _), i in self.issues.items() if r == repo]
+            return 200, [i for i in mine if state in ("all", i["state"])][::-1], {}
+        if len(rest) == 1 and method == "POST":
+            return 201, self._new_issue(repo, body, self.comment_author), {}
+        issue = self.issues.get((repo, int(rest[1])))
+        if issue is None:
+            return 404, {"message": "Not Found"}, {}
+        if method == "GET":
+            return 200, issue, {}
+        if method == "PATCH":
+            issue.update({k: v for k, v in body.items() if k in ("title", "body", "state")})
+            if body.get("state") == "closed":
+                issue["state_reason"] = body.get("state_reason") or "completed"
+            return 200, issue, {}
+        return 404, {"message": f"Not Found: {method} issues/{rest[1]}"}, {}
 
     def _pull(
         self, method: str, repo: str, number: int, rest: list[str], body: Any

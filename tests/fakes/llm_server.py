@@ -125,6 +125,9 @@ class FakeLLM:
         self.api_key = api_key
         self.requests: list[Request] = []
         self.script_errors: list[str] = []
+        # The `model` field of every answer (a provider serving a new snapshot behind the
+        # alias asked for); None answers with the model the request named.
+        self.served_model: str | None = None
         self._queue: deque[Answer] = deque()
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -286,6 +289,8 @@ def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 self._reply_gemini(path, request, answer)
                 return
             body = render_reply(api, request, answer, fake._cache_hit)
+            if fake.served_model is not None:
+                body["model"] = fake.served_model
             if request.get("stream") and api in ("anthropic", "responses"):
                 self._send(200, stream(api, body), content_type="text/event-stream")
                 return

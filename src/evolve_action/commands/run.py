@@ -118,11 +118,18 @@ def _execute(args: argparse.Namespace, stop: Stop) -> int:
     # Beside git and loading; what the job needs only after its first requests comes once
     # the first has left.
     preload_sdks(settings, environ, replay=args.replay is not None, then=AFTER_FIRST_REQUEST)
-    from evolve_action.commands import actions_flow, local_flow
+    from evolve_action.commands import actions_flow, local_flow, watch_flow
+    from evolve_action.settings.inputs import Mode
 
+    if settings.mode is Mode.WATCH and in_actions:
+        return watch_flow.watch_in_actions(request, settings, config, environ, stop)
+    if settings.mode is Mode.WATCH:
+        return watch_flow.watch_locally(request, settings, config, sys.stdout, stop)
     if in_actions:
         base = "" if args.base == "none" else args.base
-        return actions_flow.run_in_actions(request, settings, config, environ, base=base, stop=stop)
+        code = actions_flow.run_in_actions(request, settings, config, environ, base=base, stop=stop)
+        watch_flow.record_push(request, settings, config, environ)
+        return code
     return local_flow.run_locally(
         request, settings, config, args.base, sys.stdout, quiet=args.quiet, stop=stop
     )

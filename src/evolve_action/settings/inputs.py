@@ -114,7 +114,8 @@ INPUTS: tuple[InputSpec, ...] = (
         "mode",
         "changed",
         "`changed`: the evals a PR touches; `all`: every eval; `calibrate`: every eval run as two"
-        " identical sides, to measure false alarms and noise (an A/A).",
+        " identical sides, to measure false alarms and noise (an A/A); `watch`: the default"
+        " branch against its last recorded run, a drop opens an issue (docs/watch.md).",
         parse=_enum(Mode),
     ),
     InputSpec(
@@ -237,6 +238,13 @@ INPUTS: tuple[InputSpec, ...] = (
         "Where results.json and the other files are written.",
         parse=_path,
     ),
+    InputSpec(
+        "history-dir",
+        "",
+        "A checkout of the results branch: watch runs and pushes to the default branch add"
+        " their line to its history.jsonl (docs/watch.md). Empty: no history.",
+        parse=_path,
+    ),
     InputSpec("shard", "1/1", "`i/n`: run the i-th of n stable parts of the plan.", parse=_shard),
     InputSpec(
         "config",
@@ -329,6 +337,7 @@ class Settings:
     max_minutes: float = DEFAULTS["max-minutes"]
     cache_dir: Path | None = DEFAULTS["cache-dir"]
     results_dir: Path = DEFAULTS["results-dir"]
+    history_dir: Path | None = DEFAULTS["history-dir"]
     shard: Shard = DEFAULTS["shard"]
     config: Path | None = DEFAULTS["config"]
     agent_network: bool = DEFAULTS["agent-network"]

@@ -26,6 +26,7 @@ class Mode(StrEnum):
     CHANGED = "changed"  # only the evals a PR touches
     ALL = "all"
     CALIBRATE = "calibrate"  # every eval, as two sides of the same tree (pipeline.calibrate)
+    WATCH = "watch"  # the default branch against its own history (pipeline.watch)
 
 
 class CommentMode(StrEnum):
