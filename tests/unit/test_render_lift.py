@@ -32,11 +32,12 @@ def test_lift_cells_legend_and_the_checks_that_cannot_tell() -> None:
         [POET], runs, base_sha=None, lift=measure(runs), discrimination=records(runs)
     )
     text = render(build_view(report))
-    assert "| skill | model | base | head | Δ | verdict | no skill | lift | runs | cost |" in text
+    assert "| skill | model | base → head | verdict | no skill |" in text
     (row,) = rows(text, "| poet |")
-    # Head 100%, no skill 50% (mean of 0% and 100%); 20 runs, both arms. `pipe` cannot reach
-    # any level, so `rhyme` alone spends the family's alpha: p = 1 / C(10, 5).
-    assert [c.strip() for c in row[6:9]] == ["50%", "+50 pts ▲ p = 0.004", "20"]
+    # Head 100%, no skill 50% (mean of 0% and 100%). `pipe` cannot reach any level, so
+    # `rhyme` alone spends the family's alpha (p = 1 / C(10, 5), in the view's `lift`).
+    assert row[4].strip() == "50%, lift +50 pts ▲"
+    assert build_view(report).suites[0].lift == "+50 pts ▲ p = 0.004"
     assert "a family of its own at 0.05" in text and "It never fails the check." in text
     section = text.split("Evals that cannot tell (1)", 1)[1]
     (cannot,) = rows(section, "| `pipe`")
@@ -54,7 +55,6 @@ def test_a_lift_that_is_not_significant_says_so_and_the_gate_option_is_named() -
     report = make_report([POET], runs, base_sha=None, settings=settings, lift=measure(runs))
     text = render(build_view(report))
     (row,) = rows(text, "| poet |")
-    assert row[7].strip().startswith("+20 pts (p = ") and row[7].strip().endswith(
-        ", not significant)"
-    )
+    assert row[4].strip() == "40%, lift +20 pts (not significant)"
+    assert build_view(report).suites[0].lift.startswith("+20 pts (p = ")
     assert "`fail-without-lift` fails the check for a skill without one." in text
