@@ -24,14 +24,13 @@ ARM_NAMES = {Side.BASE: "base", Side.HEAD: "head", Side.NO_SKILL: "no skill"}
 class LiftCells:
     no_skill: str  # "20%", "—"
     lift: str  # "+60 pts ▲ p = 0.012", "+10 pts (p = 0.41)", "—"
-    short: str = "—"  # the lift alone, for the one cell: "+60 pts ▲", "+10 pts"
 
     @property
     def cell(self) -> str:
-        """The per-skill table's one no-skill cell: "0% → +33 pts ▲" (no skill, then lift)."""
+        """The per-skill table's one no-skill cell: "0%, lift +33 pts ▲ p = 0.005"."""
         if self.no_skill == "—":
             return "—"
-        return f"{self.no_skill}, lift {self.short}" if self.short != "—" else self.no_skill
+        return f"{self.no_skill}, lift {self.lift}" if self.lift != "—" else self.no_skill
 
 
 def cells(report: ReportInput, rel: str, model: str) -> LiftCells:
@@ -42,14 +41,12 @@ def cells(report: ReportInput, rel: str, model: str) -> LiftCells:
     rate = "—" if found.no_skill_rate is None else pct(found.no_skill_rate)
     if found.lift is None:
         return LiftCells(rate, "—")
-    text = short = points(found.lift)
+    text = points(found.lift)
     if found.helps and found.adjusted_p is not None:
         text += f" ▲ {p_is(found.adjusted_p)}"
-        short += " ▲"
     elif found.adjusted_p is not None:
         text += f" ({p_is(found.adjusted_p)}, not significant)"
-        short += " (not significant)"
-    return LiftCells(rate, text, short)
+    return LiftCells(rate, text)
 
 
 def legend(report: ReportInput) -> str:

@@ -70,7 +70,7 @@ def _row(d: CostDelta, label: str) -> CostRow:
         tokens=_pair(b.tokens, h.tokens, lambda v: tokens(round(v))),
         cost=_pair(b.cost_usd, h.cost_usd, per_run),
         per_pass=_pair(per_pass(b), per_pass(h), per_run),
-        turns=f"{b.turns:.1f} → {h.turns:.1f}".replace(".0", ""),
+        turns=_pair(b.turns, h.turns, lambda v: f"{v:.1f}".removesuffix(".0")),
         # Wall time, without a ratio: the one figure that differs between two equal runs.
         duration=f"{_seconds(b.duration_s)} → {_seconds(h.duration_s)}" if timed else "",
         flagged="over max-cost-increase" if d.flagged else "",
