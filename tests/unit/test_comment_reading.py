@@ -155,11 +155,13 @@ def test_money_and_changes_are_short_and_noise_is_left_out() -> None:
     )
     runs = outcome(GREETER, "greet-one", M1, base=(3, 0), head=(3, 0))
     view = build_view(make_report([GREETER], runs, cost_deltas=deltas(runs, None)))
-    # Runs of no measurable wall time: no time column, no "0.0s → 0.0s (×15.43)".
-    assert view.costs and not view.cost_times
+    # Runs of no measurable wall time: "<1s", never "0.0s → 0.0s (×15.43)".
+    assert [c.duration for c in view.costs] == ["⏱ <1s → <1s"] * len(view.costs)
     text = render(view)
     header = next(line for line in text.splitlines() if line.startswith("| case | model | cost"))
-    assert header == "| case | model | cost per run | per passing run | tokens per run | turns |"
+    assert header == (
+        "| case | model | cost per run | per passing run | tokens per run | turns | time |"
+    )
     table = text[text.index("Cost and behaviour") :]
     assert "0.0s" not in table and "×" not in table
 

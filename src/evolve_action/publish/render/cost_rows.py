@@ -3,8 +3,8 @@
 Rows come from `ReportInput.cost_deltas` (`verdict.cost_delta`): the flagged cases first,
 then the cases and skills whose cost per run moved most, at most `MAX_ROWS` of them. Every
 cell is short enough not to wrap at GitHub's width: money per run in cents, a change as a
-percentage only when it is more than noise, wall time only when a side took a second or
-more (a replayed run takes none, and a ratio of two zeros says nothing).
+percentage only when it is more than noise, wall time in seconds without a ratio (a replayed
+run takes milliseconds, and a ratio of two of those says nothing).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from evolve_action.verdict.cost_delta import CostDelta, SideCost, rule
 
 MAX_ROWS = 20
 SAME = 0.05  # a change within 5% is shown without its percentage: noise, not news
-SECOND = 1.0  # wall time under this on both sides is not shown
+SECOND = 1.0  # wall time under this is "<1s"
 
 
 def per_run(usd: float) -> str:
@@ -48,6 +48,8 @@ def _pair(base: float | None, head: float | None, fmt: Callable[[float], str]) -
 
 
 def _seconds(value: float) -> str:
+    if value < SECOND:
+        return "<1s"
     s = round(value)
     return f"{s // 60}m {s % 60}s" if s >= 60 else f"{s}s"
 
@@ -63,7 +65,6 @@ def _row(d: CostDelta, label: str) -> CostRow:
     def per_pass(s: SideCost) -> float | None:
         return s.per_pass
 
-    timed = max(b.duration_s, h.duration_s) >= SECOND
     return CostRow(
         what=("⚠️ " if d.flagged else "") + label,
         model=cell(d.model, 60),
@@ -71,8 +72,9 @@ def _row(d: CostDelta, label: str) -> CostRow:
         cost=_pair(b.cost_usd, h.cost_usd, per_run),
         per_pass=_pair(per_pass(b), per_pass(h), per_run),
         turns=_pair(b.turns, h.turns, lambda v: f"{v:.1f}".removesuffix(".0")),
-        # Wall time, without a ratio: the one figure that differs between two equal runs.
-        duration=f"{_seconds(b.duration_s)} → {_seconds(h.duration_s)}" if timed else "",
+        # Wall time, marked (⏱) and without a ratio: the one figure that differs between two
+        # equal runs, and a ratio of two replayed runs' milliseconds is noise.
+        duration=f"⏱ {_seconds(b.duration_s)} → {_seconds(h.duration_s)}",
         flagged="over max-cost-increase" if d.flagged else "",
     )
 

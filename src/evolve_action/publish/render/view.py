@@ -161,11 +161,6 @@ class CommentView:
     footer: str = ""  # cost · tokens · duration · cache · run link · version
     truncated: tuple[str, ...] = field(default=())  # what was dropped to fit
 
-    @property
-    def cost_times(self) -> bool:
-        """The cost table shows wall time only when some run took a second or more."""
-        return any(c.duration for c in self.costs)
-
     def without(self, part: str) -> CommentView:
         """A copy with one droppable part removed, noting it for the reader."""
         empty: dict[str, tuple[object, ...]] = {part: ()}
