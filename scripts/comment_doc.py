@@ -33,6 +33,7 @@ KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BAS
 # What differs between two runs of the same demo, and the fixed words the page shows instead.
 NORMAL = (
     (re.compile(r"⏱ [0-9hms ]+?(?= ·|</sub>)"), "⏱ (wall time)"),
+    (re.compile(r"\| ⏱ [^|\n]*\|$", re.M), "| ⏱ (wall time) |"),  # the cost table's time cells
     (re.compile(r"confinement: [^·<]+?(?= ·|</sub>)"), "confinement: (this machine's)"),
     (re.compile(r"evolve-action \d+\.\d+\.\d+\S*(?=</sub>)"), "evolve-action (version)"),
 )

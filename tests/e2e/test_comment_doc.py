@@ -26,6 +26,8 @@ def test_a_changed_comment_is_caught_and_only_the_generated_part_is_replaced() -
 
 
 def test_what_changes_between_runs_is_normalized() -> None:
+    row = "| `a` | m | 1¢ → 1¢ | — | 3k → 3k | 3 → 3 | ⏱ <1s → 2s |"
+    assert normalized(row) == "| `a` | m | 1¢ → 1¢ | — | 3k → 3k | 3 → 3 | ⏱ (wall time) |"
     footer = (
         "<sub>💸 $0.58 · 613k tokens · ⏱ 1m 3s · confinement: namespaces (bubblewrap)"
         " · evolve-action 0.1.0</sub>"
