@@ -42,7 +42,7 @@ def test_demo__offline_comment_shows_regression_improvement_failures_suggestions
     assert "Record an addition under Unreleased `add-entry`: no assertion checks" in comment
     # Each case also ran without its skill: the lift, and the checks that cannot tell.
     assert "| no skill |" in comment and "50%, lift +50 pts ▲" in comment
-    assert "Evals that cannot tell" in comment
+    assert "Checks that cannot tell" in comment
     assert "passes without the skill: it tests nothing the skill adds" in comment
     assert "`changelog`: 8 of 10 checks cannot tell a good skill from a bad one" in comment
     # The trigger that fires where it must not blames the skill, not the check.

@@ -66,7 +66,7 @@ def test_example_comment__every_part_from_data() -> None:
     )
     # Like with like: base and head over the 3 cases graded on both sides (the new and the
     # removed case apart): base 66.7% (mean of 1, 0, 1), head 33.3% (0, 0, 1).
-    assert "| **the 3 cases graded on both sides** | 66.7% | 33.3% | −33.3 pts |" in text
+    assert "| **the 3 evals graded on both sides** | 66.7% | 33.3% | −33.3 pts |" in text
     suite_rows = rows(text, "| greeter |")
     assert [r[1].strip() for r in suite_rows] == [M1, M2]
     assert [c.strip() for c in suite_rows[0][2:]] == [

@@ -28,12 +28,12 @@ def test_a_pr_whose_head_runs_all_errored_shows_no_headline_delta() -> None:
         runs += outcome(GREETER, "greet-one", m, base=(3, 0), head=(0, 0), errored=3)
         runs += outcome(GREETER, "greet-two", m, base=(0, 3), head=(0, 0), errored=3)
     view = build_view(make_report([GREETER], runs))
-    assert view.overall_delta == "incomplete: 2 cases not graded on head"
+    assert view.overall_delta == "incomplete: 2 evals not graded on head"
     assert "pts" not in view.overall_delta
     assert (view.overall_base, view.overall_head) == ("—", "—")
     assert all(s.rates == "not graded on head" for s in view.suites)
     text = render(view)
-    assert "Run the job again: 2 cases could not be graded on head" in text
+    assert "Run the job again: 2 evals could not be graded on head" in text
 
 
 def test_one_skill_errored_on_head_is_left_out_of_both_rates() -> None:
@@ -45,8 +45,8 @@ def test_one_skill_errored_on_head_is_left_out_of_both_rates() -> None:
     view = build_view(make_report([GREETER, FAREWELL], runs))
     # Over farewell's two cases only, on both sides; the delta is withheld.
     assert (view.overall_base, view.overall_head) == ("83.3%", "83.3%")
-    assert view.overall_what == "**the 2 cases graded on both sides**"
-    assert view.overall_delta == "incomplete: 1 case not graded on head"
+    assert view.overall_what == "**the 2 evals graded on both sides**"
+    assert view.overall_delta == "incomplete: 1 eval not graded on head"
     by_skill = {(s.skill, s.model): s.rates for s in view.suites}
     assert by_skill[("greeter", M1)] == "not graded on head"
     assert by_skill[("farewell", M1)] == "83.3% → 83.3% (±0 pts)"

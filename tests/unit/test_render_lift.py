@@ -1,5 +1,5 @@
 """The comment's no-skill parts from real runs: the per-skill "no skill" and lift cells with
-their adjusted p, the legend, and "Evals that cannot tell" (escaped, counted per arm)."""
+their adjusted p, the legend, and "Checks that cannot tell" (escaped, counted per arm)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def test_lift_cells_legend_and_the_checks_that_cannot_tell() -> None:
     # `rhyme` alone spends the family's alpha (p = 1 / C(10, 5), in the view's `lift`).
     assert row[4].strip() == "50%, lift +50 pts ▲ p = 0.004"
     assert "a family of its own at 0.05" in text and "It never fails the check." in text
-    section = text.split("Evals that cannot tell (1)", 1)[1]
+    section = text.split("Checks that cannot tell (1)", 1)[1]
     (cannot,) = rows(section, "| `pipe`")
     assert cannot[1].strip() == "output matches /a\\|b/"  # the pipe cannot split the row
     assert (

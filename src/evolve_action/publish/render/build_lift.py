@@ -1,5 +1,5 @@
 """The comment's no-skill parts: the per-skill table's "no skill" and lift cells, the lift's
-legend, the "Evals that cannot tell" section and the one line near the top for a skill
+legend, the "Checks that cannot tell" section and the one line near the top for a skill
 whose evals mostly cannot tell (`verdict.lift`, `verdict.discrimination`)."""
 
 from __future__ import annotations
@@ -103,6 +103,6 @@ def skill_lines(report: ReportInput, index: CaseIndex) -> tuple[str, ...]:
             out.append(
                 f"⚠️ {code(index.suite_label(share.suite), 60)}: {share.cannot_tell} of"
                 f" {plural(share.items, 'check')} cannot tell a good skill from a bad one"
-                " (see “Evals that cannot tell”)."
+                " (see “Checks that cannot tell”)."
             )
     return tuple(out)

@@ -71,7 +71,7 @@ def rates(rows: Sequence[CaseStats]) -> Rates:
         sides.append("head")
     cases = len({(c.suite, c.case_id) for c in gone})
     if gone:
-        delta = f"incomplete: {plural(cases, 'case')} not graded on {' and '.join(sides)}"
+        delta = f"incomplete: {plural(cases, 'eval')} not graded on {' and '.join(sides)}"
     elif base is None or head is None:
         delta = "—"
     else:
@@ -90,7 +90,7 @@ def overall(report: ReportInput) -> tuple[str, Rates]:
     every = len({(c.suite, c.case_id) for c in rows})
     if found.paired == every:
         return "**all affected evals**", found
-    return f"**the {plural(found.paired, 'case')} graded on both sides**", found
+    return f"**the {plural(found.paired, 'eval')} graded on both sides**", found
 
 
 def next_steps(report: ReportInput, index: CaseIndex, found: Rates) -> tuple[str, ...]:
@@ -107,7 +107,7 @@ def next_steps(report: ReportInput, index: CaseIndex, found: Rates) -> tuple[str
         )
     if found.missing:
         out.append(
-            f"Run the job again: {plural(found.missing_cases, 'case')} could not be graded on"
+            f"Run the job again: {plural(found.missing_cases, 'eval')} could not be graded on"
             f" {' and '.join(found.missing)} (see “Errors”), so nothing is claimed about them."
         )
     if any(not r.ok for r in report.invalid):
