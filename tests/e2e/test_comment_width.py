@@ -1,11 +1,14 @@
 """The demo's comment fits GitHub's width: rendered as GitHub renders it, in headless Chromium
 at a 880 px content box, no table is wider than the box and no cell wraps over four lines.
 
-The screenshot is kept under the test's tmp dir (its path is printed: `pytest -s` shows it).
+The screenshot is kept under the test's tmp dir, or copied to $EVOLVE_TEST_ARTIFACTS when set
+(its path is printed: `pytest -s` shows it).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -46,6 +49,10 @@ def test_no_table_of_the_demo_comment_is_wider_than_github_s_box(
         height=min(height, 16_000),
     )
     assert shot.is_file() and shot.stat().st_size > 10_000
+    keep = os.environ.get("EVOLVE_TEST_ARTIFACTS")  # CI may keep it beyond the tmp dir
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shot = Path(shutil.copy(shot, Path(keep) / shot.name))
     print(f"\nthe demo comment at {BOX} px: {shot}")
 
 

@@ -191,6 +191,7 @@ def test_a_head_that_doubles_its_turns_fails_max_cost_increase(
     assert "Cost and behaviour, base → head" in out
     assert "⚠️ marks a row over `max-cost-increase`" in out and "\n| ⚠️ " in out
     assert "| 3 → 6 +100% |" in out
+    assert "Bring down the cost per passing run of the rows marked ⚠️" in out
     assert "max-cost-increase 1.5: an eval fails when head's cost per passing run" in out
 
 

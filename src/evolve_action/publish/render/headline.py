@@ -105,6 +105,11 @@ def next_steps(report: ReportInput, index: CaseIndex, found: Rates) -> tuple[str
             f"Fix the skill for {which}: “why” names the check that now fails, and “Failed"
             " checks” how often. If the change is meant, update those checks instead."
         )
+    if any(d.flagged for d in report.cost_deltas):
+        out.append(
+            "Bring down the cost per passing run of the rows marked ⚠️ under “Cost and"
+            " behaviour”, or raise `max-cost-increase` if the cost is meant."
+        )
     if found.missing:
         out.append(
             f"Run the job again: {plural(found.missing_cases, 'eval')} could not be graded on"
