@@ -123,7 +123,7 @@ def test_no_skill_arm__new_skill_shows_lift_names_checks_that_cannot_tell_and_ca
     assert "| skill | model | base → head | verdict | no skill |" in body
     row = next(line for line in body.splitlines() if line.startswith("| poet |"))
     # Head 50% (poem 4/4, sonnet 0/4), no skill 0%: two new cases, nothing to compare.
-    assert "| 50% (new cases only) | 2 new | 0%, lift +50 pts ▲ p = 0.0" in row, row
+    assert "| 50% (new evals only) | 2 new | 0%, lift +50 pts ▲ p = 0.0" in row, row
     assert "its own at 0.05" in body  # the legend: a family of its own
     section = body.split("Checks that cannot tell", 1)[1]
     assert "`poem`" in section and "(?i)are" in section

@@ -148,7 +148,7 @@ def _suite_row(report: ReportInput, index: cases.CaseIndex, g: GroupStats) -> Su
         verdict_text = verdict.group_verdict(report, g)
         rates = found.cell()
         if not found.paired and not found.missing:  # nothing on both sides: new or removed
-            rates = f"{_rate(g.head_rate)} (new cases only)" if g.head_rate is not None else "—"
+            rates = f"{_rate(g.head_rate)} (new evals only)" if g.head_rate is not None else "—"
     else:
         graded = [c for c in members if c.head is not None and c.head.graded]
         passing = sum(1 for c in graded if c.head is not None and not c.head.failed)

@@ -105,6 +105,11 @@ def next_steps(report: ReportInput, index: CaseIndex, found: Rates) -> tuple[str
             f"Fix the skill for {which}: “why” names the check that now fails, and “Failed"
             " checks” how often. If the change is meant, update those checks instead."
         )
+    if report.rulers.hidden:
+        out.append(
+            "Put back the checks this PR removed or relaxed, or fix the skill: under base's"
+            " checks, head's runs regressed (see below)."
+        )
     if any(d.flagged for d in report.cost_deltas):
         out.append(
             "Bring down the cost per passing run of the rows marked ⚠️ under “Cost and"
