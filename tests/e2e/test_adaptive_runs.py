@@ -66,7 +66,7 @@ def test_auto__only_the_moved_case_gets_more_runs_and_the_comment_says_so(
     extra = next(iter(moved.values()))
     assert "`runs: auto`: 2 runs per side to start" in body
     assert "1 case got more" in body
-    assert "| `greet` | anthropic/" in body and f"| {extra} | {extra} | decided |" in body
+    assert " / `greet` | anthropic/" in body and f"| {extra} | {extra} | decided |" in body
     assert "saved" in body  # against every case at the moved one's runs
     assert outputs(tmp_path / "output")["conclusion"] == "failure"
     settings = json.loads((tmp_path / "results/results.json").read_text())["settings"]

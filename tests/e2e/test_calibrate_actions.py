@@ -44,7 +44,7 @@ def test_mode_calibrate__scheduled_summary_outputs_and_check_run(tmp_path: Path)
     assert check["output"]["title"] == "✅ evolve calibration: no false alarm; flip rate 0%"
     summary = (tmp_path / "summary").read_text()
     assert "**Flip rate 0%**" in summary and "**No false alarm**" in summary
-    assert "| greet | `anthropic/claude-sonnet-4-6` | 3/3 | 3/3 |  | 0 pts | 3 |" in summary
+    assert "| `greet` | `anthropic/claude-sonnet-4-6` | 3/3 | 3/3 |  | 0 pts | 3 |" in summary
     found = outputs(tmp_path / "output")
     assert found["conclusion"] == "success" and found["regressions"] == "0"
     assert found["pass-rate"] == found["base-pass-rate"] and found["delta"] == "0.0000"

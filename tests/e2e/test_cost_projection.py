@@ -188,8 +188,10 @@ def test_a_head_that_doubles_its_turns_fails_max_cost_increase(
     assert turns == {("base", 3), ("head", 6)}
     assert all(r["status"] == "pass" for r in doc["runs"])  # every run passes: cost alone fails
     assert "3 evals cost more than 1.5× per passing run" in out
-    assert "Cost and behaviour, base → head" in out and "⚠️ over max-cost-increase" in out
-    assert "| 3 → 6 (×2.00) |" in out
+    assert "Cost and behaviour, base → head" in out
+    assert "⚠️ marks a row over `max-cost-increase`" in out and "\n| ⚠️ " in out
+    assert "| 3 → 6 +100% |" in out
+    assert "Bring down the cost per passing run of the rows marked ⚠️" in out
     assert "max-cost-increase 1.5: an eval fails when head's cost per passing run" in out
 
 
@@ -203,7 +205,7 @@ def test_without_max_cost_increase_the_same_head_only_shows_its_cost(
     out = done.getvalue()
     assert done.code == 0
     assert "cost more than" not in out and "over max-cost-increase" not in out
-    assert "| 3 → 6 (×2.00) |" in out
+    assert "| 3 → 6 +100% |" in out
 
 
 def test_a_model_with_no_price_says_so_and_an_evolve_yaml_price_is_used(

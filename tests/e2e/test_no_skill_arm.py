@@ -120,19 +120,19 @@ def test_no_skill_arm__new_skill_shows_lift_names_checks_that_cannot_tell_and_ca
     assert poet.started == {"skill": 8, "no skill": 8}  # 2 cases × 4 runs on each arm
 
     body = gh.comments[(REPO, 7)][0]["body"]
-    assert "| no skill | lift |" in body
+    assert "| skill | model | base → head | verdict | no skill |" in body
     row = next(line for line in body.splitlines() if line.startswith("| poet |"))
-    # Head 50% (poem 4/4, sonnet 0/4), no skill 0%; 16 runs: 8 with the skill, 8 without.
-    assert "| 50% | — | 2 new | 0% | +50 pts ▲ p = 0.0" in row and "| 16 |" in row, row
+    # Head 50% (poem 4/4, sonnet 0/4), no skill 0%: two new cases, nothing to compare.
+    assert "| 50% (new evals only) | 2 new | 0%, lift +50 pts ▲ p = 0.0" in row, row
     assert "its own at 0.05" in body  # the legend: a family of its own
-    section = body.split("Evals that cannot tell", 1)[1]
+    section = body.split("Checks that cannot tell", 1)[1]
     assert "`poem`" in section and "(?i)are" in section
     assert "passes without the skill: it tests nothing the skill adds" in section
     assert "`sonnet`" in section and "fails everywhere: broken or too strict" in section
     assert "head 4/4 · no skill 4/4" in section and "head 0/4 · no skill 0/4" in section
     assert "cannot tell a good skill from a bad one" in body  # 2 of the skill's 3 checks
     summary = (tmp_path / "summary").read_text()
-    assert "| no skill | lift |" in summary and "Evals that cannot tell" in summary
+    assert "| no skill |" in summary and "Checks that cannot tell" in summary
     out = outputs(tmp_path / "output")
     assert out["conclusion"] == "success"
 

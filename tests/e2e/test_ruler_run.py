@@ -138,6 +138,7 @@ def test_deleting_the_assertion_that_caught_the_break_is_red_and_names_it(
     assert "(head's own checks: 4/4" in hidden
     assert "removed: `message.txt matches /^Hello, Ada!$/`" in hidden
     assert "**▼ Regressed**" not in body  # head's own checks show nothing
+    assert "Put back the checks this PR removed or relaxed, or fix the skill" in body
 
 
 def test_a_second_push_comes_from_the_cache_with_no_new_agent_call(

@@ -108,7 +108,8 @@ def test_publish__comment_check_annotations_outputs_summary(gh: GitHubFake, tmp_
         "cost-usd": "0.4800",
     }
     summary = (tmp_path / "summary.md").read_text()
-    assert "Failed assertions (16)" in summary and summary.count("| [`") == 18
+    # One regressed row (the same on both models) and one row per failed check.
+    assert "Failed checks: 2 (in 16 failed head runs)" in summary and summary.count("| [`") == 3
     assert log.splitlines()[0].startswith(
         "::error file=evals/greeter/evals.json,line=24,title=status-file regressed on"
     )
@@ -193,7 +194,7 @@ def test_github_failures_are_reported_not_raised_and_keep_the_exit_code(
     ]
     assert "::error title=evolve could not write to GitHub::posting the PR comment" in log
     summary = (tmp_path / "summary.md").read_text()
-    assert "evolve could not write to GitHub" in summary and "Failed assertions (16)" in summary
+    assert "evolve could not write to GitHub" in summary and "Failed checks: 2 (" in summary
     assert outputs(tmp_path / "out")["conclusion"] == "failure"
 
 
@@ -289,13 +290,14 @@ def test_500_cases_x_2_models_fit_and_keep_headline_and_regressions(
     body = gh.comments[(REPO, 7)][0]["body"]
     assert len(body.encode()) < 65_536
     assert body.startswith("<!-- evolve:sticky key=default -->\n### ❌ evolve: 3 evals regressed")
-    assert body.count("| [`case-00") >= 6  # the six regressed rows survive the cuts
+    # The three regressed cases survive the cuts, each one row for both models.
+    assert body.count("| [`case-00") >= 3 and body.count("| both models | 4/4 → 0/4 |") == 3
     assert "job summary" in body
     check = gh.check_runs[0]
     assert len(check["output"]["summary"]) <= 65_535
     assert len(check["annotations"]) == 150
     summary = (tmp_path / "summary.md").read_text()
-    assert "Failed assertions (" in summary and len(summary.encode()) <= 1024 * 1024
+    assert "Failed checks: " in summary and len(summary.encode()) <= 1024 * 1024
     assert result.exit_code == 1
 
 

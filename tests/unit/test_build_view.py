@@ -64,25 +64,21 @@ def test_example_comment__every_part_from_data() -> None:
         "`greeter` changed in this PR. 5 cases × 2 models × 4 runs on base `1a2b3c4` and "
         "head `5d6e7f8`." in text
     )
-    # Overall: base 75% (mean of 1, 0, 1, 1), head 50% (0, 0, 1, 1).
-    # No significance claim on the overall row: the verdict is about evals and skills.
-    assert "| **all affected evals** | 75% | 50% | −25 pts |" in text
+    # Like with like: base and head over the 3 cases graded on both sides (the new and the
+    # removed case apart): base 66.7% (mean of 1, 0, 1), head 33.3% (0, 0, 1).
+    assert "| **the 3 evals graded on both sides** | 66.7% | 33.3% | −33.3 pts |" in text
     suite_rows = rows(text, "| greeter |")
     assert [r[1].strip() for r in suite_rows] == [M1, M2]
     assert [c.strip() for c in suite_rows[0][2:]] == [
-        "75%",
-        "50%",
-        "−25 pts",
+        "66.7% → 33.3% (−33.3 pts)",
         "▼ 1 regressed · 1 new · 1 removed",
-        "32",  # 4 runs × (4 cases on base + 4 on head)
-        "$0.32",
     ]
-    regressed = rows(text, "| [`status-file`]")[:2]
-    assert [r[1].strip() for r in regressed] == [M1, M2]
-    assert regressed[0][0].strip() == f"[`status-file`]({LINK})"
-    assert [c.strip() for c in regressed[0][2:]] == [
-        "4/4",
-        "0/4",
+    # The same regression on both models: one row.
+    (regressed,) = rows(text, "| [`status-file`]")[:1]
+    assert regressed[0].strip() == f"[`status-file`]({LINK})"
+    assert [c.strip() for c in regressed[1:]] == [
+        "both models",
+        "4/4 → 0/4",
         "<0.001",  # (1/70)² pooled over both models, nothing else could compete
         "command `test -f status.txt` exits 0 → exit 1",
     ]
@@ -91,11 +87,16 @@ def test_example_comment__every_part_from_data() -> None:
     assert "**New:** `new-case` on both models (4/4)." in text
     assert "**Removed:** `old-case` on both models." in text
     assert "**Unchanged failures:** `weather` on both models (0/4 → 0/4)." in text
-    # 4 + 4 failed head runs per model, regressed case first.
-    assert "Failed assertions (16)" in text
-    failure_rows = rows(text.split("Failed assertions")[1], "| [")
+    # 4 + 4 failed head runs per model: two checks that failed, one row each.
+    assert "Failed checks: 2 (in 16 failed head runs)" in text
+    failure_rows = rows(text.split("Failed checks: ")[1], "| [")
     assert failure_rows[0][0].strip().startswith("[`status-file`]")
-    assert failure_rows[-1][3].strip() == "The answer describes today's weather"
+    assert [c.strip() for c in failure_rows[-1][1:]] == [
+        "The answer describes today's weather",
+        "The reply only says hello.",
+        "8 of 8 runs, both models",
+    ]
+    assert "**What to do**" in text and "Fix the skill for `status-file`" in text
     suggestions = [line for line in text.splitlines() if line.startswith("- **×")]
     assert suggestions == [
         "- **×8** `status-file`: no assertion checks that status.txt has content",
@@ -131,10 +132,10 @@ def test_model_and_eval_text_is_neutralized_in_the_final_markdown() -> None:
     assert "@bob" not in text and "@\u200bbob" in text
     assert text.count("</details>") == text.count("<details>") == 2  # ours only
     assert "<img" not in text and "<b>" not in text
-    regressed = rows(text, "| [")[:2]
-    assert len(regressed[0]) == 6  # the pipe in the id and the evidence did not split the row
+    regressed = rows(text, "| [")[:1]
+    assert len(regressed[0]) == 5  # the pipe in the id and the evidence did not split the row
     assert regressed[0][0].strip().startswith("[``a`b\\|c``](")
-    assert "\\| split" in regressed[0][5]
+    assert "\\| split" in regressed[0][4]
 
 
 def test_improved_phrases_show_counts_per_model_when_they_differ() -> None:
@@ -155,18 +156,11 @@ def test_base_none__head_rates_only_no_significance_claims() -> None:
     text = render(build_view(make_report([GREETER], rs, base_sha=None)))
     assert "### ✅ evolve: 1 of 2 evals pass" in text
     assert "2 cases × 1 model × 4 runs on head `5d6e7f8` only (no base to compare with)." in text
-    assert "| **all affected evals** | — | 62.5% | — |" in text
-    assert rows(text, "| greeter |")[0][2:] == [
-        " — ",
-        " 62.5% ",
-        " — ",
-        " 1 of 2 cases pass ",
-        " 8 ",
-        " $0.08 ",
-    ]
+    assert "| **all affected evals** (head only) | — | 62.5% | — |" in text
+    assert rows(text, "| greeter |")[0][2:] == [" 62.5% (head only) ", " 1 of 2 cases pass "]
     for claim in ("significant", "Regressed", "New:", "Improved", "regressed"):
         assert claim not in text
-    assert "Failed assertions (3)" in text
+    assert "Failed checks: 1 (in 3 failed head runs)" in text
 
 
 def test_errors_are_grouped_by_kind_and_an_outage_is_neutral() -> None:

@@ -117,8 +117,9 @@ def test_markdown__names_the_false_alarms_and_quotes_names_safely() -> None:
     assert text.startswith("### ⚠️ evolve calibration: 1 false alarm on an unchanged tree")
     assert "**1 false alarm**: `broke` on `anthropic/m`. Nothing changed" in text
     assert "**Flip rate 50%**: 2 of 4 evals changed their own pass/fail verdict" in text
-    assert "| broke | `anthropic/m` | 6/6 | 0/6 | flagged ❗, flipped |" in text
-    assert "| a\\|b @\u200bteam | `anthropic/m` | 3/6 | 3/6 |  |" in text
+    assert "| `broke` | `anthropic/m` | 6/6 | 0/6 | flagged ❗, flipped |" in text
+    # In a code span a pipe is escaped and a mention is literal text: GitHub pings no one.
+    assert "| `a\\|b @team` | `anthropic/m` | 3/6 | 3/6 |  |" in text
     incomplete = markdown(measured, Gate("neutral", "incomplete", 0), complete=False)
     assert "**1 false alarm**" in incomplete  # alarms are named whatever else is missing
 

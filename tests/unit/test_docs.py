@@ -116,15 +116,19 @@ def test_the_citation_check_knows_the_old_forms() -> None:
     assert not _FOREIGN.search("the rule (docs/design.md §Trust)")
 
 
-def test_readme_is_short_and_opens_with_the_demo_and_the_tests() -> None:
+def test_readme_is_short_and_opens_with_the_workflow_then_the_demo_and_the_tests() -> None:
     readme = (ROOT / "README.md").read_bytes()
     assert len(readme) < README_LIMIT, (
         f"README.md is {len(readme):,} bytes, over {README_LIMIT:,}: move detail to a page "
         "of docs/ and link it"
     )
     text = readme.decode("utf-8")
-    first = re.search(r"^```[a-z]*\n(.*?)^```", text, re.M | re.S)
-    assert first is not None, "README.md has no fenced block"
+    # The first screen: what it is, the workflow lines to paste, then the two commands.
+    workflow = re.search(r"^```yaml\n(.*?)^```", text, re.M | re.S)
+    first = re.search(r"^```sh\n(.*?)^```", text, re.M | re.S)
+    assert workflow is not None and first is not None, "README.md lost its first blocks"
+    assert "uses: bitwise-media-group/evolve@v1" in workflow.group(1)
+    assert workflow.start() < first.start() and text[: workflow.start()].count("\n") < 12
     commands = [line.split("#")[0].strip() for line in first.group(1).splitlines()]
     # A fresh-clone check runs the first two fenced commands.
     assert commands[:2] == ["./dev demo", "./dev test"]

@@ -68,7 +68,11 @@ def test_render__sections_in_order_and_quoted_text_cannot_escape() -> None:
                     evidence,
                 ),
             ),
-            failures=(FailureRow("`status-file`", "m", 1, "command `test` exits 0", evidence),),
+            failures=(
+                FailureRow(
+                    "`status-file`", "m", "1 of 1 run", 1, "command `test` exits 0", evidence
+                ),
+            ),
             failures_total=1,
             suggestions=(Suggestion(6, "`weather`", "can never pass"),),
         )
@@ -83,7 +87,9 @@ def test_render__sections_in_order_and_quoted_text_cannot_escape() -> None:
 def test_fit_comment__500_cases_x_2_models_stays_under_the_limit() -> None:
     long = "evidence " * 40
     failures = tuple(
-        FailureRow(f"`case-{i}`", f"model-{m}", 1, cell("assertion " * 10), cell(long))
+        FailureRow(
+            f"`case-{i}`", f"model-{m}", "1 of 1 run", 1, cell("assertion " * 10), cell(long)
+        )
         for i in range(500)
         for m in range(2)
     )

@@ -1,5 +1,5 @@
 """The comment's no-skill parts from real runs: the per-skill "no skill" and lift cells with
-their adjusted p, the legend, and "Evals that cannot tell" (escaped, counted per arm)."""
+their adjusted p, the legend, and "Checks that cannot tell" (escaped, counted per arm)."""
 
 from __future__ import annotations
 
@@ -32,13 +32,13 @@ def test_lift_cells_legend_and_the_checks_that_cannot_tell() -> None:
         [POET], runs, base_sha=None, lift=measure(runs), discrimination=records(runs)
     )
     text = render(build_view(report))
-    assert "| skill | model | base | head | Δ | verdict | no skill | lift | runs | cost |" in text
+    assert "| skill | model | base → head | verdict | no skill |" in text
     (row,) = rows(text, "| poet |")
-    # Head 100%, no skill 50% (mean of 0% and 100%); 20 runs, both arms. `pipe` cannot reach
-    # any level, so `rhyme` alone spends the family's alpha: p = 1 / C(10, 5).
-    assert [c.strip() for c in row[6:9]] == ["50%", "+50 pts ▲ p = 0.004", "20"]
+    # Head 100%, no skill 50% (mean of 0% and 100%). `pipe` cannot reach any level, so
+    # `rhyme` alone spends the family's alpha (p = 1 / C(10, 5), in the view's `lift`).
+    assert row[4].strip() == "50%, lift +50 pts ▲ p = 0.004"
     assert "a family of its own at 0.05" in text and "It never fails the check." in text
-    section = text.split("Evals that cannot tell (1)", 1)[1]
+    section = text.split("Checks that cannot tell (1)", 1)[1]
     (cannot,) = rows(section, "| `pipe`")
     assert cannot[1].strip() == "output matches /a\\|b/"  # the pipe cannot split the row
     assert (
@@ -54,7 +54,6 @@ def test_a_lift_that_is_not_significant_says_so_and_the_gate_option_is_named() -
     report = make_report([POET], runs, base_sha=None, settings=settings, lift=measure(runs))
     text = render(build_view(report))
     (row,) = rows(text, "| poet |")
-    assert row[7].strip().startswith("+20 pts (p = ") and row[7].strip().endswith(
-        ", not significant)"
-    )
+    assert row[4].strip().startswith("40%, lift +20 pts (p = ")
+    assert row[4].strip().endswith(", not significant)")
     assert "`fail-without-lift` fails the check for a skill without one." in text

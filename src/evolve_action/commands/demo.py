@@ -82,6 +82,22 @@ def run_arguments(repo: Path, results: Path, cassettes: Path, *, record: bool) -
     ]  # fmt: skip
 
 
+# What the run leaves in its results directory that a reader opens first, in that order; a
+# file the run did not write is not named.
+READER_FILES = (("the HTML report", "report.html"), ("the results", "results.json"))
+
+
+def written(results: Path) -> list[tuple[str, Path]]:
+    return [(name, results / file) for name, file in READER_FILES if (results / file).is_file()]
+
+
+def command_line(argv: list[str]) -> str:
+    """The command the demo runs, as a reader would type it (quoted for a POSIX shell)."""
+    import shlex
+
+    return shlex.join(["evolve-action", *argv])
+
+
 def execute(args: argparse.Namespace) -> int:
     from evolve_action.commands.cli import main
 
@@ -98,8 +114,12 @@ def execute(args: argparse.Namespace) -> int:
     target.mkdir(parents=True, exist_ok=True)
     repo = build_repository(examples, target)
     results = target / "results"
+    argv = run_arguments(repo, results, cassettes, record=False)
     print(f"demo: replaying {cassettes.relative_to(examples.parent)} on {repo}", flush=True)
-    code = main(run_arguments(repo, results, cassettes, record=False))
+    print(f"demo: running {command_line(argv)}", flush=True)
+    code = main(argv)
     print(f"\ndemo: the repository is {repo}; results are in {results}")
+    for name, path in written(results):
+        print(f"demo: {name}: {path}")
     # The demo's pull request is meant to regress: a failed gate is its success.
     return 0 if code in (0, 1) else code

@@ -88,51 +88,13 @@ def build(
 ) -> Report:
     """The report of `runs` under `settings`. The gate is decided here and nowhere else: the
     comment, check run, outputs, job summary and exit code all read `input.gate`."""
-    adaptive = facts.adaptive
-    # Base's checks on head's runs, tested in the same family (issue 26); changed cases apart.
-    ruled = ruler_cells.ruler_runs(runs, facts.case_diffs)
-    apart = ruler_cells.not_compared(facts.case_diffs)
-    decide_with = None  # runs added because of what was seen are judged sequentially
-    if adaptive is not None:
-        tested = [r for r in runs if (r.suite, r.case_id) not in apart]
-        decide_with = adaptive_verdict.decider([*tested, *ruled], adaptive.bounds)
-    aggregate = stats.aggregate(
-        runs,
-        [*facts.head_suites, *facts.base_suites],
-        alpha=settings.alpha,
-        decide_with=decide_with,
-        planned=facts.planned,
-        verdict_only=ruled,
-        not_compared=apart,
-    )
-    suites = [*facts.head_suites, *facts.base_suites]
-    lifted = lift.measure(
-        runs,
-        suites,
-        alpha=settings.alpha,
-        # The lift family is judged like the regression one: sequentially under `auto`.
-        decider_for=_sequential(adaptive.bounds) if adaptive is not None else None,
-    )
-    items = discrimination.records(runs)
-    rulers = ruler.report(runs, facts.case_diffs, aggregate.verdict)
-    has_base = facts.base_sha is not None
+    measured = _measure(settings, runs, facts)
     gate, notices = IN_PROGRESS, tuple[str, ...]()
     if not in_progress:
         notices = facts.notices
-        failed = sum(1 for r in facts.invalid if r.failed)
-        gate = evaluate(
-            aggregate,
-            settings,
-            invalid_files=failed,
-            has_base=has_base,
-            shortfall=facts.shortfall,
-            lift=lifted,
-        )
-    costs = cost_delta.deltas(runs, settings.max_cost_increase) if has_base else ()
-    if not in_progress:
-        gate = cost_delta.with_cost_rule(gate, costs, settings.max_cost_increase)
+        gate = _gate(settings, facts, measured)
     report = ReportInput(
-        aggregate=aggregate,
+        aggregate=measured.aggregate,
         runs=runs,
         event=facts.event,
         settings=settings,
@@ -149,31 +111,97 @@ def build(
         cached_runs=facts.cached_runs,
         version=__version__,
         gate=gate,
-        effort=adaptive.effort() if adaptive is not None else None,
+        effort=facts.adaptive.effort() if facts.adaptive is not None else None,
         confinement=facts.confinement,
-        lift=lifted,
-        discrimination=items,
+        lift=measured.lift,
+        discrimination=measured.items,
         projected_usd=facts.projected_usd,
         projected_range=facts.projected_range,
         prices_as_of=facts.prices_as_of,
         pr_spend_before=facts.pr_spend_before,
-        cost_deltas=costs,
-        rulers=rulers,
+        cost_deltas=measured.costs,
+        rulers=measured.rulers,
     )
-    data = ResultsData(
+    return Report(report, _data(settings, runs, facts, measured))
+
+
+@dataclass(frozen=True)
+class _Measured:
+    """What the runs say before any gate: the aggregate and the figures beside it."""
+
+    aggregate: stats.Aggregate
+    lift: lift.Lift | None
+    items: Sequence[discrimination.ItemRecord]
+    rulers: ruler.RulerReport
+    costs: Sequence[cost_delta.CostDelta]
+
+
+def _measure(settings: Settings, runs: Sequence[RunResult], facts: Facts) -> _Measured:
+    adaptive = facts.adaptive
+    # Base's checks on head's runs, tested in the same family; changed cases apart.
+    ruled = ruler_cells.ruler_runs(runs, facts.case_diffs)
+    apart = ruler_cells.not_compared(facts.case_diffs)
+    decide_with = None  # runs added because of what was seen are judged sequentially
+    if adaptive is not None:
+        tested = [r for r in runs if (r.suite, r.case_id) not in apart]
+        decide_with = adaptive_verdict.decider([*tested, *ruled], adaptive.bounds)
+    suites = [*facts.head_suites, *facts.base_suites]
+    aggregate = stats.aggregate(
+        runs,
+        suites,
+        alpha=settings.alpha,
+        decide_with=decide_with,
+        planned=facts.planned,
+        verdict_only=ruled,
+        not_compared=apart,
+    )
+    lifted = lift.measure(
+        runs,
+        suites,
+        alpha=settings.alpha,
+        # The lift family is judged like the regression one: sequentially under `auto`.
+        decider_for=_sequential(adaptive.bounds) if adaptive is not None else None,
+    )
+    has_base = facts.base_sha is not None
+    return _Measured(
+        aggregate=aggregate,
+        lift=lifted,
+        items=discrimination.records(runs),
+        rulers=ruler.report(runs, facts.case_diffs, aggregate.verdict),
+        costs=cost_delta.deltas(runs, settings.max_cost_increase) if has_base else (),
+    )
+
+
+def _gate(settings: Settings, facts: Facts, measured: _Measured) -> Gate:
+    """The one gate of a finished job: the verdict's, then the cost rule's."""
+    gate = evaluate(
+        measured.aggregate,
+        settings,
+        invalid_files=sum(1 for r in facts.invalid if r.failed),
+        has_base=facts.base_sha is not None,
+        shortfall=facts.shortfall,
+        lift=measured.lift,
+    )
+    return cost_delta.with_cost_rule(gate, measured.costs, settings.max_cost_increase)
+
+
+def _data(
+    settings: Settings, runs: Sequence[RunResult], facts: Facts, measured: _Measured
+) -> ResultsData:
+    """What the results files hold, from the same aggregate the report reads."""
+    return ResultsData(
         runs=runs,
-        aggregate=aggregate,  # computed once, for the report and the files alike
+        aggregate=measured.aggregate,  # computed once, for the report and the files alike
         suites=[*facts.head_suites, *facts.base_suites],
         judge_model=facts.judge_model,
-        record=_record(settings, facts, rulers),
+        record=_record(settings, facts, measured.rulers),
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         repo_root=facts.repo_root,
         invalid=facts.invalid,
         skipped=facts.skipped,
-        lift=lifted,
-        discrimination=items,
+        lift=measured.lift,
+        discrimination=measured.items,
     )
-    return Report(report, data)
 
 
 def _sequential(bounds: Sequence[int]) -> lift.DeciderFor:

@@ -63,7 +63,7 @@ def notes(report: ReportInput) -> list[Note]:
     for c in report.aggregate.cases:
         origin = index.origin(c.suite, c.case_id)
         if c.label is Label.REGRESSED and origin is not None:
-            title = f"{c.name} regressed on {c.model}"
+            title = f"{index.plain(c.suite, c.case_id)} regressed on {c.model}"
             text = f"{counts(c.base)} → {counts(c.head)} runs passed (base → head)"
             out.append(Note("failure", origin.path, origin.line or 1, title, text))
     failed: dict[tuple[str, str, str], list[str]] = {}  # one note per item, not per run
@@ -81,7 +81,7 @@ def notes(report: ReportInput) -> list[Note]:
         if origin is None:
             continue
         where = ", ".join(dict.fromkeys(models))
-        title = f"{case_id}: failed in {len(models)} head run(s) on {where}"
+        title = f"{index.plain(rel, case_id)}: failed in {len(models)} head run(s) on {where}"
         key = (rel, case_id, item_id)
         out.append(Note("warning", origin.path, origin.line or 1, title, evidence[key]))
     out.extend(invalid_notes(report.invalid))

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from evolve_action.publish.github_api import retrying
 from evolve_action.publish.render.build_cases import counts
 from evolve_action.publish.render.escape import code
+from evolve_action.publish.render.names import CaseIndex
 from evolve_action.verdict.significance import Label
 
 if TYPE_CHECKING:
@@ -88,12 +89,14 @@ def regressed_comments(report: ReportInput) -> list[InlineComment]:
             continue
         text = f"{code(c.model, 60)} ({counts(c.base)} → {counts(c.head)} runs passed)"
         grouped.setdefault((c.suite, c.case_id), []).append(text)
+    index = CaseIndex.of(report)  # the case's one name, as the comment writes it
     out = []
     for (rel, case_id), models in grouped.items():
         origin = origins[(rel, case_id)]
         assert origin.line is not None
         body = (
-            f"**evolve**: case {code(case_id, 80)} regressed on {', '.join(models)}, base → head."
+            f"**evolve**: {index.named(rel, case_id)} regressed on {', '.join(models)},"
+            " base → head."
             " The PR comment has the failed checks and the judge's evidence."
         )
         out.append(InlineComment(origin.path, origin.line, body))

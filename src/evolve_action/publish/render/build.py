@@ -12,17 +12,18 @@ from __future__ import annotations
 import math
 
 from evolve_action.model import spend
-from evolve_action.model.outcomes import Side
+from evolve_action.model.outcomes import Side, Status
 from evolve_action.model.records import run_cost
 from evolve_action.publish import spend_history
 from evolve_action.publish.render import build_cases as cases
 from evolve_action.publish.render import build_lift as lift
 from evolve_action.publish.render import build_verdict as verdict
-from evolve_action.publish.render import ruler
+from evolve_action.publish.render import headline, ruler
 from evolve_action.publish.render.build_verdict import points as points
 from evolve_action.publish.render.cost_rows import cost_rows
 from evolve_action.publish.render.effort import lines as effort_lines
 from evolve_action.publish.render.escape import cell, code, inline, marker
+from evolve_action.publish.render.failures import failure_rows
 from evolve_action.publish.render.report import ReportInput, tokens
 from evolve_action.publish.render.view import CommentView, SuiteRow
 from evolve_action.settings.inputs import CommentMode, Mode
@@ -39,18 +40,20 @@ def build_view(report: ReportInput) -> CommentView:
     index = cases.CaseIndex.of(report)
     notices = [IN_PROGRESS_NOTICE] if report.in_progress else []
     notices += [inline(n) for n in report.notices]
-    failures = cases.failure_rows(report, index)
+    failures = failure_rows(report, index)
     effort, effort_rows = effort_lines(report)
-    costs, cost_rule = cost_rows(report)
-    base_rate = agg.overall.base_rate if report.has_base else None
+    costs, cost_rule = cost_rows(report, index)
+    what, rates = headline.overall(report)
     return CommentView(
         marker=marker(report.settings.comment_key),
         icon="⏳" if report.in_progress else gate.icon,
         headline="evals running" if report.in_progress else gate.reason,
         scope=scope(report, index),
-        overall_base=_rate(base_rate) if report.has_base else "—",
-        overall_head=_rate(agg.overall.head_rate),
-        overall_delta=_overall_delta(agg.overall, report.has_base),
+        overall_base=rates.base,
+        overall_head=rates.head,
+        overall_delta=rates.delta,
+        overall_what=what,
+        next_steps=() if report.in_progress else headline.next_steps(report, index, rates),
         suites=tuple(_suite_row(report, index, g) for g in agg.suites),
         regressions=verdict.regression_rows(report, index) if report.has_base else (),
         regressed_skills=verdict.regressed_skills(report, index) if report.has_base else (),
@@ -66,14 +69,15 @@ def build_view(report: ReportInput) -> CommentView:
         eval_changes=ruler.notes(report, index),
         failures=failures,
         failures_total=len(failures),
-        suggestions=cases.suggestions(report),
+        failed_runs=sum(1 for r in report.runs if r.side is Side.HEAD and r.status is Status.FAIL),
+        suggestions=cases.suggestions(report, index),
         has_lift=report.lift is not None,
         lift_legend=lift.legend(report),
         cannot_tell=lift.rows(report, index),
         cannot_tell_skills=lift.skill_lines(report, index),
-        errors=cases.errors(report),
+        errors=cases.errors(report, index),
         invalid_files=cases.invalid_files(report.invalid),
-        not_run=cases.not_run(report),
+        not_run=cases.not_run(report, index),
         notices=tuple(notices),
         effort=effort,
         effort_rows=effort_rows,
@@ -98,13 +102,6 @@ def duration(seconds: float) -> str:
 
 def _rate(rate: float | None) -> str:
     return "—" if rate is None else pct(rate)
-
-
-def _overall_delta(g: GroupStats, has_base: bool) -> str:
-    # No significance here: the verdict is about evals and skills, and the headline says it.
-    if not has_base or g.delta is None:
-        return "—"
-    return points(g.delta)
 
 
 # --- the scope line, the per-model rows, the footer ------------------------------------------
@@ -146,27 +143,32 @@ def _suite_row(report: ReportInput, index: cases.CaseIndex, g: GroupStats) -> Su
     members = [c for c in report.aggregate.cases if (c.suite, c.model) == (rel, model)]
     own = [r for r in report.runs if (r.suite, r.model) == (rel, model)]
     costs = [c for r in own if (c := run_cost(r)) is not None]  # the no-skill arm's too
+    found = headline.rates(members)
     if report.has_base:
         verdict_text = verdict.group_verdict(report, g)
-        delta = points(g.delta) if g.delta is not None else "—"
+        rates = found.cell()
+        if not found.paired and not found.missing:  # nothing on both sides: new or removed
+            rates = f"{_rate(g.head_rate)} (new evals only)" if g.head_rate is not None else "—"
     else:
         graded = [c for c in members if c.head is not None and c.head.graded]
         passing = sum(1 for c in graded if c.head is not None and not c.head.failed)
         verdict_text = f"{passing} of {plural(len(graded), 'case')} pass"
-        delta = "—"
+        rates = f"{_rate(g.head_rate)} (head only)"
     armed = lift.cells(report, rel, model)
     return SuiteRow(
         skill=cell(index.suite_label(rel), 80),
         model=cell(model, 80),
-        base=_rate(g.base_rate) if report.has_base else "—",
-        head=_rate(g.head_rate),
-        delta=delta,
+        base=found.base if report.has_base else "—",
+        head=found.head if report.has_base else _rate(g.head_rate),
+        delta=found.delta if report.has_base else "—",
         verdict=verdict_text,
         runs=sum(sum(side.values()) for side in g.runs.values())
         + sum(r.side is Side.NO_SKILL for r in own),
         cost=money(math.fsum(costs)) if costs else "—",
         no_skill=armed.no_skill,
         lift=armed.lift,
+        rates=rates,
+        against_none=armed.cell,
     )
 
 

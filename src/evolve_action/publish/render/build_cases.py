@@ -1,6 +1,7 @@
-"""The per-case parts of the comment: short phrases, failure rows, suggestions, errors,
-invalid files and what was not run. Helpers of `render.build` (the verdict's parts, the
-regressed and dropped rows, are in `render.build_verdict`).
+"""The per-case parts of the comment: short phrases, suggestions, errors, invalid files and
+what was not run. Helpers of `render.build` (the verdict's parts, the regressed and dropped
+rows, are in `render.build_verdict`; the failed checks in `render.failures`; each case's one
+name in `render.names`).
 
 Every string returned here is ready for Markdown: ids go through `code`, table cells through
 `cell`, prose through `inline`. Nothing quoted from a model or an eval file leaves unescaped.
@@ -9,14 +10,14 @@ Every string returned here is ready for Markdown: ids go through `code`, table c
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from evolve_action.model.evals import Case, Format, LoadResult, Origin, Suite
+from evolve_action.model.evals import LoadResult
 from evolve_action.model.outcomes import ErrorKind, RunResult, Side, Status
 from evolve_action.model.spend import money
 from evolve_action.publish.render.escape import cell, code, inline
-from evolve_action.publish.render.view import FailureRow, Problem, Suggestion
+from evolve_action.publish.render.names import CaseIndex as CaseIndex
+from evolve_action.publish.render.view import Problem, Suggestion
 from evolve_action.publish.results_skill_creator import aggregate_feedback
 from evolve_action.util.text import plural
 from evolve_action.verdict.significance import Label
@@ -27,62 +28,6 @@ if TYPE_CHECKING:
 
 MAX_SKIPS = 10  # skip reasons repeat; a few examples say enough
 MAX_PHRASES = 20  # per list (improved, new, ...): past this a list reads as noise
-
-
-@dataclass(frozen=True)
-class CaseIndex:
-    """Where each case was written, for names and links: head suites first, then base."""
-
-    cases: dict[tuple[str, str], tuple[Suite, Case, str]]  # (rel, id) → suite, case, sha
-    suites: dict[str, Suite]
-    models: tuple[str, ...]
-
-    @classmethod
-    def of(cls, report: ReportInput) -> CaseIndex:
-        found: dict[tuple[str, str], tuple[Suite, Case, str]] = {}
-        suites: dict[str, Suite] = {}
-        sides = [(report.head_suites, report.head_sha), (report.base_suites, report.base_sha)]
-        for side_suites, sha in sides:
-            for suite in side_suites:
-                suites.setdefault(suite.rel, suite)
-                for case in suite.cases:
-                    found.setdefault((suite.rel, case.id), (suite, case, sha or ""))
-        models = tuple(dict.fromkeys(c.model for c in report.aggregate.cases))
-        return cls(found, suites, models)
-
-    def suite_label(self, rel: str) -> str:
-        """The skill (or file) a suite is about; a trigger set says so beside its evals."""
-        suite = self.suites.get(rel)
-        if suite is None:
-            return rel
-        return f"{suite.label} (triggers)" if suite.format is Format.TRIGGERS else suite.label
-
-    def skill_label(self, rel: str) -> str:
-        suite = self.suites.get(rel)
-        return suite.label if suite is not None else rel
-
-    def case(self, rel: str, case_id: str) -> Case | None:
-        entry = self.cases.get((rel, case_id))
-        return entry[1] if entry else None
-
-    def origin(self, rel: str, case_id: str, item_id: str = "") -> Origin | None:
-        case = self.case(rel, case_id)
-        if case is None:
-            return None
-        for item in case.items:
-            if item_id and item.id == item_id:
-                return item.origin
-        return case.origin
-
-    def name(self, c: CaseStats) -> str:
-        return self.named(c.suite, c.name)
-
-    def named(self, rel: str, name: str) -> str:
-        """A case's name in a table: its skill before it when the comment has several."""
-        label = code(name, 60)
-        if len(self.suites) > 1 or len({k[0] for k in self.cases}) > 1:
-            return f"{cell(self.suite_label(rel), 40)} / {label}"
-        return label
 
 
 def link(report: ReportInput, index: CaseIndex, rel: str, case_id: str) -> str:
@@ -176,42 +121,11 @@ def unchanged_failures(report: ReportInput, index: CaseIndex) -> tuple[str, ...]
     return _capped(index, chosen, Label.UNCHANGED)
 
 
-def failure_rows(report: ReportInput, index: CaseIndex) -> tuple[FailureRow, ...]:
-    """Every failed item of every head run; regressed cases first, then in case order."""
-    order = {(c.suite, c.case_id, c.model): i for i, c in enumerate(report.aggregate.cases)}
-    regressed = {
-        (c.suite, c.case_id, c.model) for c in report.aggregate.cases if c.label is Label.REGRESSED
-    }
-    stats = {(c.suite, c.case_id, c.model): c for c in report.aggregate.cases}
-    failed = [r for r in report.runs if r.side is Side.HEAD and r.status is Status.FAIL]
-
-    def rank(r: RunResult) -> tuple[int, float, int]:
-        key = (r.suite, r.case_id, r.model)
-        return (key not in regressed, order.get(key, float("inf")), r.repetition)
-
-    rows: list[FailureRow] = []
-    for run in sorted(failed, key=rank):
-        c = stats.get((run.suite, run.case_id, run.model))
-        name = index.name(c) if c is not None else code(run.case_id, 60)
-        url = link(report, index, run.suite, run.case_id)
-        model = cell(run.model, 60)
-        items = [i for i in run.items if i.passed is False]
-        for item in items:
-            rows.append(
-                FailureRow(
-                    name, model, run.repetition, cell(item.text), cell(item.evidence), link=url
-                )
-            )
-        if not items:  # failed by the format's threshold, not by one item
-            evidence = f"score {run.score:.2f}, below the pass threshold"
-            rows.append(FailureRow(name, model, run.repetition, "(run)", evidence, link=url))
-    return tuple(rows)
-
-
-def suggestions(report: ReportInput) -> tuple[Suggestion, ...]:
+def suggestions(report: ReportInput, index: CaseIndex) -> tuple[Suggestion, ...]:
+    suite_of = {r.case_id: r.suite for r in report.runs}
     out = []
     for entry in aggregate_feedback(report.runs):
-        names = [code(i, 40) for i in entry.case_ids[:3]]
+        names = [index.named(suite_of.get(i, ""), i) for i in entry.case_ids[:3]]
         if len(entry.case_ids) > 3:
             names.append(f"+{len(entry.case_ids) - 3}")
         target = ", ".join(names)
@@ -231,7 +145,7 @@ def _unprefixed(reason: str, case_ids: Sequence[str]) -> str:
     return reason
 
 
-def errors(report: ReportInput) -> tuple[Problem, ...]:
+def errors(report: ReportInput, index: CaseIndex) -> tuple[Problem, ...]:
     """Errored runs by kind, most frequent first, each with one example message."""
     kinds: dict[ErrorKind, list[RunResult]] = {}
     for run in report.runs:
@@ -241,7 +155,8 @@ def errors(report: ReportInput) -> tuple[Problem, ...]:
     for kind, runs in sorted(kinds.items(), key=lambda kv: -len(kv[1])):
         first = runs[0]
         example = inline(first.error or "no message", 200)
-        where = f"{code(first.case_id, 40)} on {cell(first.model, 60)}, {first.side.value}"
+        name = index.named(first.suite, first.case_id)
+        where = f"{name} on {cell(first.model, 60)}, {first.side.value}"
         out.append(Problem(f"{kind.value} ({plural(len(runs), 'run')})", f"{example} ({where})"))
     return tuple(out)
 
@@ -258,14 +173,14 @@ def invalid_files(invalid: Sequence[LoadResult]) -> tuple[Problem, ...]:
     return tuple(out)
 
 
-def not_run(report: ReportInput) -> tuple[str, ...]:
+def not_run(report: ReportInput, index: CaseIndex) -> tuple[str, ...]:
     out = [
         f"{code(r.rel, 80)}: {inline(r.problems[0].message, 300)}"
         for r in report.invalid[:MAX_SKIPS]
         if not r.failed and r.suite is None and r.problems
     ]
     for skip in report.skipped[:MAX_SKIPS]:
-        what = code(skip.case or skip.suite, 60)
+        what = index.named(skip.suite, skip.case) if skip.case else code(skip.suite, 60)
         out.append(f"{what} on {cell(skip.model, 60)}: {inline(skip.reason, 160)}")
     if len(report.skipped) > MAX_SKIPS:
         out.append(f"{plural(len(report.skipped) - MAX_SKIPS, 'more skip')} in results.json")

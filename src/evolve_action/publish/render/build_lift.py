@@ -1,11 +1,12 @@
 """The comment's no-skill parts: the per-skill table's "no skill" and lift cells, the lift's
-legend, the "Evals that cannot tell" section and the one line near the top for a skill
+legend, the "Checks that cannot tell" section and the one line near the top for a skill
 whose evals mostly cannot tell (`verdict.lift`, `verdict.discrimination`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from evolve_action.model.evals import Case, CaseKind
 from evolve_action.model.outcomes import Side
 from evolve_action.publish.render.build_cases import CaseIndex
 from evolve_action.publish.render.build_verdict import p_is, points
@@ -13,7 +14,7 @@ from evolve_action.publish.render.escape import cell, code
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.publish.render.view import CannotTell
 from evolve_action.util.text import pct, plural
-from evolve_action.verdict.discrimination import ItemRecord, shares
+from evolve_action.verdict.discrimination import Discrimination, ItemRecord, shares
 
 MAX_ITEMS = 30  # past this the section is noise; results.json has every record
 ARM_NAMES = {Side.BASE: "base", Side.HEAD: "head", Side.NO_SKILL: "no skill"}
@@ -23,6 +24,13 @@ ARM_NAMES = {Side.BASE: "base", Side.HEAD: "head", Side.NO_SKILL: "no skill"}
 class LiftCells:
     no_skill: str  # "20%", "—"
     lift: str  # "+60 pts ▲ p = 0.012", "+10 pts (p = 0.41)", "—"
+
+    @property
+    def cell(self) -> str:
+        """The per-skill table's one no-skill cell: "0%, lift +33 pts ▲ p = 0.005"."""
+        if self.no_skill == "—":
+            return "—"
+        return f"{self.no_skill}, lift {self.lift}" if self.lift != "—" else self.no_skill
 
 
 def cells(report: ReportInput, rel: str, model: str) -> LiftCells:
@@ -69,13 +77,22 @@ def rows(report: ReportInput, index: CaseIndex) -> tuple[CannotTell, ...]:
     for r in report.discrimination:
         if not r.finding.cannot_tell:
             continue
-        case = index.case(r.suite, r.case_id)
-        name = case.label if case is not None else r.case_id
-        why = r.finding.why
+        why = blame(index.case(r.suite, r.case_id), r.finding)
         if r.unstable_on:
             why += f" ({', '.join(ARM_NAMES[s] for s in r.unstable_on)})"
-        out.append(CannotTell(index.named(r.suite, name), cell(r.text, 120), cell(why), counts(r)))
+        named = index.named(r.suite, r.case_id)
+        out.append(CannotTell(named, cell(r.text, 120), cell(why), counts(r)))
     return tuple(out[:MAX_ITEMS])
+
+
+def blame(case: Case | None, finding: Discrimination) -> str:
+    """What a finding says, naming what failed: a trigger check that fails everywhere is the
+    skill's description at fault, not the check, which only asks whether the skill fired."""
+    if case is None or case.kind is not CaseKind.TRIGGER or finding is not Discrimination.BROKEN:
+        return finding.why
+    if case.should_trigger is False:
+        return "the skill fires on a prompt it must not fire on: its description is too broad"
+    return "the skill never fires on a prompt it should: its description does not cover it"
 
 
 def skill_lines(report: ReportInput, index: CaseIndex) -> tuple[str, ...]:
@@ -86,6 +103,6 @@ def skill_lines(report: ReportInput, index: CaseIndex) -> tuple[str, ...]:
             out.append(
                 f"⚠️ {code(index.suite_label(share.suite), 60)}: {share.cannot_tell} of"
                 f" {plural(share.items, 'check')} cannot tell a good skill from a bad one"
-                " (see “Evals that cannot tell”)."
+                " (see “Checks that cannot tell”)."
             )
     return tuple(out)

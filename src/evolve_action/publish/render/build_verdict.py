@@ -6,6 +6,7 @@ were too few to tell. Helpers of `render.build`; every claim is read from
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from evolve_action.publish.render.build_cases import MAX_PHRASES, CaseIndex, counts, link, why
@@ -64,12 +65,27 @@ def _row(report: ReportInput, index: CaseIndex, c: CaseStats, p_value: str) -> C
 
 
 def regression_rows(report: ReportInput, index: CaseIndex) -> tuple[CaseRow, ...]:
-    """The rows the check counts as regressed, with their adjusted p-values."""
-    return tuple(
+    """The rows the check counts as regressed, with their adjusted p-values; a case that
+    regressed the same way on every model is one row ("both models")."""
+    found = [
         _row(report, index, c, p_text(c.adjusted_p if c.adjusted_p is not None else 1.0))
         for c in report.aggregate.cases
         if c.label is Label.REGRESSED
-    )
+    ]
+    return merged(index, found)
+
+
+def merged(index: CaseIndex, found: list[CaseRow]) -> tuple[CaseRow, ...]:
+    """Rows equal but for their model as one row naming the models, in first-seen order."""
+    groups: dict[tuple[str, ...], list[CaseRow]] = {}
+    for r in found:
+        groups.setdefault((r.case, r.link, r.base, r.head, r.p_value, r.why), []).append(r)
+    out = []
+    for rows in groups.values():
+        models = [r.model for r in rows]
+        where = index.every_model(models) or ", ".join(models)  # already escaped
+        out.append(replace(rows[0], model=where))
+    return tuple(out)
 
 
 def _dropped(c: CaseStats) -> bool:
@@ -79,10 +95,15 @@ def _dropped(c: CaseStats) -> bool:
 def drop_rows(report: ReportInput, index: CaseIndex) -> tuple[CaseRow, ...]:
     """Rows that fell without being significant once the whole pull request is counted."""
     found = [c for c in report.aggregate.cases if _dropped(c)]
-    out = [
-        _row(report, index, c, f"{p_text(c.adjusted_p or 1.0)} · not significant")
-        for c in found[:MAX_DROPS]
-    ]
+    out = list(
+        merged(
+            index,
+            [
+                _row(report, index, c, f"{p_text(c.adjusted_p or 1.0)} · not significant")
+                for c in found[:MAX_DROPS]
+            ],
+        )
+    )
     if len(found) > MAX_DROPS:
         more = f"… {plural(len(found) - MAX_DROPS, 'more drop')} in results.json"
         out.append(CaseRow(more, "", "", "", "", "", ""))

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from evolve_action.publish.render.build import points
 from evolve_action.publish.render.escape import cell, code
+from evolve_action.publish.render.names import NAME_LIMIT
 from evolve_action.util.text import pct, plural
 from evolve_action.verdict.budget import MAX_RUNS
 from evolve_action.verdict.calibration import Calibration, Row
@@ -49,7 +50,7 @@ def alarm_sentence(calibration: Calibration, *, complete: bool = True) -> str:
             f"**No false alarm**: the verdict flagged nothing. It promises a false alarm in at"
             f" most {alpha} of calibrations like this one."
         ) + _improved(calibration)
-    named = [f"{code(r.name, 60)} on {code(r.model, 40)}" for r in calibration.rows if r.flagged]
+    named = [f"{_name(r)} on {code(r.model, 40)}" for r in calibration.rows if r.flagged]
     named += [f"skill {code(s, 60)} (many small drops)" for s in calibration.flagged_skills]
     return (
         f"**{plural(calibration.false_alarms, 'false alarm')}**: {', '.join(named)}. Nothing"
@@ -64,6 +65,13 @@ def _improved(calibration: Calibration) -> str:
     if not up:
         return ""
     return f" Called improved, as falsely (an improvement never changes the check): {len(up)}."
+
+
+def _name(row: Row) -> str:
+    """The eval's one name, as the comment writes it: its name, with its id where they differ."""
+    if row.name and row.name != row.case_id:
+        return f"{cell(row.name, NAME_LIMIT)} {code(row.case_id, NAME_LIMIT)}"
+    return code(row.case_id, NAME_LIMIT)
 
 
 def _needed(row: Row) -> str:
@@ -94,7 +102,7 @@ def table(calibration: Calibration) -> list[str]:
         if r.flipped:
             moved = f"{moved}, flipped" if moved else "flipped"
         lines.append(
-            f"| {cell(r.name, 80)} | {code(r.model, 40)} | {_side(r.a_passed, r.a_graded)}"
+            f"| {_name(r)} | {code(r.model, 40)} | {_side(r.a_passed, r.a_graded)}"
             f" | {_side(r.b_passed, r.b_graded)} | {moved} | {_spread(r)} | {_needed(r)} |"
         )
     return lines

@@ -12,6 +12,7 @@ import math
 from typing import TYPE_CHECKING
 
 from evolve_action.publish.render.escape import cell, code
+from evolve_action.publish.render.names import CaseIndex
 from evolve_action.publish.render.view import EffortRow
 from evolve_action.util.text import plural
 from evolve_action.verdict.adaptive import Effort, Stop
@@ -46,7 +47,7 @@ def summary(effort: Effort) -> str:
     )
 
 
-def rows(effort: Effort) -> tuple[EffortRow, ...]:
+def rows(effort: Effort, index: CaseIndex | None = None) -> tuple[EffortRow, ...]:
     """Cells whose runs differ from the start (or between sides), most runs first."""
     start = effort.design.start
     shown = [
@@ -58,7 +59,7 @@ def rows(effort: Effort) -> tuple[EffortRow, ...]:
     shown.sort(key=lambda c: (-max(c.base_runs, c.head_runs), c.key))
     return tuple(
         EffortRow(
-            case=code(c.key[1], 60),
+            case=index.named(c.key[0], c.key[1]) if index is not None else code(c.key[1], 60),
             model=cell(c.key[2], 60),
             base=c.base_runs,
             head=c.head_runs,
@@ -120,4 +121,4 @@ def lines(report: ReportInput) -> tuple[tuple[str, ...], tuple[EffortRow, ...]]:
     text = [summary(effort), *cut(effort)]
     if note := saved(report, effort):
         text.append(note)
-    return tuple(text), rows(effort)
+    return tuple(text), rows(effort, CaseIndex.of(report))

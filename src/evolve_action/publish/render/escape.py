@@ -12,18 +12,38 @@ import re
 
 _MENTION = re.compile(r"(?<![\w`])@(?=[A-Za-z0-9])")
 _WS = re.compile(r"\s+")
+_TICKS = re.compile(r"`+")
 ZWSP = "\u200b"
 
 
 def shorten(text: str, limit: int) -> str:
-    """Cut to `limit` characters on a word boundary where one is near, with an ellipsis."""
+    """Cut to `limit` characters on a word boundary where one is near, with an ellipsis.
+
+    A cut inside a code span (the check "command `make test` exits 0" cut after "make") keeps its
+    closing backticks, after the ellipsis: an open span would swallow the rest of the line.
+    """
     if len(text) <= limit:
         return text
     cut = text[: max(limit - 1, 0)]
     space = cut.rfind(" ")
     if space > limit * 0.6:
         cut = cut[:space]
-    return cut.rstrip() + "…"
+    cut = cut.rstrip()
+    fence = open_fence(cut)
+    if fence and text[len(cut) :].find(fence) >= 0:
+        return cut + "…" + fence
+    return cut + "…"
+
+
+def open_fence(text: str) -> str:
+    """The backtick run that opens a code span `text` leaves unclosed, or ""."""
+    opened = ""
+    for run in _TICKS.findall(text):
+        if not opened:
+            opened = run
+        elif run == opened:
+            opened = ""
+    return opened
 
 
 def inline(text: str, limit: int = 300) -> str:

@@ -1,4 +1,4 @@
-"""The comment's word on the PR's changes to its own evals (issue 26), from `RulerReport`.
+"""The comment's word on the PR's changes to its own evals, from `RulerReport`.
 
 Three parts, each a heading and its lines, escaped here:
 - "▼ Regressed under the checks this PR removed or relaxed": the regressions base's checks
@@ -14,6 +14,7 @@ from __future__ import annotations
 from evolve_action.plan.ruler import CaseChange, CaseDiff
 from evolve_action.publish.render.build_cases import CaseIndex
 from evolve_action.publish.render.escape import cell, code, inline
+from evolve_action.publish.render.names import markdown_name
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.util.text import pct
 from evolve_action.verdict.ruler import RulerRow
@@ -25,9 +26,10 @@ MAX_DIFFS = 6  # per case; the rest are counted
 
 def _case(index: CaseIndex, d: CaseDiff) -> str:
     where = cell(index.suite_label(d.suite), 40)
+    name = markdown_name(index.case(d.suite, d.base_case), d.base_case)
     if d.change is CaseChange.RENAMED:
-        return f"{where} / {code(d.base_case)} (renamed {code(d.head_case)})"
-    return f"{where} / {code(d.base_case)}"
+        return f"{where} / {name} (renamed {code(d.head_case)})"
+    return f"{where} / {name}"
 
 
 def _diffs(d: CaseDiff) -> str:
@@ -59,7 +61,8 @@ def removed_while_passing(report: ReportInput, index: CaseIndex) -> tuple[str, .
     for r in report.rulers.removed_while_passing:
         rate = pct(r.rate) if r.rate is not None else "—"
         where = cell(index.suite_label(r.suite), 40)
-        out.append(f"{where} / {code(r.case_id)} (base {_tally(r.base)} passed, {rate})")
+        name = markdown_name(index.case(r.suite, r.case_id), r.case_id)
+        out.append(f"{where} / {name} (base {_tally(r.base)} passed, {rate})")
     return tuple(out)
 
 

@@ -33,6 +33,11 @@ class CaseRow:
     p_value: str  # adjusted over the whole PR: "0.03"; a drop adds "· not significant"
     why: str  # escaped one-line reason (the first failing item's evidence)
 
+    @property
+    def change(self) -> str:
+        """ "3/3 → 0/3": one cell for both sides, so the table fits GitHub's width."""
+        return f"{self.base} → {self.head}"
+
 
 @dataclass(frozen=True, slots=True)
 class SuiteRow:
@@ -46,6 +51,8 @@ class SuiteRow:
     cost: str  # "$0.12"
     no_skill: str = "—"  # the no-skill arm's pass rate, when the skill had one
     lift: str = "—"  # head − no skill: "+60 pts ▲ p = 0.012"
+    rates: str = ""  # one cell: "100% → 33% (−67 pts)", or "83% (no base)"
+    against_none: str = "—"  # one cell: "0% → +33 pts ▲", the no-skill rate and the lift
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,11 +82,14 @@ class CostRow:
 
 @dataclass(frozen=True, slots=True)
 class FailureRow:
+    """One check of one case that failed, over every head run it failed in."""
+
     case: str
-    model: str
-    run: int
+    model: str  # "both models", or the models it failed on
+    runs: str  # "6 of 6 runs, both models"
+    failed: int  # head runs it failed in
     assertion: str  # escaped
-    evidence: str  # escaped
+    evidence: str  # escaped: what most runs said
     link: str = ""
 
 
@@ -114,7 +124,9 @@ class CommentView:
     scope: str  # "`greeter` changed in this PR. 6 cases × 2 models × 4 runs on base … and head …"
     overall_base: str
     overall_head: str
-    overall_delta: str  # "+8.3 pts"
+    overall_delta: str  # "+8.3 pts"; "incomplete: …" when a case is graded on one side only
+    overall_what: str = "**all affected evals**"  # which cases the two rates cover
+    next_steps: tuple[str, ...] = ()  # what to do, in a line each (escaped)
     suites: tuple[SuiteRow, ...] = ()
     regressions: tuple[CaseRow, ...] = ()  # exactly the rows the check counts as regressed
     regressed_skills: tuple[str, ...] = ()  # skills whose many small drops add up (escaped)
@@ -131,7 +143,8 @@ class CommentView:
     removed_passing: tuple[str, ...] = ()
     eval_changes: tuple[str, ...] = ()
     failures: tuple[FailureRow, ...] = ()
-    failures_total: int = 0
+    failures_total: int = 0  # failed checks (rows), before any cut to fit
+    failed_runs: int = 0  # head runs that failed
     suggestions: tuple[Suggestion, ...] = ()
     has_lift: bool = False  # the per-skill table shows "no skill" and lift
     lift_legend: str = ""

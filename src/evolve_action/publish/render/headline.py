@@ -1,0 +1,130 @@
+"""The comment's headline rates and what to do next.
+
+A rate beside another compares like with like: base and head over the same cases, those
+graded on both sides. A new case lifts head and a removed one lowers base without anything
+getting better or worse, and a case whose every head run errored would drop out of head's
+mean alone; so the two rates are taken over the cases graded on both sides, and when a case
+was not graded on one side the delta cell says the data is incomplete instead of giving a
+number. The same rule makes the per-skill rows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from evolve_action.publish.render.build_verdict import points
+from evolve_action.publish.render.names import CaseIndex
+from evolve_action.util.text import pct, plural
+from evolve_action.verdict.significance import Label
+from evolve_action.verdict.stats import CaseStats
+
+if TYPE_CHECKING:
+    from evolve_action.publish.render.report import ReportInput
+
+MISSING = (Label.ERROR, Label.NOT_RUN)  # compared, and a side has no graded run
+APART = (Label.NEW, Label.REMOVED, Label.NOT_COMPARED)  # never compared: listed on their own
+
+
+@dataclass(frozen=True, slots=True)
+class Rates:
+    base: str  # "85.7%", "—"
+    head: str
+    delta: str  # "−5.7 pts", "incomplete: …", "—"
+    paired: int  # cases graded on both sides
+    missing: tuple[str, ...]  # "head", "base": sides a compared case was not graded on
+    missing_cases: int
+
+    def cell(self) -> str:
+        """One table cell: "100% → 33.3% (−66.7 pts)"."""
+        if self.missing:
+            if not self.paired:
+                return f"not graded on {' or '.join(self.missing)}"
+            return f"{self.base} → {self.head} (incomplete)"
+        return f"{self.base} → {self.head} ({self.delta})"
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return math.fsum(values) / len(values) if values else None
+
+
+def _text(rate: float | None) -> str:
+    return "—" if rate is None else pct(rate)
+
+
+def rates(rows: Sequence[CaseStats]) -> Rates:
+    """Base and head over the rows graded on both sides; incomplete when one side is missing."""
+    paired = [
+        c
+        for c in rows
+        if c.label not in APART and c.base and c.head and c.base.graded and c.head.graded
+    ]
+    base = _mean([c.base.pass_rate or 0.0 for c in paired if c.base])
+    head = _mean([c.head.pass_rate or 0.0 for c in paired if c.head])
+    gone = [c for c in rows if c.label in MISSING]
+    sides = []
+    if any(c.base is None or not c.base.graded for c in gone):
+        sides.append("base")
+    if any(c.head is None or not c.head.graded for c in gone):
+        sides.append("head")
+    cases = len({(c.suite, c.case_id) for c in gone})
+    if gone:
+        delta = f"incomplete: {plural(cases, 'eval')} not graded on {' and '.join(sides)}"
+    elif base is None or head is None:
+        delta = "—"
+    else:
+        delta = points(head - base)
+    n = len({(c.suite, c.case_id) for c in paired})
+    return Rates(_text(base), _text(head), delta, n, tuple(sides), cases)
+
+
+def overall(report: ReportInput) -> tuple[str, Rates]:
+    """(what the headline row covers, its rates)."""
+    rows = report.aggregate.cases
+    if not report.has_base:
+        head = _mean([c.head.pass_rate for c in rows if c.head and c.head.pass_rate is not None])
+        return "**all affected evals** (head only)", Rates("—", _text(head), "—", 0, (), 0)
+    found = rates(rows)
+    every = len({(c.suite, c.case_id) for c in rows})
+    if found.paired == every:
+        return "**all affected evals**", found
+    return f"**the {plural(found.paired, 'eval')} graded on both sides**", found
+
+
+def next_steps(report: ReportInput, index: CaseIndex, found: Rates) -> tuple[str, ...]:
+    """What the author can do about what the comment says, most pressing first."""
+    out = []
+    agg = report.aggregate
+    regressed = dict.fromkeys(index.name(c) for c in agg.cases if c.label is Label.REGRESSED)
+    if regressed or agg.verdict.broad_suites:
+        names = list(regressed)[:3] + ([f"{len(regressed) - 3} more"] if len(regressed) > 3 else [])
+        which = ", ".join(names) if names else "the skills that regressed as a whole"
+        out.append(
+            f"Fix the skill for {which}: “why” names the check that now fails, and “Failed"
+            " checks” how often. If the change is meant, update those checks instead."
+        )
+    if report.rulers.hidden:
+        out.append(
+            "Put back the checks this PR removed or relaxed, or fix the skill: under base's"
+            " checks, head's runs regressed (see below)."
+        )
+    if any(d.flagged for d in report.cost_deltas):
+        out.append(
+            "Bring down the cost per passing run of the rows marked ⚠️ under “Cost and"
+            " behaviour”, or raise `max-cost-increase` if the cost is meant."
+        )
+    if found.missing:
+        out.append(
+            f"Run the job again: {plural(found.missing_cases, 'eval')} could not be graded on"
+            f" {' and '.join(found.missing)} (see “Errors”), so nothing is claimed about them."
+        )
+    if any(not r.ok for r in report.invalid):
+        out.append(
+            "Fix the invalid eval files listed below: `evolve-action validate` shows each"
+            " problem at its line."
+        )
+    if agg.verdict.too_few_runs:
+        out.append("Raise `runs` where “Too few runs to tell” says, to be able to flag a break.")
+    return tuple(out)
