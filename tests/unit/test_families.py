@@ -83,21 +83,11 @@ def test_every_check_kind_lives_in_a_format_family() -> None:
     assert not outside, f"check kinds registered outside formats/: {outside}"
 
 
-# Kinds whose loaders still hand them a mapping (`model.checking.untyped`): typing one removes
-# it here, and nothing may be added.
-UNTYPED = frozenset({"agentv.field_accuracy"})
-
-
 def test_every_registered_kind_declares_its_parameter_type() -> None:
     typed = parameter_types()
     missing = sorted(
         kind
         for kind, fn in registered().items()
-        if kind in kinds()
-        and kind not in typed
-        and kind not in UNTYPED
-        and not fn.__module__.startswith("tests.")
+        if kind in kinds() and kind not in typed and not fn.__module__.startswith("tests.")
     )
     assert not missing, f"register these kinds with their CheckParams type: {missing}"
-    done = sorted(UNTYPED & set(typed))
-    assert not done, f"{done} are typed now: remove them from UNTYPED"

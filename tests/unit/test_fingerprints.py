@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from evolve_action.formats.evolve.params import FileParams
 from evolve_action.model.evals import Case, Check, Fixture, Format, Origin, Skill, Suite
 from evolve_action.plan.fingerprints import Fingerprinter
 
@@ -12,7 +13,7 @@ def make_tree(root: Path, skill_text: str = "A\n", seed: str = "seed\n") -> Suit
     (root / "evals/a/files").mkdir(parents=True, exist_ok=True)
     (root / "evals/a/files/seed.txt").write_text(seed)
     rel = "evals/a/evals.json"
-    check = Check("c1", "evolve.file_exists", "file x exists", Origin(rel, 9), {"path": "x"})
+    check = Check("c1", "evolve.file_exists", "file x exists", Origin(rel, 9), FileParams("x"))
     case = Case(
         id="1",
         prompt="do it",

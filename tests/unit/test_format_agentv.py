@@ -15,6 +15,8 @@ from evolve_action.formats import load_file
 from evolve_action.formats.agentv import load as agentv
 from evolve_action.formats.agentv.kinds import (
     CodeJudge,
+    FieldAccuracy,
+    FieldSpec,
     Metrics,
     SkillUse,
     StagedFile,
@@ -703,16 +705,11 @@ def test_load__field_accuracy_reads_the_expected_object(tmp_path: Path) -> None:
     (case,) = ok(load(tmp_path, text.split("      - id: b")[0], name="evals/f.eval.yaml"))
     (check,) = case.items
     assert isinstance(check, Check) and check.kind == "agentv.field_accuracy"
-    assert check.params["expected"] == {"invoice_number": "INV-1"}
-    assert check.params["aggregation"] == "all_or_nothing"
-    assert check.params["fields"][1]["required"] is False
-    assert check.params["fields"][0] == {
-        "path": "invoice_number",
-        "match": "exact",
-        "required": True,
-        "weight": 2.0,
-        "relative": False,
-    }
+    assert isinstance(check.params, FieldAccuracy)
+    assert check.params.expected == {"invoice_number": "INV-1"}
+    assert check.params.aggregation == "all_or_nothing"
+    assert check.params.fields[1].required is False
+    assert check.params.fields[0] == FieldSpec("invoice_number", "exact", True, 2.0)
 
 
 @pytest.mark.parametrize(

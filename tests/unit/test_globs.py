@@ -41,3 +41,16 @@ def test_each_dialect(dialect: globs.Dialect, pattern: str, path: str, hit: bool
 @pytest.mark.parametrize("pattern", ["**/*.py", "a/[!b]?/{c,d}", "x/**", "[", "{a", "a*b*c*d*e"])
 def test_the_re2_dialects_compile_with_re2(dialect: globs.Dialect, pattern: str) -> None:
     compile_re2(globs.regex(pattern, dialect))  # raises RegexError when RE2 refuses it
+
+
+@pytest.mark.parametrize(
+    ("pattern", "name", "hit"),
+    [
+        ("R*", "Read", True),
+        ("mcp__*", "mcp__x__y", True),
+        ("Read", "Reader", False),
+        ("[", "[", True),
+    ],
+)
+def test_name_matches(pattern: str, name: str, hit: bool) -> None:
+    assert globs.name_matches(pattern, name) is hit

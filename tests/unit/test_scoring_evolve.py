@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from evolve_action.formats.evolve.params import FileParams, RegexParams, TriggerParams
 from evolve_action.grade.scoring import policy_for
 from evolve_action.model.evals import Case, CaseKind, Check, Format, JudgeItem, Origin, Skill, Suite
 from evolve_action.model.outcomes import ItemResult, JudgeReport, Status
 
 ORIGIN = Origin("evals/demo/evals.json", 3)
-CHECK = Check("assertions[0]", "evolve.file_exists", "file a exists", ORIGIN, {"path": "a"})
+CHECK = Check("assertions[0]", "evolve.file_exists", "file a exists", ORIGIN, FileParams("a"))
 JUDGED = JudgeItem("expectations[0]", "it is polite", ORIGIN, source="expectation")
 
 
@@ -32,7 +33,7 @@ def test_evolve_run_passes_when_nothing_failed_and_skips_never_fail() -> None:
 
 
 def test_evolve_one_failed_item_fails_the_run_and_scores_the_share_passed() -> None:
-    third = Check("assertions[1]", "evolve.regex", "output matches /x/", ORIGIN, {"pattern": "x"})
+    third = Check("assertions[1]", "evolve.regex", "output matches /x/", ORIGIN, RegexParams("x"))
     suite, case = evolve_case(CHECK, third, JUDGED)
     items = [
         result("assertions[0]", True),
@@ -76,7 +77,9 @@ def test_evolve_judge_needed_only_with_judge_items() -> None:
 
 
 def trigger_case() -> tuple[Suite, Case]:
-    check = Check("fired", "triggers.fired", "skill demo fires", ORIGIN, {"skill": "demo"})
+    check = Check(
+        "fired", "triggers.fired", "skill demo fires", ORIGIN, TriggerParams("demo", True)
+    )
     case = Case("q", "q", ORIGIN, kind=CaseKind.TRIGGER, items=(check,), should_trigger=True)
     return Suite(Format.TRIGGERS, Path("/r/t.json"), "t.json", Skill("demo", None), (case,)), case
 

@@ -17,7 +17,6 @@ import importlib
 import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from functools import cache
 from typing import Any
 
@@ -25,6 +24,7 @@ from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import Document
 from evolve_action.model.evals import Format, LoadResult
 from evolve_action.model.scoring import Policy
+from evolve_action.util import globs
 
 Loader = Callable[[Document, LoadContext], LoadResult]
 
@@ -84,7 +84,7 @@ FAMILIES: tuple[Family, ...] = (
 def format_named(lower_name: str) -> Format | None:
     """The format whose family declares a glob matching this (lower-case) file name."""
     for family in FAMILIES:
-        if any(fnmatchcase(lower_name, glob) for glob in family.names):
+        if any(globs.name_matches(glob, lower_name) for glob in family.names):
             return next(iter(family.loaders))
     return None
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from evolve_action.model.evals import Case, Check, CheckParams, Suite
 from evolve_action.model.outcomes import CommandResult, ItemResult, Transcript
@@ -89,13 +89,4 @@ def params_of(check: Check, kind: type[P]) -> P:
     if not isinstance(check.params, kind):
         got = type(check.params).__name__
         raise TypeError(f"{check.kind} reads {kind.__name__} parameters, not {got}")
-    return check.params
-
-
-def untyped(check: Check) -> Mapping[str, Any]:
-    """The parameters of a kind not yet given a `CheckParams` type, as the loader wrote them.
-
-    Every call marks a read still to type (`tests/unit/test_families.py` `UNTYPED`)."""
-    if isinstance(check.params, CheckParams):
-        raise TypeError(f"{check.kind} has typed parameters; read them with params_of")
     return check.params

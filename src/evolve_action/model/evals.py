@@ -128,20 +128,24 @@ class CheckParams:
 
 
 @dataclass(frozen=True, slots=True)
+class NoParams(CheckParams):
+    """The parameters of a kind that reads none (skill-evaluator's `no_errors`)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Check:
     """A deterministic check, graded by the function registered under `kind`.
 
     `kind` is `<format>.<type>` (for example `evolve.regex`, `clauditor.min_count`);
-    `params` are the authored fields the check reads, already validated by the loader: the
-    kind's `CheckParams`, or still a mapping for the kinds not yet typed
-    (`tests/unit/test_families.py` `UNTYPED` lists them).
+    `params` are the authored fields the check reads, already validated by the loader, as
+    the kind's `CheckParams` (`tests/unit/test_families.py` holds every kind to one).
     """
 
     id: str
     kind: str
     text: str  # stable description shown in results (evolve's derived text templates)
     origin: Origin
-    params: CheckParams | Mapping[str, Any] = field(default_factory=_empty)
+    params: CheckParams = field(default_factory=NoParams)
     weight: float = 1.0
     required: float | None = None  # a floor: the run fails when this item scores below it
     critical: bool = False  # skill-evaluator: a failure closes the structural gate

@@ -5,7 +5,7 @@ number of segments (`evals/**/evals.json` matches `evals/evals.json` too). The d
 differ only in what else they read: `paths:` filters (`PATHS`) select everything below a
 directory they name, as `git` pathspecs do; the agent's tools (`TOOL`) read `{a,b}`; Vally's
 experiments (`EXPERIMENTS`) read extglob's `!(a|b)`; skill-evaluator's checks (`RGLOB`)
-match at any depth, as `Path.rglob` does.
+match at any depth, as `Path.rglob` does; `NAMES` matches one name (a file's, a tool's).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+
+from evolve_action.util.regex import RegexError, compile_re2
 
 
 def glob_problem(pattern: str) -> str | None:
@@ -46,6 +48,7 @@ PATHS = Dialect(below=True)  # `paths:` filters of the config and inputs
 TOOL = Dialect(braces=True)  # the agent's Glob and Grep tools (compiled with RE2)
 EXPERIMENTS = Dialect(classes=False, extglob=True)  # Vally's `*.experiment.yaml` `evals:`
 RGLOB = Dialect(anywhere=True)  # skill-evaluator's file checks, as Python's `rglob`
+NAMES = Dialect()  # one name, no folders: a family's file names, tool names in trajectories
 
 
 def regex(pattern: str, dialect: Dialect) -> str:
@@ -55,6 +58,15 @@ def regex(pattern: str, dialect: Dialect) -> str:
         pattern = pattern if pattern.startswith("**/") or pattern == "**" else f"**/{pattern}"
     body = _Translation(pattern, dialect).run()
     return rf"(?:{body})(?:/.*)?" if dialect.below else body
+
+
+def name_matches(pattern: str, name: str) -> bool:
+    """Whether `name` (a file or tool name) matches the glob; compiled by RE2, so a pattern
+    from a pull request takes linear time. A pattern RE2 refuses matches nothing."""
+    try:
+        return compile_re2(regex(pattern, NAMES)).fullmatch(name) is not None
+    except RegexError:
+        return False
 
 
 @lru_cache(maxsize=512)

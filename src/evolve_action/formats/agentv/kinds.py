@@ -1,6 +1,6 @@
-"""The parameters of AgentV's typed check kinds, built when a case's evaluator becomes a
-`Check` (`items.py`) from what `params.py` validated. `field_accuracy` still hands
-its check the validated mapping (`model.checking.untyped`)."""
+"""The parameters of AgentV's check kinds, built when a case's evaluator becomes a
+`Check` (`items.py`) from what `params.py` validated. Nested authored JSON (arguments,
+expected outputs, a judge's config) stays JSON."""
 
 from __future__ import annotations
 
@@ -92,24 +92,29 @@ class CodeJudge(CheckParams):
     config: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
 
 
-KINDS: dict[str, type[CheckParams]] = {
-    "contains": TextRule,
-    "equals": TextRule,
-    "starts_with": TextRule,
-    "ends_with": TextRule,
-    "regex": Pattern,
-    "is_json": Negatable,
-    "skill_used": SkillUse,
-    "execution_metrics": Metrics,
-    "tool_trajectory": ToolTrajectory,
-    "code_judge": CodeJudge,
-    "trajectory": CheckParams,  # its `Trajectory`, built by `trajectory.matchers`
-}
+@dataclass(frozen=True, slots=True)
+class FieldSpec:
+    """One field of `field_accuracy`: where it is and how it is compared."""
+
+    path: str  # a.b[0].c
+    match: str = "exact"  # exact | contains | regex | numeric_tolerance | date
+    required: bool = True  # a missing answer value scores 0 (else it is not counted)
+    weight: float = 1.0
+    tolerance: float = 0.0
+    relative: bool = False
+    formats: tuple[str, ...] = ()  # date formats, DD/MM/YYYY or MM/DD/YYYY
+    pattern: str | None = None  # for `regex`; else the expected value is the pattern
 
 
-def typed(kind: str, fields: Mapping[str, Any]) -> CheckParams | Mapping[str, Any]:
-    """An evaluator's validated parameters as its kind's type (the mapping itself for the
-    kinds not typed yet)."""
+@dataclass(frozen=True, slots=True)
+class FieldAccuracy(CheckParams):
+    fields: tuple[FieldSpec, ...]
+    aggregation: str = "weighted_average"  # | minimum | all_or_nothing
+    expected: object = None  # the case's expected output (JSON), compared field by field
+
+
+def typed(kind: str, fields: Mapping[str, Any]) -> CheckParams:
+    """An evaluator's validated parameters (`params.py`) as its kind's type."""
     if kind in ("contains", "equals", "starts_with", "ends_with"):
         return TextRule(
             fields["op"], tuple(fields["values"]), fields["mode"], fields["ignore_case"],
@@ -138,4 +143,15 @@ def typed(kind: str, fields: Mapping[str, Any]) -> CheckParams | Mapping[str, An
         )
         config = MappingProxyType(dict(fields.get("config") or {}))
         return CodeJudge(command, fields.get("cwd", "."), stage, config)
-    return fields
+    if kind == "field_accuracy":
+        specs = tuple(_field_spec(spec) for spec in fields["fields"])
+        return FieldAccuracy(specs, fields["aggregation"], fields.get("expected"))
+    raise ValueError(f"agentv.{kind} has no parameter type in formats/agentv/kinds.py")
+
+
+def _field_spec(spec: Mapping[str, Any]) -> FieldSpec:
+    return FieldSpec(
+        spec["path"], spec["match"], spec["required"], spec["weight"],
+        spec.get("tolerance", 0.0), spec["relative"], tuple(spec.get("formats", ())),
+        spec.get("pattern"),
+    )  # fmt: skip

@@ -21,11 +21,10 @@ from evolve_action.formats.skill_evaluator.params import (
     ContainsParams,
     CountParams,
     ExistsParams,
-    NoParams,
     ScriptParams,
 )
 from evolve_action.model.checking import CheckContext, params_of, register
-from evolve_action.model.evals import Check
+from evolve_action.model.evals import Check, NoParams
 from evolve_action.model.outcomes import ItemResult
 from evolve_action.util import globs
 from evolve_action.util.regex import RegexError, compile_re2

@@ -19,10 +19,9 @@ from evolve_action.formats.skill_evaluator.params import (
     ContainsParams,
     CountParams,
     ExistsParams,
-    NoParams,
     ScriptParams,
 )
-from evolve_action.model.evals import Check, CheckParams, JudgeItem, Scale
+from evolve_action.model.evals import Check, CheckParams, JudgeItem, NoParams, Scale
 from evolve_action.util.regex import regex_problem
 from evolve_action.util.text import json_kind
 

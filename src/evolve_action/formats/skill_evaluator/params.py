@@ -24,11 +24,6 @@ class ContainsParams(CheckParams):
 
 
 @dataclass(frozen=True, slots=True)
-class NoParams(CheckParams):
-    """`no_errors` reads the transcript alone."""
-
-
-@dataclass(frozen=True, slots=True)
 class CountParams(CheckParams):
     pattern: str = "*"
     count: int = 1

@@ -14,7 +14,8 @@ from datetime import date
 from typing import Any
 
 from evolve_action.formats.agentv.checks.support import answer_json, scored
-from evolve_action.model.checking import CheckContext, register, untyped
+from evolve_action.formats.agentv.kinds import FieldAccuracy, FieldSpec
+from evolve_action.model.checking import CheckContext, params_of, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult
 from evolve_action.util.regex import RegexError, compile_re2
@@ -27,30 +28,30 @@ _NAMED = re.compile(r"^(\d{1,2})[-\s/]([A-Za-z]{3,})[-\s/,]*(\d{4})$")
 _SLASHED = re.compile(r"^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$")
 
 
-@register("agentv.field_accuracy")
+@register("agentv.field_accuracy", FieldAccuracy)
 async def field_accuracy(check: Check, ctx: CheckContext) -> ItemResult:
-    p = untyped(check)
+    p = params_of(check, FieldAccuracy)
     answer = answer_json(ctx.transcript.final_text)
     if not isinstance(answer, dict):
         return scored(check, ctx, 0.0, "the answer holds no JSON object to compare")
     counted: list[tuple[float, float]] = []  # (weight, score)
     notes: list[str] = []
-    for spec in p["fields"]:
-        expected = get_path(p["expected"], spec["path"])
+    for spec in p.fields:
+        expected = get_path(p.expected, spec.path)
         if expected is _MISSING:
-            counted.append((spec["weight"], 1.0))  # nothing to compare with: met (AgentV)
+            counted.append((spec.weight, 1.0))  # nothing to compare with: met (AgentV)
             continue
-        actual = get_path(answer, spec["path"])
+        actual = get_path(answer, spec.path)
         if actual is _MISSING:
-            if spec["required"]:
-                counted.append((spec["weight"], 0.0))
-                notes.append(f"{spec['path']}: missing from the answer")
+            if spec.required:
+                counted.append((spec.weight, 0.0))
+                notes.append(f"{spec.path}: missing from the answer")
             continue
         ok = matches(spec, actual, expected)
-        counted.append((spec["weight"], 1.0 if ok else 0.0))
+        counted.append((spec.weight, 1.0 if ok else 0.0))
         if not ok:
-            notes.append(f"{spec['path']}: got {actual!r}, expected {expected!r} ({spec['match']})")
-    score = _aggregate(p["aggregation"], counted)
+            notes.append(f"{spec.path}: got {actual!r}, expected {expected!r} ({spec.match})")
+    score = _aggregate(p.aggregation, counted)
     met = sum(1 for _, s in counted if s == 1.0)
     summary = f"{met}/{len(counted)} fields match"
     return scored(check, ctx, score, "\n".join([summary, *notes]))
@@ -82,20 +83,20 @@ def get_path(data: Any, path: str) -> Any:
     return node
 
 
-def matches(spec: Any, actual: Any, expected: Any) -> bool:
-    how = spec["match"]
+def matches(spec: FieldSpec, actual: Any, expected: Any) -> bool:
+    how = spec.match
     if how == "exact":
         return same(actual, expected)
     if how == "contains":
         return str(expected) in str(actual)
     if how == "regex":
         try:
-            return compile_re2(spec.get("pattern") or str(expected)).search(str(actual)) is not None
+            return compile_re2(spec.pattern or str(expected)).search(str(actual)) is not None
         except RegexError:
             return False
     if how == "numeric_tolerance":
-        return _near(actual, expected, spec.get("tolerance", 0.0), spec.get("relative", False))
-    formats = spec.get("formats", [])
+        return _near(actual, expected, spec.tolerance, spec.relative)
+    formats = list(spec.formats)
     got, want = parse_date(actual, formats), parse_date(expected, formats)
     return got is not None and got == want
 
