@@ -48,7 +48,8 @@ MARK = "-- startup_imports: first request --"
 
 # Runs in the measured interpreter as `python -c WRAPPER OUT ARGS...`. A meta-path finder
 # waits for `httpx._client` or `httpx2._client` (the SDKs' HTTP client, by release), lets
-# the normal loader run it, then wraps both send methods; only `importlib`'s own machinery is imported before `main`.
+# the normal loader run it, then wraps both send methods; only `importlib`'s own machinery
+# is imported before `main`.
 WRAPPER = r"""
 import sys, time
 from importlib.machinery import PathFinder
