@@ -17,7 +17,7 @@ import json
 import math
 import multiprocessing
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
@@ -42,13 +42,15 @@ def _serve(latency: float, port: Connection, stop: Event) -> None:
 
 
 @contextmanager
-def fake_in_subprocess(latency: float) -> Iterator[str]:
+def fake_in_subprocess(
+    latency: float, serve: Callable[[float, Connection, Event], None] = _serve
+) -> Iterator[str]:
     """The fake in its own process: its JSON work must not take our event loop's GIL, as a
-    real provider's servers would not."""
+    real provider's servers would not. `serve` (module-level, for spawn) runs it there."""
     ctx = multiprocessing.get_context("spawn")
     receive, send = ctx.Pipe(duplex=False)
     stop = ctx.Event()
-    server = ctx.Process(target=_serve, args=(latency, send, stop), daemon=True)
+    server = ctx.Process(target=serve, args=(latency, send, stop), daemon=True)
     server.start()
     try:
         yield receive.recv()
