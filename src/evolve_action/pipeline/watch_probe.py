@@ -82,9 +82,9 @@ def cli_version(settings: Settings, environ: Mapping[str, str]) -> str:
     the pinned one the job installs)."""
     words = [f"evolve-action {__version__}"]
     if settings.harness is Harness.CLI:
-        from evolve_action.execute.harness.install import CLIS, on_path, pinned_version
+        from evolve_action.execute.harness.install import clis, on_path, pinned_version
 
-        for spec in CLIS.values():
+        for spec in clis().values():
             found = on_path(spec, environ)
             words.append(f"{spec.name} {found.version if found else pinned_version(spec)}")
     return ", ".join(words)
