@@ -397,7 +397,9 @@ def test_load_file__hostile_text_is_a_problem(tmp_path: Path, name: str, raw: by
     fmt = Format.AGENTV if name in ("EVAL.yaml", "dataset.jsonl") else Format.EVOLVE
     result, rel = load_one(tmp_path, name, fmt, raw)
     check(result, rel, name)
-    assert result.suite is None and result.errors
+    # An error where the file is surely the format's; a file that may be another tool's (an
+    # empty `evals.yaml`) gets a warning that it was not run, never a red check.
+    assert result.suite is None and result.problems
 
 
 def test_load_file__a_directory_in_place_of_the_file(tmp_path: Path) -> None:
@@ -458,7 +460,9 @@ def test_load_file__a_file_reference_too_long_for_the_os(
     fmt = {"SKILL.eval.json": Format.CLAUDITOR, "EVAL.yaml": Format.AGENTV}.get(name, Format.EVOLVE)
     result, rel = load_one(tmp_path, name, fmt, serialize(data, name))
     check(result, rel, name)
-    assert result.errors, "a file name the OS refuses must be reported"
+    # An error, or a warning where the format's own tool never checks its fixtures (evolve's
+    # `files`): the case then runs without the file, and the warning says so.
+    assert result.problems, "a file name the OS refuses must be reported"
 
 
 def test_load_file__composite_evaluators_nested_deeply(tmp_path: Path) -> None:

@@ -11,8 +11,9 @@ from evolve_action.settings.config import _FIELDS, RepoConfig, load_config
 from evolve_action.settings.inputs import DEFAULTS, INPUTS, Settings, SettingsError, field_name
 from evolve_action.settings.inputs import from_values as parse_inputs
 
-# Keys the config shares with evolve that are not inputs of the action.
-EVOLVE_SHARED = {"layout"}
+# Keys of the config file that are not inputs of the action: `layout` (shared with evolve) and
+# `formats` (what a path's files are: a list of mappings, which no input could spell).
+EVOLVE_SHARED = {"layout", "formats"}
 
 
 def test_settings_defaults_are_the_table_defaults_parsed() -> None:

@@ -45,8 +45,8 @@ def parse_text(text: str, *, lenient: bool) -> Any:
         if lenient and len(text) <= limits.MAX_JSON5_BYTES:
             return _parse_json5(text)
         hint, line = likely_cause(source, exc, lenient=lenient)
-        if lenient and not hint:
-            hint = (
+        if lenient:  # past JSON5's limit, the unquoted keys and the like are not taken either
+            hint += (
                 f" (a .jsonc file over {limits.MAX_JSON5_BYTES // 1024} KB may add only"
                 " comments and trailing commas to JSON)"
             )
