@@ -111,13 +111,18 @@ class FixtureResolver:
             fixture = self._one(at, entry)
             return [] if fixture is None else [fixture]
         source = self.skill_dir / entry
-        if source.is_dir() and not source.is_symlink():
+        try:
+            folder = source.is_dir() and not source.is_symlink()
+            missing = (
+                not source.is_symlink()
+                and not source.exists()
+                and not (self.evals_dir / entry).exists()
+            )
+        except OSError:  # a name too long for the OS, say: `_one` reports it at its line
+            folder = missing = False
+        if folder:
             return self._folder(at, entry, source, staged.dest)
-        if (
-            not source.is_symlink()
-            and not source.exists()
-            and not (self.evals_dir / entry).exists()
-        ):
+        if missing:
             self.problems.warn(
                 at,
                 f"fixture {entry} not found (looked for {self._shown(source)});"
