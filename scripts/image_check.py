@@ -48,6 +48,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from evolve_action.execute.harness.install import clis as cli_specs
 from evolve_action.execute.harness.install import installed
 from scripts.image_scenario import (
     PAYLOAD,
@@ -127,7 +128,7 @@ def why_skip() -> str | None:
 
 def cli_skip(clis: Path = CLIS) -> str | None:
     """Why the `unusable-cli` variant cannot run here (beyond `why_skip`), or None."""
-    missing = [s.name for s in clis().values() if installed(s, clis) is None]
+    missing = [s.name for s in cli_specs().values() if installed(s, clis) is None]
     if missing:
         return (
             f"the pinned agent CLIs ({', '.join(missing)}) are not installed in {clis}: "

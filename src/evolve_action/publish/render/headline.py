@@ -120,7 +120,7 @@ def next_steps(report: ReportInput, index: CaseIndex, found: Rates) -> tuple[str
             f"Run the job again: {plural(found.missing_cases, 'eval')} could not be graded on"
             f" {' and '.join(found.missing)} (see “Errors”), so nothing is claimed about them."
         )
-    if any(not r.ok for r in report.invalid):
+    if any(r.failed for r in report.invalid):  # a file not surely ours is only not run
         out.append(
             "Fix the invalid eval files listed below: `evolve-action validate` shows each"
             " problem at its line."
