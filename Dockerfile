@@ -14,7 +14,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 # git: base/head worktrees and each run's workspace repository. bubblewrap: namespaces for the
 # agent's commands where the runner's container allows them (Docker's default seccomp profile
-# does not; then they run as unprivileged users, see sandbox_user.py). safe.directory:
+# does not; then they run as unprivileged users, see sandbox_user.py). ripgrep: OpenCode's
+# skill tool lists skill folders with `rg` and fails without it. safe.directory:
 # actions/checkout trusts the workspace only in the runner user's global config, and the
 # container's root user has another HOME, so without it git refuses /github/workspace as
 # "dubious ownership". No documentation, manual pages or translations (dpkg skips them; the
@@ -29,7 +30,7 @@ RUN printf '%s\n' 'path-exclude=/usr/share/doc/*' 'path-include=/usr/share/doc/*
         'path-exclude=/usr/share/man/*' 'path-exclude=/usr/share/info/*' \
         'path-exclude=/usr/share/locale/*' >/etc/dpkg/dpkg.cfg.d/evolve-slim \
     && apt-get update \
-    && apt-get install -y --no-install-recommends git bubblewrap ca-certificates \
+    && apt-get install -y --no-install-recommends git bubblewrap ca-certificates ripgrep \
     && dpkg --remove --force-depends perl perl-modules-5.36 libperl5.36 liberror-perl \
     && apt-get clean \
     && rm -rf /var/lib/apt/lists/* /var/cache/apt/* /var/log/apt /var/log/dpkg.log \

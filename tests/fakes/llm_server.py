@@ -1,5 +1,5 @@
 """A loopback fake of the Anthropic Messages API and OpenAI's Chat Completions and Responses
-APIs, for real SDKs and real agent CLIs.
+APIs, and Google's Gemini API (`gemini_wire.py`), for real SDKs and real agent CLIs.
 
 The real `AsyncAnthropic` / `AsyncOpenAI` clients talk to it over HTTP on 127.0.0.1, so
 tests exercise the SDKs' own request building, parsing, errors and timeouts; so do Claude
@@ -72,6 +72,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.fakes import gemini_wire
 from tests.fakes.llm_script import (
     Answer,
     Call,
@@ -170,6 +171,11 @@ class FakeLLM:
     def openai_base_url(self) -> str:
         return f"{self.url}/v1"
 
+    @property
+    def gemini_base_url(self) -> str:
+        """What `GOOGLE_GEMINI_BASE_URL` takes: `/v1beta/models/...` is below it."""
+        return self.url
+
     # -- scripting ---------------------------------------------------------------------
 
     def enqueue(self, *answers: Answer) -> None:
@@ -188,7 +194,8 @@ class FakeLLM:
     def _answer(self, api: str, path: str, headers: Mapping[str, str], raw: bytes) -> Answer:
         body = json.loads(raw or b"{}")
         with self._lock:
-            request = Request(len(self.requests) + 1, api, path, headers, body, raw)
+            kind = gemini_wire.GeminiRequest if api == gemini_wire.API else Request
+            request = kind(len(self.requests) + 1, api, path, headers, body, raw)
             self.requests.append(request)
             if request.index in self.faults:
                 return self.faults[request.index]
@@ -217,6 +224,8 @@ def _authorized(api: str, headers: Mapping[str, str], expected: str | None) -> b
     given = bearer.removeprefix("Bearer ") if bearer.startswith("Bearer ") else None
     if api == "anthropic":
         given = headers.get("x-api-key") or given
+    if api == gemini_wire.API:
+        given = headers.get("x-goog-api-key") or given
     if not given:
         return False
     return expected is None or given == expected
@@ -244,7 +253,7 @@ def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("content-length") or 0))
             path = self.path.split("?", 1)[0]
-            api = _ROUTES.get(path)
+            api = _ROUTES.get(path) or (gemini_wire.API if gemini_wire.is_route(path) else None)
             if api is None:
                 self._send(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
                 return
@@ -256,9 +265,9 @@ def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 if fake._stop.wait(answer.seconds):
                     return
                 answer = answer.then or text("late")
-            self._reply(api, raw, answer)
+            self._reply(api, raw, answer, path)
 
-        def _reply(self, api: str, raw: bytes, answer: Answer) -> None:
+        def _reply(self, api: str, raw: bytes, answer: Answer, path: str = "") -> None:
             if isinstance(answer, Disconnect):
                 self.close_connection = True
                 self.connection.shutdown(socket.SHUT_RDWR)
@@ -267,14 +276,25 @@ def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 self._send(200, answer.body.encode())
                 return
             if isinstance(answer, Fault):
-                status, body, extra = render_error(api, answer)
+                rendered = gemini_wire.render_error if api == gemini_wire.API else None
+                status, body, extra = rendered(answer) if rendered else render_error(api, answer)
                 self._send(status, body, extra)
                 return
             assert isinstance(answer, Reply)
             request = json.loads(raw)
+            if api == gemini_wire.API:
+                self._reply_gemini(path, request, answer)
+                return
             body = render_reply(api, request, answer, fake._cache_hit)
             if request.get("stream") and api in ("anthropic", "responses"):
                 self._send(200, stream(api, body), content_type="text/event-stream")
+                return
+            self._send(200, body)
+
+        def _reply_gemini(self, path: str, request: Any, answer: Reply) -> None:
+            body = gemini_wire.render_reply(path, request, answer, fake._cache_hit)
+            if gemini_wire.method(path) == "streamGenerateContent":
+                self._send(200, gemini_wire.stream(body), content_type="text/event-stream")
                 return
             self._send(200, body)
 

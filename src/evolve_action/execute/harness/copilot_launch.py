@@ -1,0 +1,89 @@
+"""GitHub Copilot CLI, headless: where it is installed, its command line and its environment.
+
+Found by running `@github/copilot` 1.0.102 against the loopback fakes
+(`tests/integration/test_cli_copilot_fake.py`):
+
+- The npm package is a Node.js loader; the work is done by the native binary of the
+  platform package (`@github/copilot-linux-x64/copilot`, `…-linuxmusl-…` on musl), which
+  needs no Node.js.
+- `copilot --output-format json --allow-all --trust-folder`, the prompt on stdin (without
+  `-p` it reads stdin when stdin is not a terminal). `--allow-all-tools` alone refuses
+  a command reading `/proc/self/environ` ("Permission denied because no interactive user
+  response was available"); `--trust-folder` skips the folder-trust question.
+- A model provider of one's own ("BYOK"): `COPILOT_PROVIDER_TYPE` (`anthropic` or
+  `openai`), `COPILOT_PROVIDER_BASE_URL` (the Anthropic origin, or the OpenAI base with its
+  `/v1`: it calls `…/v1/messages` or `…/chat/completions`), `COPILOT_PROVIDER_API_KEY`,
+  `COPILOT_MODEL`. `COPILOT_OFFLINE=true` keeps it from GitHub's services (no sign-in is
+  needed then), `COPILOT_AUTO_UPDATE=false` from updating itself.
+- Skills are read from `.github/skills/<name>/SKILL.md` in the working directory (and
+  from `.claude/skills` and `.agents/skills`, not `.gemini/skills` nor `.opencode/skills`)
+  and loaded by its `skill` tool. With Claude models it offers `bash`, `view`, `create`,
+  `edit`, `grep`, `glob`, `skill`, `task`...; with GPT models `apply_patch` (a free-form
+  custom tool) replaces `create` and `edit`.
+- Its home: `~/.copilot` (config.json, session-state/, session-store.db, logs/), and on
+  first start it unpacks its runtime, about 235 MB, into `$COPILOT_PKG_CACHE_HOME/pkg`
+  (default `$XDG_CACHE_HOME/copilot`). It runs from a read-only copy unpacked once
+  beforehand: `package_cache` points each run at one, so a fresh home does not pay that.
+- It masks known secret values in tool output, so a leak test must also look for
+  transformed values. A refused key is a `session.error` (`errorType: authentication`)
+  after its own three attempts, and exit code 1.
+"""
+
+from __future__ import annotations
+
+NAME = "copilot"
+PACKAGE = "@github/copilot"
+VERSION = "1.0.102"
+SKILLS_DIR = ".github/skills"
+# Where else it finds skills (seen: a skill in each folder, listed to the model or not).
+ALSO_READS = (".claude/skills", ".agents/skills")
+PROVIDERS = ("anthropic", "openai")
+SKILL_TOOL = "skill"
+SHELL_TOOL = "bash"
+
+# Variables that are not credentials, so they pass the confinement's environment filter.
+ENV = {"COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false"}
+
+
+def native(system: str, arch: str, libc: str) -> tuple[str, str]:
+    """The lock entry holding this platform's binary, and the binary inside it (the shape
+    of `install.CliSpec.native`)."""
+    flavour = "linuxmusl" if system == "linux" and libc == "musl" else system
+    return f"node_modules/@github/copilot-{flavour}-{arch}", "copilot"
+
+
+def command(binary: str) -> list[str]:
+    """The command line; the prompt goes on stdin and the model in `COPILOT_MODEL`."""
+    return [binary, "--output-format", "json", "--allow-all", "--trust-folder"]
+
+
+def endpoint(provider: str, api_base: str, token: str, *, model: str) -> dict[str, str]:
+    """The variables that point it at `api_base` with a placeholder key.
+
+    `api_base` is where the provider's API answers as the upstream base URL would: the
+    proxy's `<proxy>/<provider>` in a run, the fake's `anthropic_base_url` or
+    `openai_base_url` in a test.
+    """
+    if provider not in PROVIDERS:
+        raise ValueError(f"Copilot CLI takes {' or '.join(PROVIDERS)} models, not {provider!r}")
+    return {
+        "COPILOT_PROVIDER_TYPE": provider,
+        "COPILOT_PROVIDER_BASE_URL": api_base,
+        "COPILOT_PROVIDER_API_KEY": token,
+        "COPILOT_MODEL": model,
+    }
+
+
+def environment(
+    provider: str, api_base: str, token: str, *, model: str, package_cache: str | None = None
+) -> dict[str, str]:
+    """Everything it needs besides PATH, HOME and TMPDIR (the confinement's)."""
+    env = {**ENV, **endpoint(provider, api_base, token, model=model)}
+    if package_cache:
+        env["COPILOT_PKG_CACHE_HOME"] = package_cache
+    return env
+
+
+def home_files() -> dict[str, str]:
+    """Files its home needs before a run, by path under HOME: none (the variables do)."""
+    return {}
