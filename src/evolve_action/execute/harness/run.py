@@ -1,4 +1,5 @@
-"""`harness: cli`: one eval run through the real Claude Code or Codex, as a `Transcript`.
+"""`harness: cli`: one eval run through a real agent CLI (`registry.HARNESSES`), as a
+`Transcript`.
 
 `open_cli_harness` (one per job) finds or installs the CLIs the chosen models need, copies
 them where the confinement can start them when it could not (`stage`), and starts the
@@ -69,6 +70,7 @@ class CliHarness:
     binaries: dict[str, CliBinary]
     unavailable: dict[str, str] = field(default_factory=dict)  # CLI → why it cannot run
     path: str = DEFAULT_PATH  # the job's PATH, which the CLI's own commands get too
+    agent: str = ""  # the CLI the `agent` input chose; "" for each model's vendor's own
 
     def describe(self) -> str:
         """The harness in a run's fingerprint: a new CLI version is new work."""
@@ -77,7 +79,7 @@ class CliHarness:
 
     def skills_dir(self, model: str) -> str:
         """Where the CLI for `model` looks for skills in its working directory."""
-        harness = registry.for_provider(split_model(model)[0])
+        harness = registry.for_provider(split_model(model)[0], self.agent)
         return harness.skills_dir if harness else SKILLS_DIR
 
     async def run(
@@ -93,9 +95,9 @@ class CliHarness:
 
         Raises `AgentError` (as `agent.run_agent` does) when nothing gradable came out."""
         provider, bare = split_model(spec.model)
-        harness = registry.for_provider(provider)
+        harness = registry.for_provider(provider, self.agent)
         if harness is None:
-            why = f"no agent CLI runs {provider} models; run them with `harness: sdk`"
+            why = registry.cannot_run(provider, self.agent)
             raise _error(ErrorKind.HARNESS, why, Transcript(), spec)
         name = harness.name
         if spec.case.follow_ups and not harness.multi_turn:
@@ -244,9 +246,11 @@ async def open_cli_harness(
     limiters: Mapping[str, AdaptiveLimiter],
     record_dir: Path | None = None,
     replay_dir: Path | None = None,
+    agent: str = "",
 ) -> AsyncIterator[CliHarness]:
-    """The job's CLI harness: binaries found or installed, the proxy running."""
-    providers = sorted({split_model(m)[0] for m in models} & registry.providers())
+    """The job's CLI harness: binaries found or installed, the proxy running. `agent`: the
+    CLI every model runs on ("": each model's vendor's own)."""
+    providers = sorted({split_model(m)[0] for m in models} & registry.providers(agent))
     upstreams = {}
     for provider in providers:
         try:
@@ -255,7 +259,8 @@ async def open_cli_harness(
             continue  # its runs end as `auth` errors before any CLI starts
         public = PROVIDERS[provider].public_api
         upstreams[provider] = Upstream(provider, creds.base_url or public, creds.api_key)
-    names = sorted({h.name for p in providers if (h := registry.for_provider(p)) is not None})
+    chosen = (registry.for_provider(p, agent) for p in providers)
+    names = sorted({h.name for h in chosen if h is not None})
     harness_binaries, unavailable = await _binaries(names, environ, cache_dir)
     loop = asyncio.get_running_loop()
 
@@ -276,7 +281,7 @@ async def open_cli_harness(
     )
     path = environ.get("PATH") or DEFAULT_PATH
     with proxy:
-        yield CliHarness(proxy, harness_binaries, unavailable, path)
+        yield CliHarness(proxy, harness_binaries, unavailable, path, agent)
     if record is not None and record_dir is not None:
         record.save(record_dir)
 
