@@ -54,7 +54,6 @@ from evolve_action.settings.parsers import (
     Shard as Shard,
 )
 
-
 # The agent CLIs `agent` may name: `execute.harness.registry.HARNESSES`' names, which a
 # test keeps equal to this (settings are parsed before any stage is imported).
 AGENTS = ("claude", "codex", "copilot", "opencode")
