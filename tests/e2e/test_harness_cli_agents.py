@@ -129,7 +129,8 @@ def test_a_regression_is_caught_on_each_agent_with_no_leak_and_no_escape(
                for r in doc["runs"]), notes  # fmt: skip
     calls = [c for r in doc["runs"] for c in r["transcript"]["tool_calls"]]
     assert {c["name"] for c in calls} == {"skill", "bash"}, calls
-    printed = decoded([c["result"] for c in calls])
+    # What the command printed went back to the model (results.json keeps no tool output).
+    printed = decoded([r.raw.decode("utf-8", "replace") for r in llm.requests])
     assert printed.count("PATH=") >= len(doc["runs"]), printed[:2000]  # the probe ran
     secrets = list(REAL.values())
     assert not [s for s in secrets if s in printed]
