@@ -85,7 +85,7 @@ def test_a_case_system_text_goes_before_the_prompt_on_the_clis_without_a_system_
 
 
 def test_a_deeply_nested_line_is_skipped_as_garbled_not_a_traceback() -> None:
-    deep = "{" + '"a":[' * 100_000 + "]" * 100_000 + "}"
+    deep = '{"a":' + "[" * 100_000 + "]" * 100_000 + "}"
     result = json.dumps({"type": "result", "result": "ok", "num_turns": 1})
     assert list(json_lines(f"{deep}\n{result}\n")) == [json.loads(result)]
     assert claude_parse(f"{deep}\n{result}\n", exit_code=0).final_text == "ok"
