@@ -3,11 +3,11 @@
 The registered CLIs (`registry.HARNESSES`: `claude`, `codex`, `copilot`, `opencode`) on
 PATH win (a runner that already has them saves the download). Else the pinned versions in
 `npm/package-lock.json` are used from the install directory, which lives in the cache
-directory so that a cached job does not download them again. When they are not there yet they are installed: with
-`npm ci --ignore-scripts` when npm is present (npm checks every tarball against the lock's
-sha512), else by fetching just this platform's package from the npm registry and checking
-the same sha512 here. These CLIs ship native binaries, so neither path needs Node.js at run
-time, and the action's image needs no npm.
+directory so that a cached job does not download them again. When they are not there yet
+they are installed: with `npm ci --ignore-scripts` when npm is present (npm checks every
+tarball against the lock's sha512), else by fetching just this platform's package from the
+npm registry and checking the same sha512 here. These CLIs ship native binaries, so neither
+path needs Node.js at run time, and the action's image needs no npm.
 
     python -m evolve_action.execute.harness.install DIR    # what `./dev test` runs, once
 """
