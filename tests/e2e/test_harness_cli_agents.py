@@ -1,6 +1,7 @@
 """`evolve-action run --harness cli --agent copilot|opencode`: a pull request whose skill
 change breaks its one case is caught by GitHub Copilot CLI and by OpenCode, each the real
-pinned CLI, confined at each level this machine gives, against the fake provider.
+pinned CLI running an Anthropic and an OpenAI model, confined at each level this machine
+gives, against the fake provider.
 
 The skill's new text makes the agent shout, which the eval's regex rejects. The agent's
 one command is hostile: it prints every environment it can read (base64-encoded, so that
@@ -111,7 +112,7 @@ def test_a_regression_is_caught_on_each_agent_with_no_leak_and_no_escape(
     outside.mkdir()
     llm.script = script(agent, outside)
     out = tmp_path / "results"
-    argv = ["run", "--root", str(repo), "--base", "main", "--models", "anthropic"]
+    argv = ["run", "--root", str(repo), "--base", "main", "--models", "anthropic,openai"]
     argv += ["--runs", "4", "--judge-model", "anthropic", "--harness", "cli", "--agent", agent]
     with at_level(level):
         code = main([*argv, "--results-dir", str(out), "--quiet"])
@@ -120,9 +121,16 @@ def test_a_regression_is_caught_on_each_agent_with_no_leak_and_no_escape(
 
     assert code == 1, comment
     labels = {(c["model"], c["case_id"]): c["label"] for c in doc["aggregate"]["cases"]}
-    assert labels == {("anthropic/claude-sonnet-4-6", "greet"): "regressed"}, labels
-    statuses = {(r["side"], r["status"]) for r in doc["runs"]}
-    assert statuses == {("base", "pass"), ("head", "fail")}, statuses
+    assert labels == {
+        ("anthropic/claude-sonnet-4-6", "greet"): "regressed",
+        ("openai/gpt-5.4", "greet"): "regressed",
+    }, labels
+    statuses = {(r["side"], r["model"], r["status"]) for r in doc["runs"]}
+    assert statuses == {
+        (side, model, "pass" if side == "base" else "fail")
+        for side in ("base", "head")
+        for model in ("anthropic/claude-sonnet-4-6", "openai/gpt-5.4")
+    }, statuses
     assert "regressed" in comment
     notes = [n for r in doc["runs"] for n in r["transcript"]["notes"]]
     assert all(any(n.startswith(f"harness: {agent} ") for n in r["transcript"]["notes"])
