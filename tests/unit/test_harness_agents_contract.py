@@ -10,6 +10,7 @@ the CLI the input names.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,7 @@ from evolve_action.execute.harness import registry
 from evolve_action.execute.harness.claude import parse as claude_parse
 from evolve_action.execute.harness.contract import Invocation
 from evolve_action.execute.harness.events import json_lines
+from evolve_action.execute.harness.run import _missing_helpers
 from evolve_action.settings.inputs import AGENTS, SettingsError, from_values
 
 RUN = Invocation(
@@ -93,3 +95,14 @@ def test_a_deeply_nested_line_is_skipped_as_garbled_not_a_traceback() -> None:
 
 def _fields(run: Invocation) -> dict[str, object]:
     return {name: getattr(run, name) for name in Invocation.__dataclass_fields__}
+
+
+def test_opencode_without_ripgrep_on_the_jobs_path_cannot_run_and_says_what_to_install(
+    tmp_path: Path,
+) -> None:
+    assert _missing_helpers(["claude", "copilot"], str(tmp_path)) == {}
+    why = _missing_helpers(["opencode"], str(tmp_path))["opencode"]
+    assert "opencode needs rg on PATH" in why and "apt-get install ripgrep" in why
+    (tmp_path / "rg").write_text("#!/bin/sh\n")
+    (tmp_path / "rg").chmod(0o755)
+    assert _missing_helpers(["opencode"], str(tmp_path)) == {}

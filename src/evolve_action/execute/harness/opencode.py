@@ -6,7 +6,7 @@ It runs Anthropic or OpenAI models through its provider configuration
 credential proxy's route for the model's provider. Its start-up question to the npm
 registry goes to the proxy's own port, which answers it with an error at once. It is chosen
 with the `agent` input. Its skill tool runs `rg` (ripgrep), which must be on the job's
-PATH: without it the skill cannot load, and the run's notes say so.
+PATH: without it the skill cannot load, so the runs are errors that say what to install.
 
 It has no turn cap of its own (the proxy refuses the call past the cap) and no option for
 extra system text: a case's `system` is put before the prompt, said as such.
@@ -30,6 +30,7 @@ class OpenCode(Harness):
     home_dirs = (".local/share/opencode", ".local/state/opencode", ".config/opencode")
     env = MappingProxyType(dict(opencode_launch.ENV))
     caps_turns = False
+    needs_on_path = opencode_launch.NEEDS_ON_PATH
 
     def command(self, run: Invocation) -> Command:
         argv = opencode_launch.command(run.binary, provider=run.provider, model=run.model)

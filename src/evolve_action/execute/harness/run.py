@@ -19,6 +19,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import shutil
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -262,6 +263,10 @@ async def open_cli_harness(
     chosen = (registry.for_provider(p, agent) for p in providers)
     names = sorted({h.name for h in chosen if h is not None})
     harness_binaries, unavailable = await _binaries(names, environ, cache_dir)
+    for name, why in _missing_helpers(names, environ.get("PATH") or DEFAULT_PATH).items():
+        harness_binaries.pop(name, None)
+        unavailable[name] = why
+        log.error("harness cli: %s", why)
     loop = asyncio.get_running_loop()
 
     def overload(provider: str) -> None:
@@ -310,6 +315,21 @@ async def _binaries(
         log.error("harness cli: %s", _NO_RELAY_PYTHON)
         return {}, unavailable
     return found, unavailable
+
+
+def _missing_helpers(names: Sequence[str], path: str) -> dict[str, str]:
+    """Why each CLI whose tools need a program the job's PATH lacks cannot run."""
+    missing = {}
+    for name in names:
+        absent = [
+            p for p in registry.HARNESSES[name].needs_on_path if not shutil.which(p, path=path)
+        ]
+        if absent:
+            missing[name] = (
+                f"{name} needs {', '.join(absent)} on PATH (its tools run it) and this job's "
+                f"PATH has none; install it (ripgrep is `apt-get install ripgrep`)"
+            )
+    return missing
 
 
 def _positive(environ: Mapping[str, str], name: str) -> float | None:
