@@ -9,9 +9,9 @@ the `agent` input; by default Anthropic models run on Claude Code and OpenAI mod
 Codex, their vendors' own CLIs.
 
 It has no turn cap of its own (the proxy refuses the call past the cap), and no option for
-extra system text: a case's `system` is put before the prompt, said as such. It has no way
-to offer the skill tool alone, so a trigger case offers it every tool, as a user's session
-would. Its runtime is unpacked into the run's fresh home on first start (`XDG_CACHE_HOME`
+extra system text: a case's `system` is put before the prompt, said as such. A trigger case
+offers only its skill tool and its file reader (`--available-tools`), as Claude Code's
+trigger runs offer `Skill` and `Read`. Its runtime is unpacked into the run's fresh home on first start (`XDG_CACHE_HOME`
 is the home's `.cache`): each run pays that, and the workspace's removal deletes it.
 """
 
@@ -22,6 +22,9 @@ from types import MappingProxyType
 from evolve_action.execute.harness import copilot_events, copilot_launch
 from evolve_action.execute.harness.contract import CliSpec, Command, Harness, Invocation
 from evolve_action.execute.harness.events import CliOutcome
+
+# A trigger case's tools: load the skill, or read a file (Claude Code's `Skill` and `Read`).
+TRIGGER_TOOLS = (copilot_launch.SKILL_TOOL, "view")
 
 
 def with_system(run: Invocation) -> str:
@@ -42,7 +45,10 @@ class Copilot(Harness):
 
     def command(self, run: Invocation) -> Command:
         env = copilot_launch.endpoint(run.provider, run.endpoint, run.token, model=run.model)
-        return Command(copilot_launch.command(run.binary), env, stdin=with_system(run))
+        argv = copilot_launch.command(run.binary)
+        if run.trigger:
+            argv += ["--available-tools", *TRIGGER_TOOLS]
+        return Command(argv, env, stdin=with_system(run))
 
     def parse(self, stdout: str, *, exit_code: int, stderr: str = "") -> CliOutcome:
         return copilot_events.parse(stdout, exit_code=exit_code, stderr=stderr)
