@@ -11,8 +11,9 @@ Codex, their vendors' own CLIs.
 It has no turn cap of its own (the proxy refuses the call past the cap), and no option for
 extra system text: a case's `system` is put before the prompt, said as such. A trigger case
 offers only its skill tool and its file reader (`--available-tools`), as Claude Code's
-trigger runs offer `Skill` and `Read`. Its runtime is unpacked into the run's fresh home on first start (`XDG_CACHE_HOME`
-is the home's `.cache`): each run pays that, and the workspace's removal deletes it.
+trigger runs offer `Skill` and `Read`. Its runtime is unpacked into the run's fresh home on
+first start (`~/.cache/copilot`, about 235 MB): each run pays that, and the workspace's
+removal deletes it.
 """
 
 from __future__ import annotations
