@@ -70,4 +70,4 @@ def test_the_gemini_wire_facts() -> None:
     whole = usage_of("gemini", "application/json", json.dumps({"usageMetadata": usage}).encode())
     assert whole is not None and (whole.input_tokens, whole.cache_read_tokens) == (40, 60)
     assert whole.output_tokens == 7
-    assert usage_of("gemini", "text/event-stream", b"data: {\"x\": 1}\n\n") is None
+    assert usage_of("gemini", "text/event-stream", b'data: {"x": 1}\n\n') is None
