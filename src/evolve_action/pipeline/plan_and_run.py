@@ -213,7 +213,7 @@ async def _run(
     async with open_harness(
         settings.harness, job.models, keys=job.keys, environ=request.environ,
         cache_dir=settings.cache_dir, limiters=providers.limiters,
-        record_dir=request.record_dir, replay_dir=request.replay_dir,
+        record_dir=request.record_dir, replay_dir=request.replay_dir, agent=settings.agent,
     ) as env.harness:  # fmt: skip
         fingerprinter = Fingerprinter(job.judge, env.harness.describe() if env.harness else "")
         costing = cost_plan(

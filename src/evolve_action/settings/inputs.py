@@ -61,6 +61,17 @@ from evolve_action.settings.parsers import (
     Shard as Shard,
 )
 
+# The agent CLIs `agent` may name: `execute.harness.registry.HARNESSES`' names, which a
+# test keeps equal to this (settings are parsed before any stage is imported).
+AGENTS = ("claude", "codex", "copilot", "opencode")
+
+
+def _agent(name: str, raw: str) -> str:
+    value = raw.strip().lower()
+    if value not in AGENTS:
+        raise SettingsError(f"input {name}: {raw!r} is not one of {', '.join(AGENTS)}")
+    return value
+
 
 class OnIncomplete(StrEnum):
     """The conclusion of a job that could not judge (no key, every run cut or errored)."""
@@ -262,6 +273,14 @@ INPUTS: tuple[InputSpec, ...] = (
         parse=_enum(Harness),
     ),
     InputSpec(
+        "agent",
+        "",
+        "With `harness: cli`, the agent CLI every model runs on: `claude`, `codex`, `copilot`"
+        " (GitHub Copilot CLI) or `opencode` (Anthropic and OpenAI models on the last two);"
+        " empty: each model's vendor's own CLI (docs/harness.md).",
+        parse=_agent,
+    ),
+    InputSpec(
         "allow-untrusted-code",
         "false",
         "Under pull_request_target, run PR code with secrets. Only for trusted contributors.",
@@ -288,7 +307,7 @@ INPUTS: tuple[InputSpec, ...] = (
 
 
 BY_NAME = {spec.name: spec for spec in INPUTS}
-_UNSET: dict[Parser, Any] = {_csv: (), _text: ""}  # a blank of these kinds; else None
+_UNSET: dict[Parser, Any] = {_csv: (), _text: "", _agent: ""}  # a blank of these kinds; else None
 
 
 def _parsed_default(spec: InputSpec) -> Any:
@@ -342,6 +361,7 @@ class Settings:
     config: Path | None = DEFAULTS["config"]
     agent_network: bool = DEFAULTS["agent-network"]
     harness: Harness = DEFAULTS["harness"]
+    agent: str = DEFAULTS["agent"]
     allow_untrusted_code: bool = DEFAULTS["allow-untrusted-code"]
     pending_check: bool = DEFAULTS["pending-check"]
     allow_unconfined: bool = DEFAULTS["allow-unconfined"]

@@ -83,6 +83,9 @@ class Harness(ABC):
     caps_turns: ClassVar[bool] = True
     # False: one user message per run; a case of several turns runs on the SDK harness only.
     multi_turn: ClassVar[bool] = False
+    # Programs its tools run that must be on the job's PATH (OpenCode's skill tool runs `rg`):
+    # without one, its runs are errors that say so, never runs without the skill.
+    needs_on_path: ClassVar[tuple[str, ...]] = ()
 
     def prepare_home(self, home: Path, run: Invocation) -> None:
         """Write what the CLI needs in its fresh HOME before it starts (its state folders;

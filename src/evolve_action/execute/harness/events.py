@@ -37,14 +37,15 @@ def strip_ansi(text: str) -> str:
 
 def json_lines(stdout: str) -> Iterator[dict[str, Any]]:
     """Each line of stdout that is a JSON object; anything else (a banner, a warning) is
-    skipped, as the CLIs may print such lines between events."""
+    skipped, as the CLIs may print such lines between events. A line nested so deeply that
+    the decoder runs out of stack (what an agent printed may be anything) is garbled too."""
     for line in strip_ansi(stdout).splitlines():
         line = line.strip()
         if not line.startswith("{"):
             continue
         try:
             value = json.loads(line)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(value, dict):
             yield value

@@ -16,7 +16,7 @@ import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from evolve_action.execute.harness.wire import ANTHROPIC, error_detail, wire_of
+from evolve_action.execute.harness.wire import ANTHROPIC, GEMINI, error_detail, wire_of
 from evolve_action.execute.providers.faults import CallError, RetryPolicy, classify_status
 from evolve_action.model.outcomes import ErrorKind
 
@@ -35,6 +35,7 @@ _DROPPED = frozenset(
         "accept-encoding",
         "content-encoding",
         "x-api-key",
+        "x-goog-api-key",
         "authorization",
     }
 )
@@ -51,6 +52,8 @@ class Upstream:
     def auth_headers(self) -> dict[str, str]:
         if wire_of(self.provider) == ANTHROPIC:
             return {"x-api-key": self.api_key}
+        if wire_of(self.provider) == GEMINI:
+            return {"x-goog-api-key": self.api_key}
         return {"authorization": f"Bearer {self.api_key}"}
 
 

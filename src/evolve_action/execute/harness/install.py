@@ -1,13 +1,13 @@
 """Finding the agent CLIs, and installing the pinned ones into the cache directory when absent.
 
-The registered CLIs (`registry.HARNESSES`: `claude`, `codex`) on PATH win (a runner that
-already has them saves the download). Else the pinned versions in `npm/package-lock.json`
-are used from the install directory, which lives in the cache directory so that a cached
-job does not download them again. When they are not there yet they are installed: with
-`npm ci --ignore-scripts` when npm is present (npm checks every tarball against the lock's
-sha512), else by fetching just this platform's package from the npm registry and checking
-the same sha512 here. Both CLIs ship native binaries, so neither path needs Node.js at run
-time, and the action's image needs no npm.
+The registered CLIs (`registry.HARNESSES`: `claude`, `codex`, `copilot`, `opencode`) on
+PATH win (a runner that already has them saves the download). Else the pinned versions in
+`npm/package-lock.json` are used from the install directory, which lives in the cache
+directory so that a cached job does not download them again. When they are not there yet
+they are installed: with `npm ci --ignore-scripts` when npm is present (npm checks every
+tarball against the lock's sha512), else by fetching just this platform's package from the
+npm registry and checking the same sha512 here. These CLIs ship native binaries, so neither
+path needs Node.js at run time, and the action's image needs no npm.
 
     python -m evolve_action.execute.harness.install DIR    # what `./dev test` runs, once
 """
@@ -86,7 +86,18 @@ def _lock_bytes() -> bytes:
 
 
 def pinned_version(spec: CliSpec) -> str:
-    return str(lock_packages()[f"node_modules/{spec.package}"]["version"])
+    """The locked version: of the package, else (OpenCode pins only its platform builds) of
+    this platform's native package."""
+    packages = lock_packages()
+    entry = packages.get(f"node_modules/{spec.package}")
+    if not isinstance(entry, dict):
+        entry = packages.get(spec.native(*this_platform())[0])
+    if not isinstance(entry, dict):
+        raise InstallError(
+            f"{spec.name} ({spec.package}) is not pinned for "
+            f"{'-'.join(filter(None, this_platform()))} in npm/package-lock.json"
+        )
+    return str(entry["version"])
 
 
 def this_platform() -> tuple[str, str, str]:

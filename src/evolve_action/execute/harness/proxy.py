@@ -28,7 +28,13 @@ from pathlib import Path
 from evolve_action.execute.harness.cassette import CliCassettes, Recorded, exchange_key
 from evolve_action.execute.harness.forward import Answer, Upstream, forward
 from evolve_action.execute.harness.proxy_http import UnixServer, bindable, handler_for, refusal
-from evolve_action.execute.harness.wire import api_of, error_body, model_of, usage_of
+from evolve_action.execute.harness.wire import (
+    api_of,
+    error_body,
+    model_in_path,
+    model_of,
+    usage_of,
+)
 from evolve_action.execute.providers import catalog
 from evolve_action.execute.providers.faults import CallError, RetryPolicy
 from evolve_action.model.outcomes import ErrorKind, Usage
@@ -205,7 +211,7 @@ class CredentialProxy:
         body: bytes,
     ) -> Recorded | Forwarded:
         api = api_of(rest)
-        model, key = model_of(body), ""
+        model, key = model_of(body) or model_in_path(rest), ""
         if api is not None:
             with session.lock:
                 if session.max_requests is not None and session.requests >= session.max_requests:
@@ -277,4 +283,5 @@ class CredentialProxy:
 
 def _token(headers: Mapping[str, str]) -> str:
     bearer = headers.get("authorization", "")
-    return headers.get("x-api-key") or bearer.removeprefix("Bearer ").strip()
+    found = headers.get("x-api-key") or headers.get("x-goog-api-key")
+    return found or bearer.removeprefix("Bearer ").strip()

@@ -1,4 +1,5 @@
-"""`harness: cli`: one eval run through the real Claude Code or Codex, as a `Transcript`.
+"""`harness: cli`: one eval run through a real agent CLI (`registry.HARNESSES`), as a
+`Transcript`.
 
 `open_cli_harness` (one per job) finds or installs the CLIs the chosen models need, copies
 them where the confinement can start them when it could not (`stage`), and starts the
@@ -18,6 +19,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import shutil
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +71,7 @@ class CliHarness:
     binaries: dict[str, CliBinary]
     unavailable: dict[str, str] = field(default_factory=dict)  # CLI → why it cannot run
     path: str = DEFAULT_PATH  # the job's PATH, which the CLI's own commands get too
+    agent: str = ""  # the CLI the `agent` input chose; "" for each model's vendor's own
 
     def describe(self) -> str:
         """The harness in a run's fingerprint: a new CLI version is new work."""
@@ -77,7 +80,7 @@ class CliHarness:
 
     def skills_dir(self, model: str) -> str:
         """Where the CLI for `model` looks for skills in its working directory."""
-        harness = registry.for_provider(split_model(model)[0])
+        harness = registry.for_provider(split_model(model)[0], self.agent)
         return harness.skills_dir if harness else SKILLS_DIR
 
     async def run(
@@ -93,9 +96,9 @@ class CliHarness:
 
         Raises `AgentError` (as `agent.run_agent` does) when nothing gradable came out."""
         provider, bare = split_model(spec.model)
-        harness = registry.for_provider(provider)
+        harness = registry.for_provider(provider, self.agent)
         if harness is None:
-            why = f"no agent CLI runs {provider} models; run them with `harness: sdk`"
+            why = registry.cannot_run(provider, self.agent)
             raise _error(ErrorKind.HARNESS, why, Transcript(), spec)
         name = harness.name
         if spec.case.follow_ups and not harness.multi_turn:
@@ -244,9 +247,11 @@ async def open_cli_harness(
     limiters: Mapping[str, AdaptiveLimiter],
     record_dir: Path | None = None,
     replay_dir: Path | None = None,
+    agent: str = "",
 ) -> AsyncIterator[CliHarness]:
-    """The job's CLI harness: binaries found or installed, the proxy running."""
-    providers = sorted({split_model(m)[0] for m in models} & registry.providers())
+    """The job's CLI harness: binaries found or installed, the proxy running. `agent`: the
+    CLI every model runs on ("": each model's vendor's own)."""
+    providers = sorted({split_model(m)[0] for m in models} & registry.providers(agent))
     upstreams = {}
     for provider in providers:
         try:
@@ -255,8 +260,13 @@ async def open_cli_harness(
             continue  # its runs end as `auth` errors before any CLI starts
         public = PROVIDERS[provider].public_api
         upstreams[provider] = Upstream(provider, creds.base_url or public, creds.api_key)
-    names = sorted({h.name for p in providers if (h := registry.for_provider(p)) is not None})
+    chosen = (registry.for_provider(p, agent) for p in providers)
+    names = sorted({h.name for h in chosen if h is not None})
     harness_binaries, unavailable = await _binaries(names, environ, cache_dir)
+    for name, why in _missing_helpers(names, environ.get("PATH") or DEFAULT_PATH).items():
+        harness_binaries.pop(name, None)
+        unavailable[name] = why
+        log.error("harness cli: %s", why)
     loop = asyncio.get_running_loop()
 
     def overload(provider: str) -> None:
@@ -276,7 +286,7 @@ async def open_cli_harness(
     )
     path = environ.get("PATH") or DEFAULT_PATH
     with proxy:
-        yield CliHarness(proxy, harness_binaries, unavailable, path)
+        yield CliHarness(proxy, harness_binaries, unavailable, path, agent)
     if record is not None and record_dir is not None:
         record.save(record_dir)
 
@@ -305,6 +315,21 @@ async def _binaries(
         log.error("harness cli: %s", _NO_RELAY_PYTHON)
         return {}, unavailable
     return found, unavailable
+
+
+def _missing_helpers(names: Sequence[str], path: str) -> dict[str, str]:
+    """Why each CLI whose tools need a program the job's PATH lacks cannot run."""
+    missing = {}
+    for name in names:
+        absent = [
+            p for p in registry.HARNESSES[name].needs_on_path if not shutil.which(p, path=path)
+        ]
+        if absent:
+            missing[name] = (
+                f"{name} needs {', '.join(absent)} on PATH (its tools run it) and this job's "
+                f"PATH has none; install it (ripgrep is `apt-get install ripgrep`)"
+            )
+    return missing
 
 
 def _positive(environ: Mapping[str, str], name: str) -> float | None:

@@ -8,6 +8,7 @@ sends, so that an error made up by the proxy reads like one from the API to the 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -16,6 +17,10 @@ from evolve_action.model.provider_table import PROVIDERS
 
 ANTHROPIC = "anthropic"
 OPENAI = "openai"
+GEMINI = "gemini"
+# Gemini's model calls name the model and the method in the path:
+# `/v1beta/models/MODEL:streamGenerateContent?alt=sse`, `...:generateContent`.
+_GEMINI_PATH = re.compile(r"/models/(?P<model>[^/:?]+):(?:stream)?[gG]enerateContent$")
 
 
 def api_of(path: str) -> str | None:
@@ -30,7 +35,15 @@ def api_of(path: str) -> str | None:
         return "responses"
     if bare.endswith("/chat/completions"):
         return "chat"
+    if _GEMINI_PATH.search(bare):
+        return GEMINI
     return None
+
+
+def model_in_path(path: str) -> str:
+    """The model a Gemini call names in its path ("" for the other APIs, whose body does)."""
+    found = _GEMINI_PATH.search("/" + path.split("?", 1)[0].strip("/"))
+    return found["model"] if found else ""
 
 
 def events(body: bytes) -> Iterator[dict[str, Any]]:
@@ -86,8 +99,37 @@ def _openai_usage(raw: Mapping[str, Any]) -> Usage:
     )
 
 
+def _gemini_usage(raw: Mapping[str, Any]) -> Usage:
+    # Gemini counts cached input inside the prompt total, and thinking apart from the answer.
+    cached = _int(raw, "cachedContentTokenCount")
+    return Usage(
+        input_tokens=max(0, _int(raw, "promptTokenCount") - cached),
+        output_tokens=_int(raw, "candidatesTokenCount") + _int(raw, "thoughtsTokenCount"),
+        cache_read_tokens=cached,
+        calls=1,
+    )
+
+
+def _gemini_usage_of(content_type: str, body: bytes) -> Usage | None:
+    """`usageMetadata` of a whole answer, or of a stream's last chunk that has one (its
+    counts are cumulative)."""
+    if "event-stream" in content_type:
+        found = [
+            e["usageMetadata"] for e in events(body) if isinstance(e.get("usageMetadata"), dict)
+        ]
+        return _gemini_usage(found[-1]) if found else None
+    try:
+        doc = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    raw = doc.get("usageMetadata") if isinstance(doc, dict) else None
+    return _gemini_usage(raw) if isinstance(raw, dict) else None
+
+
 def usage_of(api: str, content_type: str, body: bytes) -> Usage | None:
     """The usage one successful model call reported, or None when it reported none."""
+    if api == GEMINI:
+        return _gemini_usage_of(content_type, body)
     if "event-stream" not in content_type:
         try:
             doc = json.loads(body)
@@ -135,6 +177,10 @@ def wire_of(provider: str) -> str:
 
 def error_body(provider: str, status: int, message: str) -> bytes:
     """An error in the vendor's own shape, so the CLI reports it as it would the API's."""
+    if wire_of(provider) == GEMINI:
+        kinds = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 429: "RESOURCE_EXHAUSTED"}
+        error = {"code": status, "message": message, "status": kinds.get(status, "INTERNAL")}
+        return json.dumps({"error": error}).encode()
     if wire_of(provider) == ANTHROPIC:
         kinds = {400: "invalid_request_error", 401: "authentication_error", 429: "rate_limit_error"}
         kind = kinds.get(status, "api_error")
