@@ -94,7 +94,8 @@ def overall(report: ReportInput) -> tuple[str, Rates]:
     rows = report.aggregate.cases
     if not report.has_base:
         head = _mean([c.head.pass_rate for c in rows if c.head and c.head.pass_rate is not None])
-        return "**all affected evals** (head only)", Rates("—", _text(head), "—", 0, (), 0, None, head)
+        alone = Rates("—", _text(head), "—", 0, (), 0, None, head)
+        return "**all affected evals** (head only)", alone
     found = rates(rows)
     every = len({(c.suite, c.case_id) for c in rows})
     if found.paired == every:
