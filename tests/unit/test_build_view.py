@@ -106,7 +106,6 @@ def test_example_comment__every_part_from_data() -> None:
     assert text.rstrip().endswith(
         "<sub>💸 this push $0.64 · PR so far: $0.64 over 1 push · 64k tokens · ⏱ 3m 12s ·"
         " 1 cached run reused · [workflow run](https://github.com/acme/skills/actions/runs/4242)"
-        " (📊 report.html: see its summary)"
         ' · evolve-action 1.2.3<!-- evolve-spend {"usd":0.64,"pushes":1,'
         '"sha":"5d6e7f8aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","unknown":false} --></sub>'
     )

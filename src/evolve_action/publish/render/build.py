@@ -200,8 +200,7 @@ def footer(report: ReportInput) -> str:
     if cached:
         parts.append(f"{plural(cached, 'cached run')} reused")
     if report.event.run_url:
-        # Every job writes report.html; the run's summary links it where it was uploaded.
-        parts.append(f"[workflow run]({report.event.run_url}) (📊 report.html: see its summary)")
+        parts.append(f"[workflow run]({report.event.run_url})")
     if report.confinement:
         parts.append(f"confinement: {inline(report.confinement)}")
     parts.append(f"evolve-action {report.version}".strip())
