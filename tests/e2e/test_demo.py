@@ -42,11 +42,15 @@ def test_demo__offline_comment_shows_regression_improvement_failures_suggestions
     assert "Record an addition under Unreleased `add-entry`: no assertion checks" in comment
     # Each case also ran without its skill: the lift, and the checks that cannot tell.
     assert "| no skill |" in comment and "50%, lift +50 pts ▲" in comment
-    assert "Checks that cannot tell" in comment
+    # 18 checks that cannot tell, one row per case and finding.
+    section = comment.split("Checks that cannot tell (18)", 1)[1].split("</details>", 1)[0]
+    assert len([line for line in section.splitlines() if line.startswith("| ")]) == 1 + 6
+    assert "| 5 checks: " in section
     assert "passes without the skill: it tests nothing the skill adds" in comment
     assert "`changelog`: 8 of 10 checks cannot tell a good skill from a bad one" in comment
     # The trigger that fires where it must not blames the skill, not the check.
     assert "the skill fires on a prompt it must not fire on" in comment
     assert "broken or too strict" not in comment
     assert (tmp_path / "demo/results/results.json").is_file()
+    assert (tmp_path / "demo/results/report.html").is_file()  # the charts and transcripts
     assert f"demo: the results: {tmp_path / 'demo/results/results.json'}" in out

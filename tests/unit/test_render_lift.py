@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from evolve_action.model.outcomes import RunResult, Side
+from evolve_action.model.outcomes import ItemResult, RunResult, Side
 from evolve_action.publish.render.build import build_view
 from evolve_action.publish.render.comment import render
 from evolve_action.settings.inputs import Settings
@@ -57,3 +57,20 @@ def test_a_lift_that_is_not_significant_says_so_and_the_gate_option_is_named() -
     assert row[4].strip().startswith("40%, lift +20 pts (p = ")
     assert row[4].strip().endswith(", not significant)")
     assert "`fail-without-lift` fails the check for a skill without one." in text
+
+
+def test_checks_of_one_case_that_cannot_tell_for_the_same_reason_are_one_row() -> None:
+    """Five checks passing with and without the skill are one row naming them, not five."""
+    one = outcome(POET, "pipe", M1, base=None, head=(4, 0))
+    one += without_skill(outcome(POET, "pipe", M1, base=None, head=(4, 0)))
+    checks = [ItemResult(f"a{n}", f"file out{n}.txt exists", True, "") for n in range(5)]
+    runs = [replace(r, items=tuple(checks)) for r in one]
+    report = make_report([POET], runs, base_sha=None, discrimination=records(runs))
+    view = build_view(report)
+    (row,) = view.cannot_tell
+    assert row.checks == 5
+    assert row.item.startswith("5 checks: file out0.txt exists; file out1.txt exists;")
+    assert row.item.endswith("; and 2 more")
+    text = render(view)
+    assert "Checks that cannot tell (5)" in text
+    assert len(rows(text.split("Checks that cannot tell", 1)[1], "| `pipe`")) == 1

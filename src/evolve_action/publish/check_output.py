@@ -16,6 +16,7 @@ from evolve_action.model.evals import LoadResult
 from evolve_action.model.outcomes import Side, Status
 from evolve_action.model.spend import spend_of
 from evolve_action.publish.annotations import annotate
+from evolve_action.publish.render import headline
 from evolve_action.publish.render.build_cases import CaseIndex, counts
 from evolve_action.publish.render.comment import fit_comment
 from evolve_action.publish.render.report import ReportInput
@@ -129,13 +130,14 @@ def _number(value: float | None) -> str:
 
 
 def outputs(report: ReportInput, gate: Gate, comment_url: str) -> dict[str, str]:
-    overall = report.aggregate.overall
-    has_base = report.has_base
+    """The step outputs. The rates are the comment's headline figures: over the cases graded
+    on both sides, with no delta while a compared case went ungraded on a side."""
+    _, found = headline.overall(report)
     paid = spend_of(report.runs)  # what this job paid: cache hits are no spend of its own
     return {
-        "pass-rate": _number(overall.head_rate),
-        "base-pass-rate": _number(overall.base_rate if has_base else None),
-        "delta": _number(overall.delta if has_base else None),
+        "pass-rate": _number(found.head_rate),
+        "base-pass-rate": _number(found.base_rate),
+        "delta": _number(found.delta_rate),
         "regressions": str(gate.regressions),
         "conclusion": gate.conclusion,
         "results-dir": str(report.settings.results_dir),

@@ -16,7 +16,9 @@ from evolve_action.publish.render.view import CannotTell
 from evolve_action.util.text import pct, plural
 from evolve_action.verdict.discrimination import Discrimination, ItemRecord, shares
 
-MAX_ITEMS = 30  # past this the section is noise; results.json has every record
+MAX_ITEMS = 30  # rows; past this the section is noise; results.json has every record
+SHOWN = 3  # checks named in one grouped row; the rest are counted
+SHORT = 44  # characters per check in a grouped row, so its cell stays within four lines
 ARM_NAMES = {Side.BASE: "base", Side.HEAD: "head", Side.NO_SKILL: "no skill"}
 
 
@@ -73,16 +75,31 @@ def counts(record: ItemRecord) -> str:
 
 
 def rows(report: ReportInput, index: CaseIndex) -> tuple[CannotTell, ...]:
-    out = []
+    """One row per case, finding and counts: a case whose five checks all pass without the
+    skill is one row naming the five, as a failure on twelve runs is one row."""
+    groups: dict[tuple[str, str, str, str], list[str]] = {}
     for r in report.discrimination:
         if not r.finding.cannot_tell:
             continue
         why = blame(index.case(r.suite, r.case_id), r.finding)
         if r.unstable_on:
             why += f" ({', '.join(ARM_NAMES[s] for s in r.unstable_on)})"
-        named = index.named(r.suite, r.case_id)
-        out.append(CannotTell(named, cell(r.text, 120), cell(why), counts(r)))
+        groups.setdefault((r.suite, r.case_id, why, counts(r)), []).append(r.text)
+    out = []
+    for (rel, case_id, why, seen), texts in groups.items():
+        named = index.named(rel, case_id)
+        out.append(CannotTell(named, checks_cell(texts), cell(why), seen, len(texts)))
     return tuple(out[:MAX_ITEMS])
+
+
+def checks_cell(texts: list[str]) -> str:
+    """The checks of one row, each cut short enough that the cell stays a few lines."""
+    if len(texts) == 1:
+        return cell(texts[0], 120)
+    shown = [cell(t, SHORT) for t in texts[:SHOWN]]
+    more = len(texts) - len(shown)
+    tail = f"; and {more} more" if more else ""
+    return f"{len(texts)} checks: " + "; ".join(shown) + tail
 
 
 def blame(case: Case | None, finding: Discrimination) -> str:

@@ -36,6 +36,15 @@ class Rates:
     paired: int  # cases graded on both sides
     missing: tuple[str, ...]  # "head", "base": sides a compared case was not graded on
     missing_cases: int
+    base_rate: float | None = None  # the figures behind `base` and `head`, for step outputs
+    head_rate: float | None = None
+
+    @property
+    def delta_rate(self) -> float | None:
+        """Head minus base, or None when a side is missing or a case was not graded."""
+        if self.missing or self.base_rate is None or self.head_rate is None:
+            return None
+        return self.head_rate - self.base_rate
 
     def cell(self) -> str:
         """One table cell: "100% → 33.3% (−66.7 pts)"."""
@@ -77,7 +86,7 @@ def rates(rows: Sequence[CaseStats]) -> Rates:
     else:
         delta = points(head - base)
     n = len({(c.suite, c.case_id) for c in paired})
-    return Rates(_text(base), _text(head), delta, n, tuple(sides), cases)
+    return Rates(_text(base), _text(head), delta, n, tuple(sides), cases, base, head)
 
 
 def overall(report: ReportInput) -> tuple[str, Rates]:
@@ -85,7 +94,8 @@ def overall(report: ReportInput) -> tuple[str, Rates]:
     rows = report.aggregate.cases
     if not report.has_base:
         head = _mean([c.head.pass_rate for c in rows if c.head and c.head.pass_rate is not None])
-        return "**all affected evals** (head only)", Rates("—", _text(head), "—", 0, (), 0)
+        alone = Rates("—", _text(head), "—", 0, (), 0, None, head)
+        return "**all affected evals** (head only)", alone
     found = rates(rows)
     every = len({(c.suite, c.case_id) for c in rows})
     if found.paired == every:

@@ -102,12 +102,14 @@ class Suggestion:
 
 @dataclass(frozen=True, slots=True)
 class CannotTell:
-    """A check item that cannot tell a good skill from a bad one (`verdict.discrimination`)."""
+    """The check items of one case that cannot tell a good skill from a bad one for the same
+    reason with the same counts (`verdict.discrimination`)."""
 
     case: str  # escaped: "skill / `case`"
-    item: str  # escaped table cell
+    item: str  # escaped table cell: one check, or "3 checks: a; b; c"
     finding: str  # escaped table cell
     counts: str  # "head 4/4 · no skill 4/4"
+    checks: int = 1  # how many check items the row stands for
 
 
 @dataclass(frozen=True, slots=True)
