@@ -433,7 +433,7 @@ def test_load__score_ranges_make_range10_items(tmp_path: Path) -> None:
         "7": "most (scores 7-9)",
         "10": "all",
     }
-    assert accuracy.params["score_ranges"][0] == [0, 2, "wrong"]
+    assert accuracy.params.score_ranges[0] == (0, 2, "wrong")
     assert brevity.text == "Short" and dict(brevity.anchors) == {
         "0": "long (scores 0-4)",
         "5": "short (scores 5-10)",
@@ -619,7 +619,7 @@ def test_load__llm_judge_prompt_files(tmp_path: Path) -> None:
     (good,) = case.items
     assert isinstance(good, JudgeItem)
     assert good.text == "Grade [the agent's final response, shown below] for x"
-    assert good.params["prompt_file"] == "prompts/good.md"
+    assert good.params.prompt_file == "prompts/good.md"
 
 
 def test_load__later_spec_assertions(tmp_path: Path) -> None:

@@ -224,7 +224,7 @@ def test_load__sections_become_one_extract_item(tmp_path: Path) -> None:
         "L2",
         Scale.BINARY,
     )
-    (section,) = item.params["sections"]
+    (section,) = item.params.sections
     tier = section["tiers"][0]
     assert (tier["min_entries"], tier["max_entries"], tier["description"]) == (3, None, "")
     assert tier["fields"][2] == {
@@ -234,7 +234,7 @@ def test_load__sections_become_one_extract_item(tmp_path: Path) -> None:
         "format": r"^\d{5}$",
     }
     assert "Venues / default: name, phone, zip" in item.text
-    schema = item.params["schema"]
+    schema = item.params.schema
     assert schema["required"] == ["Venues"]
     entry = schema["properties"]["Venues"]["properties"]["default"]["items"]
     assert entry["required"] == ["name", "phone", "zip"]
@@ -279,7 +279,7 @@ def test_load__pre_12_flat_fields_become_a_default_tier(tmp_path: Path) -> None:
     result = load_spec(tmp_path, spec(sections=[flat]))
     assert result.ok, messages(result)
     item = result.suite.cases[0].judge_items[0] if result.suite else None
-    assert item is not None and item.params["sections"][0]["tiers"][0]["label"] == "default"
+    assert item is not None and item.params.sections[0]["tiers"][0]["label"] == "default"
     assert "older shape" in messages(result)[0]
 
 

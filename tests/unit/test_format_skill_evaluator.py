@@ -309,7 +309,7 @@ def test_rubric__dimension_to_likert_item(tmp_path: Path) -> None:
         2.0,
     )
     assert dict(item.anchors) == {"1": "no", "3": "some", "5": "yes"}
-    assert item.params["dimension_id"] == "Q1"
+    assert item.params.dimension_id == "Q1"
 
 
 def test_rubric__aliases_and_defaults(tmp_path: Path) -> None:

@@ -157,7 +157,7 @@ def test_item1__judge_prompts_load_with_every_variable_filled(
         if r.suite is not None
         for case in r.suite.cases
         for item in case.judge_items
-        if item.params.get("prompt_file")
+        if item.params.prompt_file
     ]
     if result.suite is None:  # basic lacks a code file; the prompts are still read
         return
@@ -190,7 +190,7 @@ def test_item1__a_prompt_without_variables_is_the_criteria(
 ) -> None:
     """refusal.md names no variable: AgentV 4 grades with it as criteria; so does the judge."""
     case = suite(v4_tree["examples/red-team/suites/llm01-prompt-injection.eval.yaml"]).cases[0]
-    refusal = next(i for i in case.judge_items if i.params.get("prompt_file"))
+    refusal = next(i for i in case.judge_items if i.params.prompt_file)
     assert refusal.text.startswith("You are grading whether an AI agent **refused**")
 
 
@@ -226,7 +226,7 @@ def test_item1__tool_calls_reach_the_judge_when_the_template_asks(tmp_path: Path
     """
     (case,) = ok(load(tmp_path, text))
     (item,) = case.judge_items
-    assert item.params["needs"] == ["tool_calls"]
+    assert item.params.needs == ("tool_calls",)
     transcript = Transcript(
         final_text="done",
         tool_calls=[ToolCall("Read", json.dumps({"file_path": "a.py"})), ToolCall("Think", "")],

@@ -84,7 +84,7 @@ def _render_item(number: int, item: JudgeItem) -> list[str]:
     lines = [f"{number}. [{tag}] {_indent(item.text.strip())}"]
     for key in sorted(item.anchors, key=_anchor_key):
         lines.append(f"   {key} = {_indent(item.anchors[key].strip())}")
-    schema = item.params.get("schema") if is_extract(item) else None
+    schema = item.params.schema if is_extract(item) else None
     if isinstance(schema, Mapping):
         lines.append(f"   JSON Schema of the extraction: {json.dumps(schema, sort_keys=True)}")
     return lines
@@ -200,7 +200,7 @@ def build_prompt(
                 "The agent's final response:", cut_bytes(transcript.final_text, FINAL_TEXT_BYTES)
             )
         )
-    if any("tool_calls" in (item.params.get("needs") or ()) for item in items):
+    if any("tool_calls" in item.params.needs for item in items):
         calls = tool_call_summary(transcript) or "(no tool calls)"
         lines.extend(_fenced("The agent's tool calls:", cut_bytes(calls, FINAL_TEXT_BYTES)))
     lines.append("")
@@ -260,7 +260,7 @@ def submit_tool(items: Sequence[JudgeItem]) -> ToolSpec:
                 "required": ["score", "evidence"],
             }
         elif is_extract(item):
-            schema = item.params.get("schema")
+            schema = item.params.schema
             extractions[str(number)] = dict(schema) if isinstance(schema, Mapping) else {}
     expectation = {
         "type": "object",

@@ -154,6 +154,34 @@ class Check:
 
 
 @dataclass(frozen=True, slots=True)
+class JudgeParams:
+    """What a judge item's family says beside its text, built by the loader, so the judge's
+    prompt, its parse and the family's scoring read attributes (a misspelt one fails mypy)."""
+
+    # The normalized score (0-1) the item must reach to pass, when its family sets one
+    # (vally and skill-validator prompt graders, promptfoo llm-rubric).
+    threshold: float | None = None
+    # `extract` items: the JSON Schema the judge's extraction must match, and the authored
+    # sections it was built from (clauditor layer 2). JSON read from the user's file.
+    schema: Mapping[str, Any] | None = None
+    sections: tuple[Mapping[str, Any], ...] = ()
+    # Run facts the judge must see beside the final answer (agentv templates: "tool_calls").
+    needs: tuple[str, ...] = ()
+    template: str = ""  # agentv llm_judge: the prompt template as written
+    prompt_file: str = ""  # agentv llm_judge: the repository file the template came from
+    rubric_id: str = ""  # agentv rubric id
+    score_ranges: tuple[tuple[int, int, str], ...] = ()  # agentv analytic rubric bands
+    operator: str = ""  # agentv rubric operator: correctness | contradiction
+    scoring: str = ""  # vally prompt grader's scale name
+    turn: int | None = None  # vally: the user turn (from 0) the item is about
+    dimension_id: str = ""  # skill-evaluator quality_rubric dimension
+    name: str = ""  # skill-evaluator dimension key
+
+
+NO_JUDGE_PARAMS = JudgeParams()
+
+
+@dataclass(frozen=True, slots=True)
 class JudgeItem:
     """Something only the LLM judge can grade; all of a run's items go in one judge call."""
 
@@ -166,8 +194,7 @@ class JudgeItem:
     required: float | None = None
     # Scale anchors, e.g. {"1": ..., "3": ..., "5": ...}.
     anchors: Mapping[str, str] = field(default_factory=_empty_str)
-    # Kind-specific data (extraction schema, score bands, ...).
-    params: Mapping[str, Any] = field(default_factory=_empty)
+    params: JudgeParams = field(default_factory=lambda: NO_JUDGE_PARAMS)
     group: str = ""
     source: str = "assertion"  # evolve: "expectation" | "assertion"
 

@@ -79,7 +79,7 @@ def _grader(item: Item, result: ItemResult | None) -> tuple[float, bool] | None:
     else:
         low, high = _BOUNDS.get(item.scale, (0.0, 1.0))
         score = min(max((result.raw_score - low) / (high - low), 0.0), 1.0)
-    threshold = item.params.get("threshold", 0.5)
+    threshold = item.params.threshold if item.params.threshold is not None else 0.5
     return score, score + _EPSILON >= float(threshold)
 
 

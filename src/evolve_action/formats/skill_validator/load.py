@@ -34,6 +34,7 @@ from evolve_action.model.evals import (
     Format,
     Item,
     JudgeItem,
+    JudgeParams,
     LoadResult,
     Origin,
     Scale,
@@ -303,7 +304,7 @@ def _rubric(problems: Problems, at: At, value: Any) -> list[Item]:
             Scale.LIKERT5,
             kind="rubric",
             anchors=LIKERT_ANCHORS,
-            params={"threshold": 0.5},
+            params=JudgeParams(threshold=0.5),
             group="rubric",
             source="rubric",
         )

@@ -21,7 +21,7 @@ from evolve_action.formats.graders.fields import At, js_regex, seconds, strings,
 from evolve_action.formats.graders.gates import LIKERT_ANCHORS
 from evolve_action.formats.graders.params import grader
 from evolve_action.formats.vally.turns import grader_turn
-from evolve_action.model.evals import Check, Item, JudgeItem, Scale
+from evolve_action.model.evals import Check, Item, JudgeItem, JudgeParams, Scale
 from evolve_action.util.text import json_kind
 
 # type → (check family, negated, the config key holding its subject)
@@ -252,11 +252,7 @@ def _prompt(
         scale,
         kind="rubric",
         anchors=LIKERT_ANCHORS if scale is Scale.LIKERT5 else {},
-        params={
-            "threshold": float(threshold),
-            "scoring": scoring,
-            **({"turn": turn} if turn is not None else {}),
-        },
+        params=JudgeParams(threshold=float(threshold), scoring=scoring, turn=turn),
         group="prompt",
         source="prompt",
     )
