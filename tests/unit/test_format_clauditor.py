@@ -49,8 +49,8 @@ def test_load__primary_case_is_the_slash_command(tmp_path: Path) -> None:
     assert suite is not None and suite.format is Format.CLAUDITOR and suite.name == "demo"
     (case,) = suite.cases
     assert (case.id, case.prompt, case.kind) == ("demo", "/demo --fast", CaseKind.TASK)
-    assert case.extra["user_prompt"] == "Find things."
-    assert case.extra["description"] == "d"
+    assert case.extra.user_prompt == "Find things."
+    assert case.extra.description == "d"
 
 
 def test_load__empty_test_args_sends_the_bare_command(tmp_path: Path) -> None:
@@ -383,7 +383,7 @@ def test_load__runner_knobs_are_kept_and_timeout_applies(tmp_path: Path) -> None
     result = load_spec(tmp_path, spec(timeout=120, allow_hang_heuristic=False, harness="codex"))
     case = result.suite.cases[0] if result.suite else None
     assert case is not None and case.timeout_seconds == 120.0
-    assert case.extra["runner"] == {
+    assert case.extra.runner == {
         "timeout": 120,
         "allow_hang_heuristic": False,
         "harness": "codex",
@@ -496,14 +496,14 @@ def test_system_prompt__explicit_wins(tmp_path: Path) -> None:
     result = load_spec(tmp_path, spec(system_prompt="Be careful."))
     case = result.suite.cases[0] if result.suite else None
     assert case is not None and case.system == "Be careful."
-    assert case.extra["system_prompt_source"] == "explicit"
+    assert case.extra.system_prompt_source == "explicit"
 
 
 def test_system_prompt__null_means_derive_it(tmp_path: Path) -> None:
     result = load_spec(tmp_path, spec(system_prompt=None, **{"$schema": "x.json"}))
     assert result.ok and not result.problems, messages(result)
     case = result.suite.cases[0] if result.suite else None
-    assert case is not None and case.extra["system_prompt_source"] == "skill_md"
+    assert case is not None and case.extra.system_prompt_source == "skill_md"
 
 
 def test_system_prompt__blank_explicit_is_an_error(tmp_path: Path) -> None:
@@ -521,11 +521,11 @@ def test_system_prompt__sibling_agents_md_then_root_then_skill_body(tmp_path: Pa
     result = load_file(tmp_path, path, path.parent)
     case = result.suite.cases[0] if result.suite else None
     assert case is not None and case.system == "You find things.\n"
-    assert case.extra["system_prompt_source"] == "skill_md"
+    assert case.extra.system_prompt_source == "skill_md"
     (tmp_path / "AGENTS.md").write_text("root rules")
     case = load_file(tmp_path, path, path.parent).suite.cases[0]  # type: ignore[union-attr]
-    assert (case.system, case.extra["system_prompt_source"]) == ("root rules", "agents_md")
-    assert case.extra["skill_body"] == "You find things.\n"  # what `/demo` expands to
+    assert (case.system, case.extra.system_prompt_source) == ("root rules", "agents_md")
+    assert case.extra.skill_body == "You find things.\n"  # what `/demo` expands to
     (path.parent / "AGENTS.md").write_text("skill rules")
     case = load_file(tmp_path, path, path.parent).suite.cases[0]  # type: ignore[union-attr]
     assert case.system == "skill rules"

@@ -445,8 +445,8 @@ def test_guided__rounds_run_as_one_prompt_with_warning(tmp_path: Path) -> None:
     ]
     assert order == sorted(order)
     assert case.messages == ()
-    assert case.extra["mode"] == "guided-conversation"
-    assert [r["role"] for r in case.extra["rounds"]] == ["planner", "user", "planner"]
+    assert case.extra.mode == "guided-conversation"
+    assert [r["role"] for r in case.extra.rounds] == ["planner", "user", "planner"]
     (warning,) = warnings(result)
     assert "evals[0].rounds" in warning and "3 rounds run as one prompt" in warning
 

@@ -15,6 +15,7 @@ from evolve_action.grade.judge import judge_run
 from evolve_action.grade.judge_parse import find_grading, verdicts
 from evolve_action.model.evals import (
     Case,
+    CaseExtra,
     Fixture,
     JudgeItem,
     JudgeParams,
@@ -539,7 +540,7 @@ def test_build_prompt__agentv_cases_carry_their_question_outcome_and_note() -> N
         prompt="What is the capital of France?",
         origin=origin,
         items=(item,),
-        extra={"expected_outcome": "Names Paris as the capital.", "question": "", "note": "n1"},
+        extra=CaseExtra(expected_outcome="Names Paris as the capital.", question="", note="n1"),
     )
     text = build_prompt(agentv, [item], Transcript(final_text="Paris."), inspect=False)
     assert "What is the capital of France?" in text

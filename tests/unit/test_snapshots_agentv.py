@@ -246,7 +246,7 @@ def test_item2__composite_children_under_assertions(v4_tree: dict[str, LoadResul
         "flexible_gate/completeness_check/rubric-1",
         "flexible_gate/conciseness_check/rubric-1",
     ]
-    gate = case.extra["groups"][0]
+    gate = case.extra.groups[0]
     assert gate["aggregator"]["type"] == "threshold" and gate["aggregator"]["threshold"] == 0.5
     composite = v4_tree[f"{FEATURES}/composite/evals/dataset.eval.yaml"]
     assert not any("evaluators" in p.message for p in composite.problems)
@@ -394,7 +394,7 @@ def test_item12__agentv_5_script_prompt_objects_and_default_test(
     script = next(i for i in case.checks if i.kind == "agentv.code_judge")
     assert isinstance(script.params, CodeJudge)
     assert script.params.command == ("python3", "../validators/check_syntax.py")
-    assert case.extra["threshold"] == 0.8  # from default_test, a file:// reference
+    assert case.extra.threshold == 0.8  # from default_test, a file:// reference
     assert any(p.field == "options.rubric_prompt" for p in quickstart.problems)
     templating = suite(load_one(root, f"{FEATURES}/test-vars-templating/evals/suite.yaml"))
     ada = next(c for c in templating.cases if c.id == "greet-ada")

@@ -100,22 +100,28 @@ def _ids(numbers: Sequence[int]) -> str:
 
 # AgentV's judges see the question, the expected outcome, a reference answer and the note;
 # its rubrics are written against them ("mentions the capital"), so ours must see them too.
-# Only AgentV cases carry these keys; evolve's judge keeps its contract (no task prompt).
+# Only AgentV cases carry these fields; evolve's judge keeps its contract (no task prompt).
 _AGENTV_CONTEXT = (
-    ("question", "The task the agent was given:"),
-    ("expected_outcome", "What a successful outcome looks like (context, not an item):"),
-    ("reference_answer", "A reference answer (context, not an item):"),
-    ("note", "A note from the eval author (context, not an item):"),
+    "The task the agent was given:",
+    "What a successful outcome looks like (context, not an item):",
+    "A reference answer (context, not an item):",
+    "A note from the eval author (context, not an item):",
 )
 
 
 def _agentv_context(case: Case) -> list[str]:
-    if "expected_outcome" not in case.extra:
+    extra = case.extra
+    if extra.expected_outcome is None:
         return []
     lines: list[str] = []
-    for key, title in _AGENTV_CONTEXT:
-        value = case.extra.get(key) or (case.prompt if key == "question" else "")
-        if isinstance(value, str) and value.strip():
+    said = (
+        extra.question or case.prompt,
+        extra.expected_outcome,
+        extra.reference_answer,
+        extra.note,
+    )
+    for title, value in zip(_AGENTV_CONTEXT, said, strict=True):
+        if value.strip():
             lines.extend(_fenced(title, cut_bytes(value.strip(), EXPECTED_OUTPUT_BYTES)))
     return lines
 

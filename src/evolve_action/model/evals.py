@@ -222,6 +222,45 @@ class Message:
 
 
 @dataclass(frozen=True, slots=True)
+class CaseExtra:
+    """What a case's family says beside the common fields, built by its loader, read by its
+    checks, its scoring and the judge's prompt as attributes. Values copied from the user's
+    file as they were written (metadata, runner settings, vars) stay JSON (`Any`)."""
+
+    # The pass mark of the case's normalized score (agentv `execution.threshold`, promptfoo).
+    threshold: float | None = None
+    description: Any = None  # agentv row / clauditor spec `description`
+    # agentv: every evaluator group in authored order (`formats.agentv.items`), and the test
+    # fields its judge and code judges see. `expected_outcome` set marks an agentv case.
+    groups: tuple[Mapping[str, Any], ...] = ()
+    expected_outcome: str | None = None
+    question: str = ""
+    reference_answer: str = ""
+    note: str = ""
+    expected_messages: tuple[Mapping[str, Any], ...] = ()
+    input_messages: tuple[Mapping[str, Any], ...] = ()
+    input_files: tuple[str, ...] = ()
+    # Repository files judge scripts read: a change to them must change the fingerprint.
+    grader_files: tuple[str, ...] = ()
+    conversation_id: Any = None
+    metadata: Any = None
+    rubric: tuple[str, ...] = ()  # vally: the stimulus's rubric lines
+    # skill-evaluator: the input mode and a guided conversation's scripted rounds.
+    mode: str = ""
+    rounds: tuple[Mapping[str, str], ...] = ()
+    # clauditor: the spec fields the case was built from and its runner settings.
+    test_args: str = ""
+    user_prompt: str | None = None
+    system_prompt_source: str = ""
+    skill_body: str | None = None
+    runner: Mapping[str, Any] = field(default_factory=_empty)
+    vars: Mapping[str, Any] = field(default_factory=_empty)  # promptfoo: the test's vars
+
+
+NO_EXTRA = CaseExtra()
+
+
+@dataclass(frozen=True, slots=True)
 class Case:
     id: str
     prompt: str  # the user's task; for a conversation, its last user message
@@ -245,8 +284,7 @@ class Case:
     timeout_seconds: float | None = None
     should_trigger: bool | None = None  # TRIGGER cases only
     output_files: tuple[str, ...] = ()  # read these (globs) instead of the final answer
-    # Format-specific data for the verdict policy.
-    extra: Mapping[str, Any] = field(default_factory=_empty)
+    extra: CaseExtra = field(default_factory=lambda: NO_EXTRA)
 
     @property
     def checks(self) -> tuple[Check, ...]:

@@ -1,7 +1,7 @@
 """A case's evaluator specs → its checks, judge items and group tree.
 
 Every evaluator becomes a group named by its path (`release_gate/safety` inside a composite).
-Leaves hold the items; `Case.extra["groups"]` lists every group in authored order with its
+Leaves hold the items; `Case.extra.groups` lists every group in authored order with its
 weight, `required` floor and (for composites) aggregator, which is all the verdict policy
 needs to rebuild the tree from the flat item list.
 """

@@ -48,7 +48,9 @@ class GradersPolicy:
         score = _mean(graded)
         if broken:
             return Verdict(Status.FAIL, score, reason="; ".join(broken))
-        threshold = case.extra.get("threshold", suite.policy.threshold)
+        threshold = case.extra.threshold
+        if threshold is None:
+            threshold = suite.policy.threshold
         if isinstance(threshold, int | float):
             if score + _EPSILON < threshold:
                 said = f"score {score:.2f} is below the threshold {threshold:g}"
