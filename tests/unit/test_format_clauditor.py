@@ -154,7 +154,7 @@ def test_load__bad_assertion_is_an_error_at_its_line(
     )
 
 
-def test_load__pre_67_value_key_is_mapped_with_a_warning(tmp_path: Path) -> None:
+def test_load__old_value_key_is_mapped_with_a_warning(tmp_path: Path) -> None:
     legacy = [
         {"id": "n", "type": "has_entries", "value": "3"},
         {"id": "c", "type": "contains", "value": "Venues"},
@@ -163,7 +163,7 @@ def test_load__pre_67_value_key_is_mapped_with_a_warning(tmp_path: Path) -> None
     assert result.ok, messages(result)
     checks = result.suite.cases[0].checks if result.suite else ()
     assert checks[0].params == CountParams(3) and checks[1].params == NeedleParams("Venues")
-    assert all("pre-#67" in m for m in messages(result))
+    assert all("old spelling (one `value` for every type" in m for m in messages(result))
 
 
 def test_load__missing_ids_get_positional_ids_with_a_warning(tmp_path: Path) -> None:

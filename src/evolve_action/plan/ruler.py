@@ -1,4 +1,4 @@
-"""What a pull request changed in its own evals, case by case (issue 26).
+"""What a pull request changed in its own evals, case by case.
 
 Base runs are graded with base's checks and head runs with head's, so a PR could break its
 skill and, in the same PR, delete or relax the check that would have caught it. This module
