@@ -17,7 +17,14 @@ from __future__ import annotations
 from typing import Any
 
 from evolve_action.formats.base import Problems
-from evolve_action.formats.graders.fields import At, js_regex, seconds, strings, text
+from evolve_action.formats.graders.fields import (
+    At,
+    grader_head,
+    js_regex,
+    seconds,
+    strings,
+    text,
+)
 from evolve_action.formats.graders.gates import LIKERT_ANCHORS
 from evolve_action.formats.graders.params import grader
 from evolve_action.formats.vally.turns import grader_turn
@@ -95,14 +102,10 @@ def _renamed(item: Item, new_id: str) -> Item:
 def _grader(
     problems: Problems, at: At, raw: Any, rubric: list[str], j: int, turns: int
 ) -> Item | None:
-    if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
-        problems.error(at, "a grader is a mapping with a `type`")
+    head = grader_head(problems, at, raw)
+    if head is None:
         return None
-    kind: str = raw["type"]
-    config = raw.get("config") or {}
-    if not isinstance(config, dict):
-        problems.error((*at, "config"), f"must be a mapping, not {json_kind(config)}")
-        return None
+    kind, config = head
     for key in raw:
         if key not in ("type", "config", "name", "turn", "description"):
             problems.warn((*at, key), f"unknown grader key {key!r} is ignored")
