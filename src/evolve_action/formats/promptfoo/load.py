@@ -53,8 +53,7 @@ MAX_FILES = 2000
 def load(doc: Document, ctx: LoadContext) -> LoadResult:
     problems = Problems(doc)
     suite = _suite(doc, ctx, problems)
-    errors = any(p.severity is Severity.ERROR for p in problems.items)
-    return LoadResult(doc.rel, Format.PROMPTFOO, None if errors else suite, tuple(problems.items))
+    return problems.result(Format.PROMPTFOO, suite)
 
 
 def is_agent_provider(entry: Any) -> bool:

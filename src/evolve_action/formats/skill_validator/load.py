@@ -69,9 +69,8 @@ MAX_COPIED = 2000
 def load(doc: Document, ctx: LoadContext) -> LoadResult:
     problems = Problems(doc)
     suite = _suite(doc, ctx, problems)
-    errors = any(p.severity is Severity.ERROR for p in problems.items)
     fmt = Format.SKILL_VALIDATOR
-    return LoadResult(doc.rel, fmt, None if errors else suite, tuple(problems.items))
+    return problems.result(fmt, suite)
 
 
 def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
