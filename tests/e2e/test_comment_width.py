@@ -11,20 +11,18 @@ import os
 import shutil
 from pathlib import Path
 
-import pytest
-
 from scripts.comment_doc import comment_of
-from tests import chromium
+from tests import browser
 from tests.github_page import BOX, PADDING, measured, write_page
 
-pytestmark = pytest.mark.skipif(chromium.CHROMIUM is None, reason=chromium.SKIP_REASON)
+pytestmark = browser.needs_chromium
 MAX_LINES = 4
 WIDTH = BOX + 2 * PADDING
 
 
 def measure(markdown: str, tmp_path: Path) -> dict[str, object]:
     page = write_page(markdown, tmp_path / "comment.html")
-    dom = chromium.dump_dom(page, tmp_path / "profile", width=WIDTH)
+    dom = browser.dump_dom(page, tmp_path / "profile", width=WIDTH)
     return measured(dom)
 
 
@@ -41,10 +39,10 @@ def test_no_table_of_the_demo_comment_is_wider_than_github_s_box(
     too_tall = [t for t in tables if t["lines"] > MAX_LINES]
     assert not too_tall, f"cells over {MAX_LINES} lines: {too_tall}"
     height = int(found["height"])  # type: ignore[call-overload]
-    shot = chromium.screenshot(
+    shot = browser.screenshot(
         tmp_path / "comment.html",
-        tmp_path / "comment-880.png",
         tmp_path / "profile",
+        tmp_path / "comment-880.png",
         width=WIDTH,
         height=min(height, 16_000),
     )

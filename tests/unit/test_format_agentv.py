@@ -76,7 +76,7 @@ def test_load__every_case_key_and_outcome_key(tmp_path: Path, key: str, outcome:
     assert isinstance(item, JudgeItem)
     assert (item.kind, item.scale, item.id) == ("freeform", Scale.UNIT, "default")
     assert "Says hello" in item.text
-    assert case.extra["expected_outcome"] == "Says hello"
+    assert case.extra.expected_outcome == "Says hello"
 
 
 def test_load__two_case_lists_is_an_error(tmp_path: Path) -> None:
@@ -125,8 +125,7 @@ def test_load__messages_system_history_and_trailing_user_turns(tmp_path: Path) -
     ]
     assert case.prompt == "An off-by-one.\n\nPlease fix."
     assert (
-        case.extra["question"]
-        == "You debug. It breaks. What do you see? An off-by-one. Please fix."
+        case.extra.question == "You debug. It breaks. What do you see? An off-by-one. Please fix."
     )
 
 
@@ -196,8 +195,8 @@ def test_load__file_blocks_are_staged_and_referenced(tmp_path: Path) -> None:
     assert case.files[0].source == (tmp_path / "evals/files/sales.csv").resolve()
     assert "[file: evals/files/sales.csv]" in case.prompt
     assert '"a": 1' in case.prompt and case.prompt.endswith("Analyze it.")
-    assert case.extra["question"] == "Analyze it."
-    assert case.extra["input_files"] == ["evals/files/sales.csv", "docs/guide.md"]
+    assert case.extra.question == "Analyze it."
+    assert case.extra.input_files == ("evals/files/sales.csv", "docs/guide.md")
 
 
 def test_load__file_block_escape_and_missing_file_are_errors(tmp_path: Path) -> None:
@@ -233,8 +232,8 @@ def test_load__expected_output_shapes(tmp_path: Path) -> None:
     s, o, m, j = ok(load(tmp_path, text))
     assert s.expected_output == "plain"
     assert '"risk": "Low"' in o.expected_output
-    assert m.expected_output == "last" and m.extra["expected_messages"][0]["content"] == "last"
-    assert j.extra["reference_answer"] == '{"k": 2}'
+    assert m.expected_output == "last" and m.extra.expected_messages[0]["content"] == "last"
+    assert j.extra.reference_answer == '{"k": 2}'
 
 
 def test_load__note_conversation_and_timeouts(tmp_path: Path) -> None:
@@ -246,8 +245,8 @@ def test_load__note_conversation_and_timeouts(tmp_path: Path) -> None:
     """
     a, b = ok(load(tmp_path, text))
     assert (a.timeout_seconds, b.timeout_seconds) == (120, 30)
-    assert a.extra["note"] == "be kind" and a.extra["conversation_id"] == "c1"
-    assert b.extra["threshold"] == 0.5
+    assert a.extra.note == "be kind" and a.extra.conversation_id == "c1"
+    assert b.extra.threshold == 0.5
 
 
 @pytest.mark.parametrize(
@@ -401,7 +400,7 @@ def test_load__inline_rubrics_strings_and_objects(tmp_path: Path) -> None:
     )
     assert (sql.id, sql.weight, sql.required, sql.group) == ("rubric/sql", 3.0, 1.0, "rubric")
     assert soft.required == 0.5
-    assert case.extra["groups"] == [
+    assert list(case.extra.groups) == [
         {"path": "rubric", "type": "rubric", "weight": 1.0, "required": None, "aggregator": None}
     ]
 
@@ -433,7 +432,7 @@ def test_load__score_ranges_make_range10_items(tmp_path: Path) -> None:
         "7": "most (scores 7-9)",
         "10": "all",
     }
-    assert accuracy.params["score_ranges"][0] == [0, 2, "wrong"]
+    assert accuracy.params.score_ranges[0] == (0, 2, "wrong")
     assert brevity.text == "Short" and dict(brevity.anchors) == {
         "0": "long (scores 0-4)",
         "5": "short (scores 5-10)",
@@ -561,14 +560,14 @@ def test_load__spec_evaluators_flatten_into_groups(tmp_path: Path) -> None:
     digest = hashlib.sha256(b"print(1)\n").hexdigest()
     assert fmt.params.stage == (StagedFile("judges/check.py", "evals/judges/check.py", digest),)
     assert fmt.params.config == {"threshold": 3}
-    assert case.extra["grader_files"] == ["evals/judges/check.py"]
+    assert case.extra.grader_files == ("evals/judges/check.py",)
     assert isinstance(workflow, Check) and isinstance(workflow.params, ToolTrajectory)
     assert workflow.params.expected[1].max_duration_ms == 500
     assert "search → summarize" in workflow.text
     assert isinstance(efficiency, Check) and efficiency.required == 0.8
     assert isinstance(efficiency.params, Metrics)
     assert efficiency.params.limits == {"max_tool_calls": 10, "max_duration_ms": 60000}
-    groups = {g["path"]: g for g in case.extra["groups"]}
+    groups = {g["path"]: g for g in case.extra.groups}
     assert list(groups) == [
         "release_gate",
         "release_gate/safety",
@@ -619,7 +618,7 @@ def test_load__llm_judge_prompt_files(tmp_path: Path) -> None:
     (good,) = case.items
     assert isinstance(good, JudgeItem)
     assert good.text == "Grade [the agent's final response, shown below] for x"
-    assert good.params["prompt_file"] == "prompts/good.md"
+    assert good.params.prompt_file == "prompts/good.md"
 
 
 def test_load__later_spec_assertions(tmp_path: Path) -> None:
@@ -808,14 +807,14 @@ def test_load__every_spec_aggregator_loads(tmp_path: Path, kind: str) -> None:
     """
     (case,) = ok(load(tmp_path, text))
     assert [i.group for i in case.items] == ["gate/inner/a", "gate/b"]
-    gate = case.extra["groups"][0]
+    gate = case.extra.groups[0]
     assert gate["aggregator"] == {
         "type": kind,
         "weights": {"b": 2.0},
         "required": ["b"],
         "threshold": 0.7,
     }
-    assert [g["path"] for g in case.extra["groups"]] == [
+    assert [g["path"] for g in case.extra.groups] == [
         "gate",
         "gate/inner",
         "gate/inner/a",

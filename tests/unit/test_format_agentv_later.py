@@ -162,7 +162,7 @@ def test_vars_render_into_the_test_and_the_suite_input(tmp_path: Path) -> None:
     a, b = ok(load(tmp_path, text, files={"evals/notes.md": "n\n"}))
     assert a.system == "You help with maths."
     assert a.prompt == "[file: evals/notes.md]\n\nQ: 2+2?"
-    assert a.extra["expected_outcome"] == "Answers 2+2?"
+    assert a.extra.expected_outcome == "Answers 2+2?"
     assert '"value": 4' in a.expected_output
     assert (b.system, b.prompt, b.files) == (None, "hi", ())
 

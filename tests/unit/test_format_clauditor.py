@@ -49,8 +49,8 @@ def test_load__primary_case_is_the_slash_command(tmp_path: Path) -> None:
     assert suite is not None and suite.format is Format.CLAUDITOR and suite.name == "demo"
     (case,) = suite.cases
     assert (case.id, case.prompt, case.kind) == ("demo", "/demo --fast", CaseKind.TASK)
-    assert case.extra["user_prompt"] == "Find things."
-    assert case.extra["description"] == "d"
+    assert case.extra.user_prompt == "Find things."
+    assert case.extra.description == "d"
 
 
 def test_load__empty_test_args_sends_the_bare_command(tmp_path: Path) -> None:
@@ -154,7 +154,7 @@ def test_load__bad_assertion_is_an_error_at_its_line(
     )
 
 
-def test_load__pre_67_value_key_is_mapped_with_a_warning(tmp_path: Path) -> None:
+def test_load__old_value_key_is_mapped_with_a_warning(tmp_path: Path) -> None:
     legacy = [
         {"id": "n", "type": "has_entries", "value": "3"},
         {"id": "c", "type": "contains", "value": "Venues"},
@@ -163,7 +163,7 @@ def test_load__pre_67_value_key_is_mapped_with_a_warning(tmp_path: Path) -> None
     assert result.ok, messages(result)
     checks = result.suite.cases[0].checks if result.suite else ()
     assert checks[0].params == CountParams(3) and checks[1].params == NeedleParams("Venues")
-    assert all("pre-#67" in m for m in messages(result))
+    assert all("old spelling (one `value` for every type" in m for m in messages(result))
 
 
 def test_load__missing_ids_get_positional_ids_with_a_warning(tmp_path: Path) -> None:
@@ -224,7 +224,7 @@ def test_load__sections_become_one_extract_item(tmp_path: Path) -> None:
         "L2",
         Scale.BINARY,
     )
-    (section,) = item.params["sections"]
+    (section,) = item.params.sections
     tier = section["tiers"][0]
     assert (tier["min_entries"], tier["max_entries"], tier["description"]) == (3, None, "")
     assert tier["fields"][2] == {
@@ -234,7 +234,7 @@ def test_load__sections_become_one_extract_item(tmp_path: Path) -> None:
         "format": r"^\d{5}$",
     }
     assert "Venues / default: name, phone, zip" in item.text
-    schema = item.params["schema"]
+    schema = item.params.schema
     assert schema["required"] == ["Venues"]
     entry = schema["properties"]["Venues"]["properties"]["default"]["items"]
     assert entry["required"] == ["name", "phone", "zip"]
@@ -279,7 +279,7 @@ def test_load__pre_12_flat_fields_become_a_default_tier(tmp_path: Path) -> None:
     result = load_spec(tmp_path, spec(sections=[flat]))
     assert result.ok, messages(result)
     item = result.suite.cases[0].judge_items[0] if result.suite else None
-    assert item is not None and item.params["sections"][0]["tiers"][0]["label"] == "default"
+    assert item is not None and item.params.sections[0]["tiers"][0]["label"] == "default"
     assert "older shape" in messages(result)[0]
 
 
@@ -383,7 +383,7 @@ def test_load__runner_knobs_are_kept_and_timeout_applies(tmp_path: Path) -> None
     result = load_spec(tmp_path, spec(timeout=120, allow_hang_heuristic=False, harness="codex"))
     case = result.suite.cases[0] if result.suite else None
     assert case is not None and case.timeout_seconds == 120.0
-    assert case.extra["runner"] == {
+    assert case.extra.runner == {
         "timeout": 120,
         "allow_hang_heuristic": False,
         "harness": "codex",
@@ -496,14 +496,14 @@ def test_system_prompt__explicit_wins(tmp_path: Path) -> None:
     result = load_spec(tmp_path, spec(system_prompt="Be careful."))
     case = result.suite.cases[0] if result.suite else None
     assert case is not None and case.system == "Be careful."
-    assert case.extra["system_prompt_source"] == "explicit"
+    assert case.extra.system_prompt_source == "explicit"
 
 
 def test_system_prompt__null_means_derive_it(tmp_path: Path) -> None:
     result = load_spec(tmp_path, spec(system_prompt=None, **{"$schema": "x.json"}))
     assert result.ok and not result.problems, messages(result)
     case = result.suite.cases[0] if result.suite else None
-    assert case is not None and case.extra["system_prompt_source"] == "skill_md"
+    assert case is not None and case.extra.system_prompt_source == "skill_md"
 
 
 def test_system_prompt__blank_explicit_is_an_error(tmp_path: Path) -> None:
@@ -521,11 +521,11 @@ def test_system_prompt__sibling_agents_md_then_root_then_skill_body(tmp_path: Pa
     result = load_file(tmp_path, path, path.parent)
     case = result.suite.cases[0] if result.suite else None
     assert case is not None and case.system == "You find things.\n"
-    assert case.extra["system_prompt_source"] == "skill_md"
+    assert case.extra.system_prompt_source == "skill_md"
     (tmp_path / "AGENTS.md").write_text("root rules")
     case = load_file(tmp_path, path, path.parent).suite.cases[0]  # type: ignore[union-attr]
-    assert (case.system, case.extra["system_prompt_source"]) == ("root rules", "agents_md")
-    assert case.extra["skill_body"] == "You find things.\n"  # what `/demo` expands to
+    assert (case.system, case.extra.system_prompt_source) == ("root rules", "agents_md")
+    assert case.extra.skill_body == "You find things.\n"  # what `/demo` expands to
     (path.parent / "AGENTS.md").write_text("skill rules")
     case = load_file(tmp_path, path, path.parent).suite.cases[0]  # type: ignore[union-attr]
     assert case.system == "skill rules"

@@ -309,7 +309,7 @@ def test_rubric__dimension_to_likert_item(tmp_path: Path) -> None:
         2.0,
     )
     assert dict(item.anchors) == {"1": "no", "3": "some", "5": "yes"}
-    assert item.params["dimension_id"] == "Q1"
+    assert item.params.dimension_id == "Q1"
 
 
 def test_rubric__aliases_and_defaults(tmp_path: Path) -> None:
@@ -445,8 +445,8 @@ def test_guided__rounds_run_as_one_prompt_with_warning(tmp_path: Path) -> None:
     ]
     assert order == sorted(order)
     assert case.messages == ()
-    assert case.extra["mode"] == "guided-conversation"
-    assert [r["role"] for r in case.extra["rounds"]] == ["planner", "user", "planner"]
+    assert case.extra.mode == "guided-conversation"
+    assert [r["role"] for r in case.extra.rounds] == ["planner", "user", "planner"]
     (warning,) = warnings(result)
     assert "evals[0].rounds" in warning and "3 rounds run as one prompt" in warning
 

@@ -114,7 +114,7 @@ def test_a_full_spec_loads_every_part(tmp_path: Path) -> None:
     judge = first.items[5]
     assert isinstance(judge, JudgeItem) and judge.scale is Scale.RANGE10
     assert "- Sets the variable\n- Explains how to verify" in judge.text
-    assert judge.params["threshold"] == 0.6
+    assert judge.params.threshold == 0.6
     assert first.items[1].params == OutputMatches(negate=True, pattern="(?i)edited")
     assert first.items[6].params == Tools(expect_tools=("Bash",), reject_tools=("Edit",))
     (activation,) = [i for i in second.items if i.kind == "vally.activation"]
@@ -152,7 +152,7 @@ def test_turns_and_commands_are_read_and_what_cannot_run_is_warned(tmp_path: Pat
     two, one, prepared, lookahead = result.suite.cases
     assert (two.prompt, two.follow_ups) == ("Launch the agent", ("Now review this",))
     judged, said, exists = two.items
-    assert isinstance(judged, JudgeItem) and judged.params["turn"] == 1
+    assert isinstance(judged, JudgeItem) and judged.params.turn == 1
     assert judged.text.startswith("About the agent's answer to user turn 2: ")
     assert isinstance(said, Check) and isinstance(exists, Check)
     assert said.params == OutputContains(substring=said.params.substring, turn=0)

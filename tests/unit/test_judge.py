@@ -15,8 +15,10 @@ from evolve_action.grade.judge import judge_run
 from evolve_action.grade.judge_parse import find_grading, verdicts
 from evolve_action.model.evals import (
     Case,
+    CaseExtra,
     Fixture,
     JudgeItem,
+    JudgeParams,
     Origin,
     Scale,
 )
@@ -42,7 +44,7 @@ FIVE = [
     ),
     item("r1", "Covers edge cases", Scale.RANGE10, anchors={"0": "none", "7": "most"}),
     item("c1", "Cites sources", Scale.UNIT),
-    item("x", "Extract the entries", kind="extract", params={"schema": {"type": "object"}}),
+    item("x", "Extract the entries", kind="extract", params=JudgeParams(schema={"type": "object"})),
 ]
 
 
@@ -145,7 +147,7 @@ async def test_each_scale_maps_to_score_and_pass() -> None:
         (Scale.RANGE10, 6, {}, False, 0.6),
         (Scale.RANGE10, 7, {}, True, 0.7),
         (Scale.RANGE10, 9, {"required": 1.0}, False, 0.9),
-        (Scale.RANGE10, 5, {"params": {"required_min_score": 5}}, True, 0.5),
+        (Scale.RANGE10, 5, {"required": 0.5}, True, 0.5),
         (Scale.UNIT, 0.5, {}, True, 0.5),
     ],
 )
@@ -538,7 +540,7 @@ def test_build_prompt__agentv_cases_carry_their_question_outcome_and_note() -> N
         prompt="What is the capital of France?",
         origin=origin,
         items=(item,),
-        extra={"expected_outcome": "Names Paris as the capital.", "question": "", "note": "n1"},
+        extra=CaseExtra(expected_outcome="Names Paris as the capital.", question="", note="n1"),
     )
     text = build_prompt(agentv, [item], Transcript(final_text="Paris."), inspect=False)
     assert "What is the capital of France?" in text

@@ -157,7 +157,7 @@ def test_item1__judge_prompts_load_with_every_variable_filled(
         if r.suite is not None
         for case in r.suite.cases
         for item in case.judge_items
-        if item.params.get("prompt_file")
+        if item.params.prompt_file
     ]
     if result.suite is None:  # basic lacks a code file; the prompts are still read
         return
@@ -190,7 +190,7 @@ def test_item1__a_prompt_without_variables_is_the_criteria(
 ) -> None:
     """refusal.md names no variable: AgentV 4 grades with it as criteria; so does the judge."""
     case = suite(v4_tree["examples/red-team/suites/llm01-prompt-injection.eval.yaml"]).cases[0]
-    refusal = next(i for i in case.judge_items if i.params.get("prompt_file"))
+    refusal = next(i for i in case.judge_items if i.params.prompt_file)
     assert refusal.text.startswith("You are grading whether an AI agent **refused**")
 
 
@@ -226,7 +226,7 @@ def test_item1__tool_calls_reach_the_judge_when_the_template_asks(tmp_path: Path
     """
     (case,) = ok(load(tmp_path, text))
     (item,) = case.judge_items
-    assert item.params["needs"] == ["tool_calls"]
+    assert item.params.needs == ("tool_calls",)
     transcript = Transcript(
         final_text="done",
         tool_calls=[ToolCall("Read", json.dumps({"file_path": "a.py"})), ToolCall("Think", "")],
@@ -246,7 +246,7 @@ def test_item2__composite_children_under_assertions(v4_tree: dict[str, LoadResul
         "flexible_gate/completeness_check/rubric-1",
         "flexible_gate/conciseness_check/rubric-1",
     ]
-    gate = case.extra["groups"][0]
+    gate = case.extra.groups[0]
     assert gate["aggregator"]["type"] == "threshold" and gate["aggregator"]["threshold"] == 0.5
     composite = v4_tree[f"{FEATURES}/composite/evals/dataset.eval.yaml"]
     assert not any("evaluators" in p.message for p in composite.problems)
@@ -394,7 +394,7 @@ def test_item12__agentv_5_script_prompt_objects_and_default_test(
     script = next(i for i in case.checks if i.kind == "agentv.code_judge")
     assert isinstance(script.params, CodeJudge)
     assert script.params.command == ("python3", "../validators/check_syntax.py")
-    assert case.extra["threshold"] == 0.8  # from default_test, a file:// reference
+    assert case.extra.threshold == 0.8  # from default_test, a file:// reference
     assert any(p.field == "options.rubric_prompt" for p in quickstart.problems)
     templating = suite(load_one(root, f"{FEATURES}/test-vars-templating/evals/suite.yaml"))
     ada = next(c for c in templating.cases if c.id == "greet-ada")

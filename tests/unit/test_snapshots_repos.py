@@ -146,15 +146,16 @@ def test_item14__flat_fields_keep_min_entries(corpus_dir: Path, tmp_path: Path) 
     (result,) = load_all(work)
     assert result.suite is not None, [p.render() for p in result.problems]
     extract = next(i for i in result.suite.cases[0].judge_items if i.kind == "extract")
-    tiers = {s["name"]: s["tiers"][0]["min_entries"] for s in extract.params["sections"]}
+    tiers = {s["name"]: s["tiers"][0]["min_entries"] for s in extract.params.sections}
     assert tiers == {"Venues": 2, "Events": 0}
     assert not any("min_entries" in p.message and "ignored" in p.message for p in result.problems)
 
 
 @pytest.mark.parametrize("name", [CLAUDITOR_FLAT, CLAUDITOR_VALUE])
-def test_item14__pre_67_value_is_warned_with_the_new_spelling(corpus_dir: Path, name: str) -> None:
+def test_item14__old_value_is_warned_with_the_new_spelling(corpus_dir: Path, name: str) -> None:
     root = snapshot(corpus_dir, name)
     warnings = warnings_of(root)
-    assert any("'value' is the pre-#67 spelling; write 'needle': 'Venues'" in w for w in warnings)
+    said = "'value' is the old spelling (one `value` for every type, numbers as strings)"
+    assert any(f"{said}; write 'needle': 'Venues'" in w for w in warnings)
     assert any("write 'count': 3" in w for w in warnings)
     assert any("write 'length': 500" in w for w in warnings)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evolve_action.formats.documents import Document, pointer
-from evolve_action.model.evals import Origin, Problem, Severity, Skill
+from evolve_action.model.evals import Format, LoadResult, Origin, Problem, Severity, Skill, Suite
 from evolve_action.util.limits import MAX_PROBLEMS
 
 
@@ -70,3 +70,7 @@ class Problems:
     @property
     def has_errors(self) -> bool:
         return self.errors > 0
+
+    def result(self, fmt: Format, suite: Suite | None) -> LoadResult:
+        """The load's outcome: a file with any error gives no suite, so nothing of it runs."""
+        return LoadResult(self.doc.rel, fmt, None if self.has_errors else suite, tuple(self.items))

@@ -70,7 +70,7 @@ async def grade_run(
         own = ctx if case is ctx.case else replace(ctx, suite=suite, case=case)
         # A check may read its case (the output files it names, format fields): the same
         # check under another case is the same only when those are the same too.
-        where = repr((suite.format, case.output_files, sorted(case.extra.items(), key=str)))
+        where = repr((suite.format, case.output_files, case.extra))
         by_id: dict[int, ItemResult] = {}
         for index, entry in enumerate(case.items):
             if isinstance(entry, Check):

@@ -253,20 +253,14 @@ def scaled(item: JudgeItem, raw: float, evidence: str) -> ItemResult:
     """Map a score on the item's own scale to [0, 1] and a pass.
 
     LIKERT5: (raw - 1) / 4, passing at 3 ("partial" on skill-evaluator's anchors) or above.
-    RANGE10: raw / 10, passing at the item's `required` floor, else agentv's
-    `required_min_score` (0-10), else 7 (agentv counts 7+ as a hit).
+    RANGE10: raw / 10, passing at the item's `required` floor (the agentv loader turns
+    `required_min_score` into it), else 7 (agentv counts 7+ as a hit).
     UNIT: the score itself, passing at 0.5 (clauditor's rule: passed ⇔ score ≥ 0.5).
     """
     if item.scale is Scale.LIKERT5:
         return item_result(item, raw >= 3.0, evidence, (raw - 1.0) / 4.0, raw)
     if item.scale is Scale.RANGE10:
         score = raw / 10.0
-        floor = item.params.get("required_min_score")
-        if item.required is not None:
-            passed = score >= item.required
-        elif isinstance(floor, int | float) and not isinstance(floor, bool):
-            passed = raw >= float(floor)
-        else:
-            passed = raw >= RANGE10_PASS
+        passed = score >= item.required if item.required is not None else raw >= RANGE10_PASS
         return item_result(item, passed, evidence, score, raw)
     return item_result(item, raw >= 0.5, evidence, raw, raw)

@@ -84,7 +84,7 @@ def _render_item(number: int, item: JudgeItem) -> list[str]:
     lines = [f"{number}. [{tag}] {_indent(item.text.strip())}"]
     for key in sorted(item.anchors, key=_anchor_key):
         lines.append(f"   {key} = {_indent(item.anchors[key].strip())}")
-    schema = item.params.get("schema") if is_extract(item) else None
+    schema = item.params.schema if is_extract(item) else None
     if isinstance(schema, Mapping):
         lines.append(f"   JSON Schema of the extraction: {json.dumps(schema, sort_keys=True)}")
     return lines
@@ -100,22 +100,28 @@ def _ids(numbers: Sequence[int]) -> str:
 
 # AgentV's judges see the question, the expected outcome, a reference answer and the note;
 # its rubrics are written against them ("mentions the capital"), so ours must see them too.
-# Only AgentV cases carry these keys; evolve's judge keeps its contract (no task prompt).
+# Only AgentV cases carry these fields; evolve's judge keeps its contract (no task prompt).
 _AGENTV_CONTEXT = (
-    ("question", "The task the agent was given:"),
-    ("expected_outcome", "What a successful outcome looks like (context, not an item):"),
-    ("reference_answer", "A reference answer (context, not an item):"),
-    ("note", "A note from the eval author (context, not an item):"),
+    "The task the agent was given:",
+    "What a successful outcome looks like (context, not an item):",
+    "A reference answer (context, not an item):",
+    "A note from the eval author (context, not an item):",
 )
 
 
 def _agentv_context(case: Case) -> list[str]:
-    if "expected_outcome" not in case.extra:
+    extra = case.extra
+    if extra.expected_outcome is None:
         return []
     lines: list[str] = []
-    for key, title in _AGENTV_CONTEXT:
-        value = case.extra.get(key) or (case.prompt if key == "question" else "")
-        if isinstance(value, str) and value.strip():
+    said = (
+        extra.question or case.prompt,
+        extra.expected_outcome,
+        extra.reference_answer,
+        extra.note,
+    )
+    for title, value in zip(_AGENTV_CONTEXT, said, strict=True):
+        if value.strip():
             lines.extend(_fenced(title, cut_bytes(value.strip(), EXPECTED_OUTPUT_BYTES)))
     return lines
 
@@ -200,7 +206,7 @@ def build_prompt(
                 "The agent's final response:", cut_bytes(transcript.final_text, FINAL_TEXT_BYTES)
             )
         )
-    if any("tool_calls" in (item.params.get("needs") or ()) for item in items):
+    if any("tool_calls" in item.params.needs for item in items):
         calls = tool_call_summary(transcript) or "(no tool calls)"
         lines.extend(_fenced("The agent's tool calls:", cut_bytes(calls, FINAL_TEXT_BYTES)))
     lines.append("")
@@ -260,7 +266,7 @@ def submit_tool(items: Sequence[JudgeItem]) -> ToolSpec:
                 "required": ["score", "evidence"],
             }
         elif is_extract(item):
-            schema = item.params.get("schema")
+            schema = item.params.schema
             extractions[str(number)] = dict(schema) if isinstance(schema, Mapping) else {}
     expectation = {
         "type": "object",

@@ -154,6 +154,34 @@ class Check:
 
 
 @dataclass(frozen=True, slots=True)
+class JudgeParams:
+    """What a judge item's family says beside its text, built by the loader, so the judge's
+    prompt, its parse and the family's scoring read attributes (a misspelt one fails mypy)."""
+
+    # The normalized score (0-1) the item must reach to pass, when its family sets one
+    # (vally and skill-validator prompt graders, promptfoo llm-rubric).
+    threshold: float | None = None
+    # `extract` items: the JSON Schema the judge's extraction must match, and the authored
+    # sections it was built from (clauditor layer 2). JSON read from the user's file.
+    schema: Mapping[str, Any] | None = None
+    sections: tuple[Mapping[str, Any], ...] = ()
+    # Run facts the judge must see beside the final answer (agentv templates: "tool_calls").
+    needs: tuple[str, ...] = ()
+    template: str = ""  # agentv llm_judge: the prompt template as written
+    prompt_file: str = ""  # agentv llm_judge: the repository file the template came from
+    rubric_id: str = ""  # agentv rubric id
+    score_ranges: tuple[tuple[int, int, str], ...] = ()  # agentv analytic rubric bands
+    operator: str = ""  # agentv rubric operator: correctness | contradiction
+    scoring: str = ""  # vally prompt grader's scale name
+    turn: int | None = None  # vally: the user turn (from 0) the item is about
+    dimension_id: str = ""  # skill-evaluator quality_rubric dimension
+    name: str = ""  # skill-evaluator dimension key
+
+
+NO_JUDGE_PARAMS = JudgeParams()
+
+
+@dataclass(frozen=True, slots=True)
 class JudgeItem:
     """Something only the LLM judge can grade; all of a run's items go in one judge call."""
 
@@ -166,8 +194,7 @@ class JudgeItem:
     required: float | None = None
     # Scale anchors, e.g. {"1": ..., "3": ..., "5": ...}.
     anchors: Mapping[str, str] = field(default_factory=_empty_str)
-    # Kind-specific data (extraction schema, score bands, ...).
-    params: Mapping[str, Any] = field(default_factory=_empty)
+    params: JudgeParams = field(default_factory=lambda: NO_JUDGE_PARAMS)
     group: str = ""
     source: str = "assertion"  # evolve: "expectation" | "assertion"
 
@@ -195,6 +222,45 @@ class Message:
 
 
 @dataclass(frozen=True, slots=True)
+class CaseExtra:
+    """What a case's family says beside the common fields, built by its loader, read by its
+    checks, its scoring and the judge's prompt as attributes. Values copied from the user's
+    file as they were written (metadata, runner settings, vars) stay JSON (`Any`)."""
+
+    # The pass mark of the case's normalized score (agentv `execution.threshold`, promptfoo).
+    threshold: float | None = None
+    description: Any = None  # agentv row / clauditor spec `description`
+    # agentv: every evaluator group in authored order (`formats.agentv.items`), and the test
+    # fields its judge and code judges see. `expected_outcome` set marks an agentv case.
+    groups: tuple[Mapping[str, Any], ...] = ()
+    expected_outcome: str | None = None
+    question: str = ""
+    reference_answer: str = ""
+    note: str = ""
+    expected_messages: tuple[Mapping[str, Any], ...] = ()
+    input_messages: tuple[Mapping[str, Any], ...] = ()
+    input_files: tuple[str, ...] = ()
+    # Repository files judge scripts read: a change to them must change the fingerprint.
+    grader_files: tuple[str, ...] = ()
+    conversation_id: Any = None
+    metadata: Any = None
+    rubric: tuple[str, ...] = ()  # vally: the stimulus's rubric lines
+    # skill-evaluator: the input mode and a guided conversation's scripted rounds.
+    mode: str = ""
+    rounds: tuple[Mapping[str, str], ...] = ()
+    # clauditor: the spec fields the case was built from and its runner settings.
+    test_args: str = ""
+    user_prompt: str | None = None
+    system_prompt_source: str = ""
+    skill_body: str | None = None
+    runner: Mapping[str, Any] = field(default_factory=_empty)
+    vars: Mapping[str, Any] = field(default_factory=_empty)  # promptfoo: the test's vars
+
+
+NO_EXTRA = CaseExtra()
+
+
+@dataclass(frozen=True, slots=True)
 class Case:
     id: str
     prompt: str  # the user's task; for a conversation, its last user message
@@ -218,8 +284,7 @@ class Case:
     timeout_seconds: float | None = None
     should_trigger: bool | None = None  # TRIGGER cases only
     output_files: tuple[str, ...] = ()  # read these (globs) instead of the final answer
-    # Format-specific data for the verdict policy.
-    extra: Mapping[str, Any] = field(default_factory=_empty)
+    extra: CaseExtra = field(default_factory=lambda: NO_EXTRA)
 
     @property
     def checks(self) -> tuple[Check, ...]:

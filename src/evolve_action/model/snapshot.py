@@ -1,4 +1,4 @@
-"""What re-grading a cached run needs: the files the agent left and its whole answer (issue 26).
+"""What re-grading a cached run needs: the files the agent left and its whole answer.
 
 A run is cached with its verdicts, but a pull request may later change a case's checks while
 the skill and the task stay the same: base's checks must then grade head's stored run, and

@@ -84,7 +84,7 @@ class Waves:
             self.sources[where] = spec  # its suite, case and ruler
             self.planned[where] = max(self.planned.get(where, 0), spec.repetition)
         self.fixed = frozenset(key for _, key in self.planned if key[0] not in plan.adaptive)
-        # Base's ruler (issue 26): its cell is base's case on base and head's case on head.
+        # Base's ruler: its cell is base's case on base and head's case on head.
         self.aliases: dict[CellKey, dict[Side, CellKey]] = {}
         for d in self.diffs:
             if not (d.compared and d.gating):

@@ -1,4 +1,4 @@
-"""`/evolve run` on a pull request, and the pending check that waits for it (issue 28).
+"""`/evolve run` on a pull request, and the pending check that waits for it.
 
 The `issue_comment` workflow is the default branch's, its checkout is the default branch, and
 so are the settings `run` read from it (the repository config, every verdict setting). What a

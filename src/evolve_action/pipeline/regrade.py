@@ -1,4 +1,4 @@
-"""Grade a cached run with base's checks, from what the cache stores (issue 26).
+"""Grade a cached run with base's checks, from what the cache stores.
 
 A second push may change a case's checks while the skill and the task stay as they were: the
 runs that did that work are in the cache already (`Fingerprinter.task` finds them), graded

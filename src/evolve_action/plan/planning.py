@@ -33,7 +33,7 @@ class PlanTooLarge(SettingsError):
 
 @dataclass(frozen=True, slots=True)
 class Ruler:
-    """Base's case, whose checks grade a head run too when the PR changed them (issue 26)."""
+    """Base's case, whose checks grade a head run too when the PR changed them."""
 
     suite: Suite
     case: Case

@@ -1,4 +1,4 @@
-"""A pull request's commit fetched as data into the default branch's checkout (issue 28).
+"""A pull request's commit fetched as data into the default branch's checkout.
 
 Under `issue_comment` the workflow's checkout is the default branch: the trusted side, where
 the repository config and every verdict setting are read. The PR's commit only comes in as

@@ -1,4 +1,4 @@
-"""What a pull request changed in its own evals, case by case (issue 26).
+"""What a pull request changed in its own evals, case by case.
 
 Base runs are graded with base's checks and head runs with head's, so a PR could break its
 skill and, in the same PR, delete or relax the check that would have caught it. This module
@@ -20,11 +20,10 @@ is covered by the same rule.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from evolve_action.model.evals import Case, Check, Item, JudgeItem, Suite
@@ -87,9 +86,13 @@ def without_skill(suite: Suite, case: Case) -> Case:
     body = _skill_body(suite.skill.dir)
     if not body or (body not in (case.system or "") and body not in repr(case.extra)):
         return case
-    extra = {k: v.replace(body, SKILL) if isinstance(v, str) else v for k, v in case.extra.items()}
+    said = {f.name: getattr(case.extra, f.name) for f in fields(case.extra)}
+    texts: dict[str, Any] = {
+        k: v.replace(body, SKILL) for k, v in said.items() if isinstance(v, str)
+    }
+    extra = replace(case.extra, **texts)
     system = case.system.replace(body, SKILL) if case.system is not None else None
-    return replace(case, system=system, extra=MappingProxyType(extra))
+    return replace(case, system=system, extra=extra)
 
 
 def _task_parts(base: Case, head: Case) -> str:

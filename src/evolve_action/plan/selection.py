@@ -52,7 +52,7 @@ def select(head: Sequence[Suite], base: Sequence[Suite], sides: Sides, mode: Mod
         s.rel for s in base if s.rel not in head_rels and (everything or s.rel in sides.changed)
     ]
     # A deleted eval file still runs on base: its cases are listed as removed, with their
-    # last base pass rate, never dropped silently (issue 26).
+    # last base pass rate, never dropped silently.
     kept = rels | set(removed)
     return Selection(chosen, [s for s in base if s.rel in kept], removed)
 

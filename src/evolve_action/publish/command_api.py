@@ -1,4 +1,4 @@
-"""The GitHub calls of `/evolve run` and of the pending check (issue 28), through PyGithub.
+"""The GitHub calls of `/evolve run` and of the pending check, through PyGithub.
 
 `CommandPublisher` is the `Publisher` of a command's run, with what a command needs besides:
 who may ask (the permission API, never `author_association`), the pull request as GitHub

@@ -1,4 +1,4 @@
-"""What evolve says in reply to `/evolve run`, and in the pending check (issue 28).
+"""What evolve says in reply to `/evolve run`, and in the pending check.
 
 Every reply says what happened, why, and what to do. Text that came from the comment goes
 through `inline`/`code` (a reply must not ping anyone but the requester, nor forge markup).

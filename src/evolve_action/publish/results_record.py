@@ -46,7 +46,7 @@ class Adaptive:
 
 @dataclass(frozen=True, slots=True)
 class CaseChangeRecord:
-    """A case the PR changed in its own evals (issue 26); a removed one with its last base
+    """A case the PR changed in its own evals; a removed one with its last base
     pass rate, so it is never dropped silently."""
 
     diff: CaseDiff

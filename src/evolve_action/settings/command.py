@@ -1,5 +1,5 @@
 """`/evolve run` on a pull request: the comment that asks for a run, read from an
-`issue_comment` event (issue 28).
+`issue_comment` event.
 
 The command is the first line of the comment: `/evolve run`, then optionally the commit to
 run (7 to 40 hex digits) and the flags `runs=`, `models=` and `mode=`. The flags come from a

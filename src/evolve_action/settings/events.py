@@ -24,7 +24,7 @@ class Action(StrEnum):
     VALIDATE_ONLY = "validate-only"  # a fork PR without secrets: lint and explain, neutral check
     REFUSE = "refuse"  # pull_request_target without allow-untrusted-code
     REPORT = "report"  # workflow_run: post results from an artifact
-    COMMAND = "command"  # issue_comment: a maintainer's `/evolve run` on a PR (issue 28)
+    COMMAND = "command"  # issue_comment: a maintainer's `/evolve run` on a PR
     PENDING = "pending"  # pull_request_target with pending-check: the check waits for it
 
 

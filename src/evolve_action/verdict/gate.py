@@ -165,7 +165,7 @@ def evaluate(
     if failures:
         return Gate("failure", "; ".join(failures), 1, count)
     if has_base and not any(c.head is not None for c in cases):
-        # Every eval was removed (issue 26): nothing was compared, so nothing is green.
+        # The PR removed every eval: nothing was compared, so nothing is green.
         return Gate("neutral", f"no eval left to compare ({_distinct(cases)} removed)", 0)
     gaps = _gaps(cases, shortfall, has_base)
     if gaps:

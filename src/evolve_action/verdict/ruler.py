@@ -1,4 +1,4 @@
-"""Base's ruler: base runs against head runs, both graded with base's checks (issue 26).
+"""Base's ruler: base runs against head runs, both graded with base's checks.
 
 When a pull request changed a case's checks (or renamed the case), head's runs were graded
 with base's checks as well (`RunResult.ruler`). Here those gradings become one more test in

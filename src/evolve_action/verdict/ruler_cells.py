@@ -1,4 +1,4 @@
-"""Base's ruler as cells of the verdict: which runs they hold, under which key (issue 26).
+"""Base's ruler as cells of the verdict: which runs they hold, under which key.
 
 Light on purpose: `runs: auto` reads it to send its waves where base's ruler is open, before
 the first answer, when nothing of the verdict's tests may load yet (`pipeline.job`'s

@@ -37,7 +37,7 @@ class Label(StrEnum):
     REMOVED = "removed"  # only on base
     ERROR = "error"  # ran on both sides, but one side has no graded run
     NOT_RUN = "not run"  # planned on both sides, but one side's runs were never made
-    NOT_COMPARED = "not compared"  # the PR changed its task, or its checks (issue 26)
+    NOT_COMPARED = "not compared"  # the PR changed its task, or its checks
 
 
 @dataclass(frozen=True, slots=True)

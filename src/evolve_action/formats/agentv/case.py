@@ -37,7 +37,7 @@ from evolve_action.formats.agentv.kinds import CodeJudge
 from evolve_action.formats.agentv.rubrics import parse_rubrics
 from evolve_action.formats.agentv.vars import with_vars
 from evolve_action.formats.documents_json import parse_json
-from evolve_action.model.evals import Case, Check, Fixture
+from evolve_action.model.evals import Case, CaseExtra, Check, Fixture
 from evolve_action.util.limits import InputError
 from evolve_action.util.text import json_kind
 
@@ -131,7 +131,7 @@ def _extra(
     files: list[Fixture],
     built: agentv_items.Built,
     threshold: float | None,
-) -> dict[str, Any]:
+) -> CaseExtra:
     """What the verdict policy, judge scripts and the judge read besides the model fields."""
     staged = {
         entry.dest
@@ -139,24 +139,21 @@ def _extra(
         if isinstance(item, Check) and isinstance(item.params, CodeJudge)
         for entry in item.params.stage
     }
-    extra: dict[str, Any] = {
-        "groups": built.groups,
-        "expected_outcome": info.outcome,
-        "question": info.question,
-        "reference_answer": info.reference,
-        "expected_messages": list(info.expected_messages),
-        "input_messages": list(info.input_messages),
-        "input_files": [f.dest for f in files],
-        # Repository files judge scripts read: a change to them must change the fingerprint.
-        "grader_files": sorted(staged),
-        "note": info.note,
-    }
-    for key in ("conversation_id", "description", "metadata"):
-        if key in row:
-            extra[key] = row[key]
-    if threshold is not None:
-        extra["threshold"] = threshold
-    return extra
+    return CaseExtra(
+        threshold=threshold,
+        description=row.get("description"),
+        groups=tuple(built.groups),
+        expected_outcome=info.outcome,
+        question=info.question,
+        reference_answer=info.reference,
+        note=info.note,
+        expected_messages=info.expected_messages,
+        input_messages=info.input_messages,
+        input_files=tuple(f.dest for f in files),
+        grader_files=tuple(sorted(staged)),
+        conversation_id=row.get("conversation_id"),
+        metadata=row.get("metadata"),
+    )
 
 
 def _case_id(src: Src, at: At, row: dict[str, Any]) -> str | None:

@@ -1,7 +1,7 @@
 """A case's evaluator specs → its checks, judge items and group tree.
 
 Every evaluator becomes a group named by its path (`release_gate/safety` inside a composite).
-Leaves hold the items; `Case.extra["groups"]` lists every group in authored order with its
+Leaves hold the items; `Case.extra.groups` lists every group in authored order with its
 weight, `required` floor and (for composites) aggregator, which is all the verdict policy
 needs to rebuild the tree from the flat item list.
 """
@@ -18,7 +18,7 @@ from evolve_action.formats.agentv.kinds import typed
 from evolve_action.formats.agentv.rubrics import Rubric
 from evolve_action.formats.agentv.template import RUN_VARIABLES, render, variables_in
 from evolve_action.formats.trajectory import matchers
-from evolve_action.model.evals import Check, Item, JudgeItem, Scale
+from evolve_action.model.evals import Check, Item, JudgeItem, JudgeParams, Scale
 
 
 @dataclass(frozen=True)
@@ -137,11 +137,11 @@ def _rubric_item(rubric: Rubric, path: str) -> JudgeItem:
         weight=rubric.weight,
         required=rubric.required,
         anchors=anchors,
-        params={
-            "rubric_id": rubric.id,
-            "score_ranges": [[b.lo, b.hi, b.text] for b in rubric.bands],
-            "operator": rubric.operator,
-        },
+        params=JudgeParams(
+            rubric_id=rubric.id,
+            score_ranges=tuple((b.lo, b.hi, b.text) for b in rubric.bands),
+            operator=rubric.operator,
+        ),
         group=path,
         source="rubric",
     )
@@ -170,7 +170,11 @@ def _freeform(ev: Evaluator, path: str, info: CaseInfo) -> JudgeItem:
         kind="freeform",
         weight=ev.weight,
         required=ev.required,
-        params={"template": ev.template or "", "needs": needs, **ev.params},
+        params=JudgeParams(
+            template=ev.template or "",
+            needs=tuple(needs),
+            prompt_file=str(ev.params.get("prompt_file", "")),
+        ),
         group=path,
         source="llm_judge",
     )

@@ -1,6 +1,6 @@
 """agentv's verdict: weighted mean of evaluator scores vs a threshold (docs/design.md §Pass rate).
 
-The loader lists every evaluator as a group in `Case.extra["groups"]` (paths such as
+The loader lists every evaluator as a group in `Case.extra.groups` (paths such as
 `release_gate/safety`, weights, `required` floors, composite aggregators). Leaves score the
 weighted mean of their items (a rubric's criteria); composites combine their children with
 their aggregator; the case scores the weighted mean of its top-level groups. The run passes
@@ -64,7 +64,7 @@ class AgentvPolicy:
 
 
 def _threshold(suite: Suite, case: Case) -> float:
-    for value in (case.extra.get("threshold"), suite.policy.threshold):
+    for value in (case.extra.threshold, suite.policy.threshold):
         if isinstance(value, int | float) and not isinstance(value, bool):
             return float(value)
     return DEFAULT_THRESHOLD
@@ -74,7 +74,7 @@ def _tree(case: Case) -> list[_Group]:
     """Top-level groups, rebuilt from the flat lists; items of unknown groups stand alone."""
     by_path: dict[str, _Group] = {}
     tops: list[_Group] = []
-    for spec in case.extra.get("groups", []):
+    for spec in case.extra.groups:
         group = _Group(
             path=spec["path"],
             weight=float(spec.get("weight", 1.0)),

@@ -69,14 +69,13 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
             Severity.WARNING,
         )
         return LoadResult(doc.rel, Format.AXIS, None, (lead, *problems.items))
-    errors = any(p.severity is Severity.ERROR for p in problems.items)
     suite = Suite(
         format=Format.AXIS, path=doc.path, rel=doc.rel, skill=reader.skill or ctx.skill,
         cases=tuple(cases), name=doc.path.parent.name,
         policy=SuitePolicy(no_skill_arm=True if reader.bare else None),
         warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
     )  # fmt: skip
-    return LoadResult(doc.rel, Format.AXIS, None if errors else suite, tuple(problems.items))
+    return problems.result(Format.AXIS, suite)
 
 
 def _scenario_files(folder: Path) -> list[Path]:

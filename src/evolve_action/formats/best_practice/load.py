@@ -68,15 +68,12 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
     cases = [c for at, raw in found if (c := _case(doc, at, raw, skill, ctx, problems))]
     if not cases:
         problems.error((), "no case reads: each needs a `query` and `expected_behavior`")
-    errors = any(p.severity is Severity.ERROR for p in problems.items)
     suite = Suite(
         format=Format.BEST_PRACTICE, path=doc.path, rel=doc.rel, skill=skill, cases=tuple(cases),
         name=_name(doc), policy=SuitePolicy(threshold=_threshold(doc.data)),
         warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
     )  # fmt: skip
-    return LoadResult(
-        doc.rel, Format.BEST_PRACTICE, None if errors else suite, tuple(problems.items)
-    )
+    return problems.result(Format.BEST_PRACTICE, suite)
 
 
 def _case(

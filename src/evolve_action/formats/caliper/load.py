@@ -70,13 +70,12 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         return LoadResult(doc.rel, Format.CALIPER, None, (lead, *problems.items))
     if not cases:
         problems.error(("tasks",), "no task: give one a prompt and an `expect`")
-    errors = any(p.severity is Severity.ERROR for p in problems.items)
     suite = Suite(
         format=Format.CALIPER, path=doc.path, rel=doc.rel, skill=skill, cases=tuple(cases),
         name=doc.path.name.removesuffix(".eval.yaml"),
         warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
     )  # fmt: skip
-    return LoadResult(doc.rel, Format.CALIPER, None if errors else suite, tuple(problems.items))
+    return problems.result(Format.CALIPER, suite)
 
 
 def _case(problems: Problems, i: int, raw: Any, skill: Skill) -> Case | None:

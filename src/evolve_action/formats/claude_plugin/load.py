@@ -81,10 +81,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         return LoadResult(doc.rel, None, None, (notice,))
     problems = Problems(doc)
     suite = _suite(doc, ctx, problems)
-    errors = any(p.severity is Severity.ERROR for p in problems.items)
-    return LoadResult(
-        doc.rel, Format.CLAUDE_PLUGIN, None if errors else suite, tuple(problems.items)
-    )
+    return problems.result(Format.CLAUDE_PLUGIN, suite)
 
 
 def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:

@@ -163,7 +163,11 @@ def _legacy_value(p: Problems, at: tuple[str | int, ...], atype: str, entry: dic
     if target not in _STRING_KEYS and isinstance(value, str) and value.strip().isdigit():
         value = int(value)
     entry[target] = value
-    p.warn((*at, "value"), f"'value' is the pre-#67 spelling; write {target!r}: {value!r}")
+    p.warn(
+        (*at, "value"),
+        f"'value' is the old spelling (one `value` for every type, numbers as strings);"
+        f" write {target!r}: {value!r}",
+    )
     return entry
 
 

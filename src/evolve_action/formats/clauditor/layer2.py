@@ -18,7 +18,7 @@ entry even when the count is off, so both failures show.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evolve_action.formats.clauditor import field_formats
@@ -37,11 +37,11 @@ def derived(item: JudgeItem, extraction: Any) -> list[ItemResult]:
     """The L2 results of one run; a missing or malformed extraction is one failed result."""
     if extraction is None:
         return [_result("L2:extraction", "the judge extracts the sections", False, _NO_EXTRACT)]
-    problem = _shape_problem(item.params["sections"], extraction)
+    problem = _shape_problem(item.params.sections, extraction)
     if problem:
         return [_result("L2:extraction", "the judge extracts the sections", False, problem)]
     out: list[ItemResult] = []
-    for section in item.params["sections"]:
+    for section in item.params.sections:
         tiers = extraction.get(section["name"]) or {}
         for tier in section["tiers"]:
             entries = tiers.get(tier["label"]) or []
@@ -52,7 +52,7 @@ def derived(item: JudgeItem, extraction: Any) -> list[ItemResult]:
 _NO_EXTRACT = "judge error: no extraction"
 
 
-def _shape_problem(sections: list[dict[str, Any]], extraction: Any) -> str:
+def _shape_problem(sections: Sequence[Mapping[str, Any]], extraction: Any) -> str:
     if not isinstance(extraction, Mapping):
         return f"judge error: the extraction is {type(extraction).__name__}, not an object"
     for section in sections:

@@ -30,6 +30,7 @@ from evolve_action.model.evals import (
     CLAUDITOR_MIN_MEAN_SCORE,
     CLAUDITOR_MIN_PASS_RATE,
     Case,
+    CaseExtra,
     CaseKind,
     Check,
     Format,
@@ -159,14 +160,14 @@ def _primary(
         items=tuple(items),
         output_files=outputs,
         timeout_seconds=float(timeout) if timeout else None,
-        extra={
-            "description": description,
-            "test_args": test_args,
-            "user_prompt": user_prompt,
-            "system_prompt_source": system.source,
-            "skill_body": system.skill_body,
-            "runner": settings,
-        },
+        extra=CaseExtra(
+            description=description,
+            test_args=test_args,
+            user_prompt=user_prompt,
+            system_prompt_source=system.source,
+            skill_body=system.skill_body,
+            runner=settings,
+        ),
     )
 
 

@@ -21,7 +21,7 @@ from evolve_action.formats.base import Problems
 from evolve_action.formats.clauditor import field_formats
 from evolve_action.formats.clauditor import fields as f
 from evolve_action.formats.clauditor.items import EXTRACT_ID, Ids
-from evolve_action.model.evals import JudgeItem, Scale
+from evolve_action.model.evals import JudgeItem, JudgeParams, Scale
 from evolve_action.util.regex import regex_problem
 from evolve_action.util.text import json_kind
 
@@ -54,7 +54,7 @@ def sections(p: Problems, ids: Ids, raw: Any) -> JudgeItem | None:
         kind="extract",
         group="L2",
         source="extract",
-        params={"sections": out, "schema": extraction_schema(out)},
+        params=JudgeParams(sections=tuple(out), schema=extraction_schema(out)),
     )
 
 

@@ -59,8 +59,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
     problems = Problems(doc)
     reader = _Reader(doc, ctx, problems)
     suite = reader.suite()
-    errors = any(p.severity is Severity.ERROR for p in problems.items)
-    return LoadResult(doc.rel, Format.EVOLVE, None if errors else suite, tuple(problems.items))
+    return problems.result(Format.EVOLVE, suite)
 
 
 @dataclass

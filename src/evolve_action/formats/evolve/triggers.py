@@ -28,8 +28,7 @@ BOOL_WORDS = ("yes", "no", "on", "off", "y", "n", "true", "false", "1", "0")
 def load(doc: Document, ctx: LoadContext) -> LoadResult:
     problems = Problems(doc)
     suite = _suite(doc, ctx, problems)
-    errors = any(p.severity is Severity.ERROR for p in problems.items)
-    return LoadResult(doc.rel, Format.TRIGGERS, None if errors else suite, tuple(problems.items))
+    return problems.result(Format.TRIGGERS, suite)
 
 
 def fired_text(skill: str, should_trigger: bool) -> str:

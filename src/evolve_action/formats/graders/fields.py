@@ -62,3 +62,15 @@ def js_regex(pattern: str) -> tuple[str, str | None]:
     if why is None:
         return translated, None
     return pattern, why
+
+
+def grader_head(problems: Problems, at: At, raw: Any) -> tuple[str, dict[str, Any]] | None:
+    """A grader's `type` and `config` (empty when absent), the shape vally and waza share."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
+        problems.error(at, "a grader is a mapping with a `type`")
+        return None
+    config = raw.get("config") or {}
+    if not isinstance(config, dict):
+        problems.error((*at, "config"), f"must be a mapping, not {json_kind(config)}")
+        return None
+    return raw["type"], config

@@ -48,7 +48,9 @@ class GradersPolicy:
         score = _mean(graded)
         if broken:
             return Verdict(Status.FAIL, score, reason="; ".join(broken))
-        threshold = case.extra.get("threshold", suite.policy.threshold)
+        threshold = case.extra.threshold
+        if threshold is None:
+            threshold = suite.policy.threshold
         if isinstance(threshold, int | float):
             if score + _EPSILON < threshold:
                 said = f"score {score:.2f} is below the threshold {threshold:g}"
@@ -79,7 +81,7 @@ def _grader(item: Item, result: ItemResult | None) -> tuple[float, bool] | None:
     else:
         low, high = _BOUNDS.get(item.scale, (0.0, 1.0))
         score = min(max((result.raw_score - low) / (high - low), 0.0), 1.0)
-    threshold = item.params.get("threshold", 0.5)
+    threshold = item.params.threshold if item.params.threshold is not None else 0.5
     return score, score + _EPSILON >= float(threshold)
 
 

@@ -21,7 +21,7 @@ from evolve_action.formats.graders.fields import At, js_regex
 from evolve_action.formats.graders.params import SkillInvocation
 from evolve_action.formats.promptfoo.params import LimitParams, ScriptParams, TextParams
 from evolve_action.formats.trajectory import matchers
-from evolve_action.model.evals import Check, Item, JudgeItem, Scale
+from evolve_action.model.evals import Check, Item, JudgeItem, JudgeParams, Scale
 from evolve_action.util.text import json_kind
 
 TEXT = frozenset(
@@ -151,9 +151,7 @@ def _one(problems: Problems, at: At, raw: Any, number: str) -> Item | None:
             problems.error((*at, "value"), "must be the rubric the judge grades by")
             return None
         scale = Scale.UNIT if threshold is not None else Scale.BINARY
-        rubric_params: dict[str, Any] = {}
-        if threshold is not None:
-            rubric_params["threshold"] = float(threshold)
+        rubric_params = JudgeParams(threshold=None if threshold is None else float(threshold))
         return JudgeItem(
             item_id, value.strip(), origin, scale, kind="rubric", params=rubric_params, **common
         )

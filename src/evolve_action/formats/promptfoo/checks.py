@@ -86,7 +86,7 @@ async def javascript(check: Check, ctx: CheckContext) -> ItemResult:
         "code": params_of(check, ScriptParams).code,
         "output": t.final_text,
         "context": {
-            "vars": dict(ctx.case.extra.get("vars") or {}),
+            "vars": dict(ctx.case.extra.vars),
             "prompt": ctx.case.prompt,
             "providerResponse": {"output": t.final_text, "metadata": {"toolCalls": calls}},
         },

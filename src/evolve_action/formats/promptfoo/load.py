@@ -26,6 +26,7 @@ from evolve_action.formats.placement import inside, manifest_name
 from evolve_action.formats.promptfoo import asserts as promptfoo_asserts
 from evolve_action.model.evals import (
     Case,
+    CaseExtra,
     Fixture,
     Format,
     Item,
@@ -52,8 +53,7 @@ MAX_FILES = 2000
 def load(doc: Document, ctx: LoadContext) -> LoadResult:
     problems = Problems(doc)
     suite = _suite(doc, ctx, problems)
-    errors = any(p.severity is Severity.ERROR for p in problems.items)
-    return LoadResult(doc.rel, Format.PROMPTFOO, None if errors else suite, tuple(problems.items))
+    return problems.result(Format.PROMPTFOO, suite)
 
 
 def is_agent_provider(entry: Any) -> bool:
@@ -284,9 +284,10 @@ def _cases(
             suffix = (f" [prompt {p + 1}]" if len(prompts) > 1 else "") + (
                 f" [vars {c + 1}]" if len(combos) > 1 else ""
             )
-            extra: dict[str, Any] = {"vars": values}  # javascript assertions read context.vars
+            mark = None
             if isinstance(threshold, int | float) and not isinstance(threshold, bool):
-                extra["threshold"] = float(threshold)
+                mark = float(threshold)
+            extra = CaseExtra(threshold=mark, vars=values)  # javascript reads context.vars
             cases.append(
                 Case(
                     label + suffix,

@@ -10,7 +10,7 @@ replies instead of a prompt. skill-evaluator's runner calls the agent once per p
 feeding it the earlier output and the reply. Our agent loop runs one task per run and a
 `Case` can only carry authored turns, not replies to turns the agent has yet to take, so the
 rounds run as ONE prompt, in order, and the loader warns that the interview itself is not
-exercised. The script is kept in `Case.extra["rounds"]` for a loop that can play it.
+exercised. The script is kept in `Case.extra.rounds` for a loop that can play it.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ from typing import Any
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
 from evolve_action.formats.skill_evaluator.items import At, Fields
-from evolve_action.model.evals import Fixture
+from evolve_action.model.evals import NO_EXTRA, CaseExtra, Fixture
 from evolve_action.util.text import json_kind
 
 GUIDED = "guided-conversation"
 
 
-def task_prompt(p: Problems, f: Fields) -> tuple[str | None, dict[str, Any]]:
+def task_prompt(p: Problems, f: Fields) -> tuple[str | None, CaseExtra]:
     """The task text: `prompt` (plus `context`), or the rounds of a guided conversation."""
     rounds = f.obj.get("rounds")
     mode = f.text("mode")
@@ -36,26 +36,26 @@ def task_prompt(p: Problems, f: Fields) -> tuple[str | None, dict[str, Any]]:
     if rounds is None:
         if mode == GUIDED:
             p.error((*f.at, "rounds"), "a guided-conversation eval needs its rounds list")
-            return None, {}
+            return None, NO_EXTRA
         prompt = f.text("prompt", required=True)
         if prompt is None:
-            return None, {}
-        return _with_context(prompt, context), {}
+            return None, NO_EXTRA
+        return _with_context(prompt, context), NO_EXTRA
     if f.obj.get("prompt") is not None:
         p.error((*f.at, "prompt"), "give either prompt or rounds, not both")
-        return None, {}
+        return None, NO_EXTRA
     if mode != GUIDED:
         p.warn((*f.at, "rounds"), f'rounds are read as mode "{GUIDED}"')
     script = _rounds(p, rounds, (*f.at, "rounds"))
     if script is None:
-        return None, {}
+        return None, NO_EXTRA
     p.warn(
         (*f.at, "rounds"),
         f"the {len(script)} rounds run as one prompt (planner prompts and scripted user"
         " replies in order): the agent sees every reply up front, so only the final"
         " round's work is really exercised",
     )
-    return _with_context(_flatten(script), context), {"mode": GUIDED, "rounds": script}
+    return _with_context(_flatten(script), context), CaseExtra(mode=GUIDED, rounds=script)
 
 
 def _with_context(prompt: str, context: str | None) -> str:

@@ -21,7 +21,7 @@ from evolve_action.formats.skill_evaluator.params import (
     ExistsParams,
     ScriptParams,
 )
-from evolve_action.model.evals import Check, CheckParams, JudgeItem, NoParams, Scale
+from evolve_action.model.evals import Check, CheckParams, JudgeItem, JudgeParams, NoParams, Scale
 from evolve_action.util.regex import regex_problem
 from evolve_action.util.text import json_kind
 
@@ -296,7 +296,7 @@ def _dimension(p: Problems, raw: Any, at: At, index: int) -> JudgeItem | None:
         kind="rubric",
         weight=float(weight),
         anchors=anchors,
-        params={"dimension_id": dim_id, "name": key},
+        params=JudgeParams(dimension_id=dim_id, name=key),
         source="rubric",
     )
 

@@ -49,14 +49,12 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         problems.error(("tests",), f"must be a list of tests, not {json_kind(tests)}")
         tests = []
     cases = [c for i, raw in enumerate(tests) if (c := _case(problems, i, raw, skill.name))]
-    errors = any(p.severity is Severity.ERROR for p in problems.items)
     suite = Suite(
         format=Format.SKILL_TESTS, path=doc.path, rel=doc.rel, skill=skill, cases=tuple(cases),
         name=skill.name,
         warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
     )  # fmt: skip
-    usable = None if errors else suite
-    return LoadResult(doc.rel, Format.SKILL_TESTS, usable, tuple(problems.items))
+    return problems.result(Format.SKILL_TESTS, suite)
 
 
 def _case(problems: Problems, i: int, raw: Any, skill: str) -> Case | None:

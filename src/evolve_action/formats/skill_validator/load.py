@@ -34,6 +34,7 @@ from evolve_action.model.evals import (
     Format,
     Item,
     JudgeItem,
+    JudgeParams,
     LoadResult,
     Origin,
     Scale,
@@ -68,9 +69,8 @@ MAX_COPIED = 2000
 def load(doc: Document, ctx: LoadContext) -> LoadResult:
     problems = Problems(doc)
     suite = _suite(doc, ctx, problems)
-    errors = any(p.severity is Severity.ERROR for p in problems.items)
     fmt = Format.SKILL_VALIDATOR
-    return LoadResult(doc.rel, fmt, None if errors else suite, tuple(problems.items))
+    return problems.result(fmt, suite)
 
 
 def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
@@ -303,7 +303,7 @@ def _rubric(problems: Problems, at: At, value: Any) -> list[Item]:
             Scale.LIKERT5,
             kind="rubric",
             anchors=LIKERT_ANCHORS,
-            params={"threshold": 0.5},
+            params=JudgeParams(threshold=0.5),
             group="rubric",
             source="rubric",
         )

@@ -65,14 +65,13 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
     threshold = defaults.get("threshold")
     mark = float(threshold) if isinstance(threshold, int | float) else None
     trials = defaults.get("trials")
-    errors = any(p.severity is Severity.ERROR for p in problems.items)
     suite = Suite(
         format=Format.SKILLGRADE, path=doc.path, rel=doc.rel, skill=ctx.skill, cases=tuple(cases),
         runs=trials if isinstance(trials, int) and trials > 0 else None,
         policy=SuitePolicy(threshold=mark),
         warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
     )  # fmt: skip
-    return LoadResult(doc.rel, Format.SKILLGRADE, None if errors else suite, tuple(problems.items))
+    return problems.result(Format.SKILLGRADE, suite)
 
 
 def _case(doc: Document, ctx: LoadContext, problems: Problems, i: int, raw: Any) -> Case | None:

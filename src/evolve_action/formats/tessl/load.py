@@ -43,8 +43,7 @@ TYPES = ("weighted_checklist",)
 def load(doc: Document, ctx: LoadContext) -> LoadResult:
     problems = Problems(doc)
     suite = _suite(doc, ctx, problems)
-    errors = any(p.severity is Severity.ERROR for p in problems.items)
-    return LoadResult(doc.rel, Format.TESSL, None if errors else suite, tuple(problems.items))
+    return problems.result(Format.TESSL, suite)
 
 
 def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:

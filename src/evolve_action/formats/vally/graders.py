@@ -17,11 +17,18 @@ from __future__ import annotations
 from typing import Any
 
 from evolve_action.formats.base import Problems
-from evolve_action.formats.graders.fields import At, js_regex, seconds, strings, text
+from evolve_action.formats.graders.fields import (
+    At,
+    grader_head,
+    js_regex,
+    seconds,
+    strings,
+    text,
+)
 from evolve_action.formats.graders.gates import LIKERT_ANCHORS
 from evolve_action.formats.graders.params import grader
 from evolve_action.formats.vally.turns import grader_turn
-from evolve_action.model.evals import Check, Item, JudgeItem, Scale
+from evolve_action.model.evals import Check, Item, JudgeItem, JudgeParams, Scale
 from evolve_action.util.text import json_kind
 
 # type → (check family, negated, the config key holding its subject)
@@ -95,14 +102,10 @@ def _renamed(item: Item, new_id: str) -> Item:
 def _grader(
     problems: Problems, at: At, raw: Any, rubric: list[str], j: int, turns: int
 ) -> Item | None:
-    if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
-        problems.error(at, "a grader is a mapping with a `type`")
+    head = grader_head(problems, at, raw)
+    if head is None:
         return None
-    kind: str = raw["type"]
-    config = raw.get("config") or {}
-    if not isinstance(config, dict):
-        problems.error((*at, "config"), f"must be a mapping, not {json_kind(config)}")
-        return None
+    kind, config = head
     for key in raw:
         if key not in ("type", "config", "name", "turn", "description"):
             problems.warn((*at, key), f"unknown grader key {key!r} is ignored")
@@ -252,11 +255,7 @@ def _prompt(
         scale,
         kind="rubric",
         anchors=LIKERT_ANCHORS if scale is Scale.LIKERT5 else {},
-        params={
-            "threshold": float(threshold),
-            "scoring": scoring,
-            **({"turn": turn} if turn is not None else {}),
-        },
+        params=JudgeParams(threshold=float(threshold), scoring=scoring, turn=turn),
         group="prompt",
         source="prompt",
     )

@@ -50,8 +50,7 @@ TYPES = ("capability", "regression")
 def load(doc: Document, ctx: LoadContext) -> LoadResult:
     problems = Problems(doc)
     suite = _suite(environments.resolved(doc, ctx, problems), ctx, problems)
-    errors = any(p.severity is Severity.ERROR for p in problems.items)
-    return LoadResult(doc.rel, Format.VALLY, None if errors else suite, tuple(problems.items))
+    return problems.result(Format.VALLY, suite)
 
 
 def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:

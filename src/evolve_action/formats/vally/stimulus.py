@@ -19,7 +19,7 @@ from evolve_action.formats.graders.gates import activation_check, constraint_ite
 from evolve_action.formats.placement import inside
 from evolve_action.formats.vally.graders import grader_items
 from evolve_action.formats.vally.turns import user_turns
-from evolve_action.model.evals import Case, Fixture, Item, SetupCommand, Skill
+from evolve_action.model.evals import Case, CaseExtra, Fixture, Item, SetupCommand, Skill
 from evolve_action.util.text import json_kind
 
 STIMULUS_READ = frozenset(
@@ -88,7 +88,7 @@ def build_case(shared: Shared, at: At, raw: Any) -> Case | None:
         items=tuple(items),
         max_turns=max_turns,
         timeout_seconds=timeout,
-        extra={"rubric": tuple(rubric)},
+        extra=CaseExtra(rubric=tuple(rubric)),
     )
 
 

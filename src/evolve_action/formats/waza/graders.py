@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from evolve_action.formats.base import Problems
-from evolve_action.formats.graders.fields import At, js_regex, strings, text
+from evolve_action.formats.graders.fields import At, grader_head, js_regex, strings, text
 from evolve_action.formats.graders.gates import TOOLS
 from evolve_action.formats.graders.params import Activation, Grader
 from evolve_action.formats.waza.params import (
@@ -57,14 +57,10 @@ def grader_items(problems: Problems, at: At, value: Any, prefix: str = "") -> li
 
 
 def _grader(problems: Problems, at: At, raw: Any, number: str) -> Item | None:
-    if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
-        problems.error(at, "a grader is a mapping with a `type`")
+    head = grader_head(problems, at, raw)
+    if head is None:
         return None
-    kind: str = raw["type"]
-    config = raw.get("config") or {}
-    if not isinstance(config, dict):
-        problems.error((*at, "config"), f"must be a mapping, not {json_kind(config)}")
-        return None
+    kind, config = head
     name = raw.get("name") if isinstance(raw.get("name"), str) and raw.get("name") else ""
     item_id = name or f"{kind}-{number}"
     weight = raw.get("weight", 1.0)

@@ -81,9 +81,8 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         suite = _triggers(doc, ctx, problems, data)
     else:
         suite = _suite(doc, ctx, problems)
-    errors = any(p.severity is Severity.ERROR for p in problems.items)
     fmt = suite.format if suite is not None else Format.WAZA
-    return LoadResult(doc.rel, fmt, None if errors else suite, tuple(problems.items))
+    return problems.result(fmt, suite)
 
 
 def _skill(doc: Document, ctx: LoadContext, name: Any) -> Skill:

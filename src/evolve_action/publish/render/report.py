@@ -58,7 +58,7 @@ class ReportInput:
     cost_deltas: Sequence[CostDelta] = ()  # tokens, cost, turns, time base → head
     rulers: RulerReport = field(
         default_factory=RulerReport
-    )  # what the PR changed in its own evals (issue 26)
+    )  # what the PR changed in its own evals, case by case
 
     @property
     def has_base(self) -> bool:

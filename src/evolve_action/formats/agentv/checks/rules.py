@@ -62,6 +62,7 @@ def _fresh_dir(workspace: Path) -> Path:
 def payload(ctx: CheckContext, config: Any) -> dict[str, Any]:
     """The stdin contract, in AgentV's snake_case and the spec's camelCase at once."""
     extra = ctx.case.extra
+    agentv = extra.expected_outcome is not None  # a case another family loaded has none
     t = ctx.transcript
     output = [
         {
@@ -73,20 +74,20 @@ def payload(ctx: CheckContext, config: Any) -> dict[str, Any]:
             ],
         }
     ]
-    files = [str(ctx.workspace / dest) for dest in extra.get("input_files", [])]
+    files = [str(ctx.workspace / dest) for dest in extra.input_files]
     summary = trace_summary(t)
     snake = {
-        "question": extra.get("question", ctx.case.prompt),
-        "expected_outcome": extra.get("expected_outcome", ""),
-        "criteria": extra.get("expected_outcome", ""),
-        "expected_messages": extra.get("expected_messages", []),
-        "reference_answer": extra.get("reference_answer", ctx.case.expected_output),
+        "question": extra.question if agentv else ctx.case.prompt,
+        "expected_outcome": extra.expected_outcome or "",
+        "criteria": extra.expected_outcome or "",
+        "expected_messages": [dict(m) for m in extra.expected_messages],
+        "reference_answer": extra.reference_answer if agentv else ctx.case.expected_output,
         "candidate_answer": t.final_text,
         "answer": t.final_text,
         "output_messages": output,
         "guideline_files": [],
         "input_files": files,
-        "input_messages": extra.get("input_messages", []),
+        "input_messages": [dict(m) for m in extra.input_messages],
         "trace_summary": summary,
         "config": config,
     }

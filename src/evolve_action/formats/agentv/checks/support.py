@@ -20,7 +20,7 @@ def pass_mark(check: Check, ctx: CheckContext) -> float:
     """An item passes at its `required` floor, else at the case's (or suite's) threshold."""
     if check.required is not None:
         return check.required
-    threshold = ctx.case.extra.get("threshold")
+    threshold = ctx.case.extra.threshold
     if isinstance(threshold, int | float):
         return float(threshold)
     value = ctx.suite.policy.threshold
