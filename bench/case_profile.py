@@ -61,8 +61,8 @@ WATCH = (
     ("cache reads", "plan/cache.py", "get"),
     ("fingerprints", "plan/fingerprints.py", "run"),
     ("the cost plan (before the runs)", "pipeline/cost_plan.py", "cost_plan"),
-    ("results files (after the runs)", "publish/results.py", "write_results"),
-    ("↳ their JSON", "publish/results.py", "_json"),
+    ("results files (after the runs)", "publish/results/write.py", "write_results"),
+    ("↳ their JSON", "publish/results/write.py", "_json"),
 )
 
 # Runs in the measured interpreter: `main` with its arguments under a thread-CPU profiler.

@@ -17,7 +17,7 @@ import pytest
 
 from evolve_action.model.outcomes import Side
 from evolve_action.model.records import run_cost
-from evolve_action.publish.results import load_results, slug
+from evolve_action.publish.results.write import load_results, slug
 from tests.e2e.test_pull_request import (
     REPO,
     SKILL,

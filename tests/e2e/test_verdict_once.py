@@ -33,7 +33,7 @@ def decisions(monkeypatch: pytest.MonkeyPatch) -> list[Gate]:
     import evolve_action.pipeline.job
     import evolve_action.pipeline.report_input
     import evolve_action.publish.post
-    import evolve_action.publish.render.build  # noqa: F401
+    import evolve_action.publish.render.build.assemble  # noqa: F401
 
     original = gate.evaluate
     made: list[Gate] = []

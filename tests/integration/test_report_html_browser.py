@@ -15,7 +15,7 @@ import pytest
 from evolve_action.model.outcomes import ItemResult, RunResult, Side, Status, ToolCall, Transcript
 from evolve_action.publish.html.page import REPORT_FILE, write_html
 from evolve_action.publish.render.report import ReportInput
-from evolve_action.publish.results import ResultsData, write_results
+from evolve_action.publish.results.write import ResultsData, write_results
 from evolve_action.verdict import lift
 from evolve_action.verdict.stats import aggregate
 from tests.browser import artifacts_dir, chromium_or_skip, dump_dom, screenshot

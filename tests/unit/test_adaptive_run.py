@@ -9,7 +9,7 @@ from evolve_action.model.outcomes import COMPARED, RunResult, Side, Status, Tran
 from evolve_action.pipeline.adaptive_run import Limits, run_waves
 from evolve_action.pipeline.execution import Budget, Outcome
 from evolve_action.plan.planning import Plan, plan_runs
-from evolve_action.publish.results_record import JobRecord, adaptive_of, record_doc, record_from_doc
+from evolve_action.publish.results.record import JobRecord, adaptive_of, record_doc, record_from_doc
 from evolve_action.verdict import stats
 from evolve_action.verdict.adaptive import Design, Stop
 from evolve_action.verdict.adaptive_verdict import cells_of, decider

@@ -9,7 +9,7 @@ import pytest
 from evolve_action.model.evals import LoadResult, Origin, Problem
 from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.plan.planning import RunSpec, Skip
-from evolve_action.publish.render.build import build_view, duration, money, points
+from evolve_action.publish.render.build.assemble import build_view, duration, money, points
 from evolve_action.publish.render.comment import render
 from evolve_action.publish.render.report import tokens
 from evolve_action.settings.inputs import Settings

@@ -8,7 +8,7 @@ from dataclasses import replace
 from evolve_action.model.evals import CaseKind, Format
 from evolve_action.model.outcomes import RunResult
 from evolve_action.publish.check_output import notes
-from evolve_action.publish.render.build import build_view
+from evolve_action.publish.render.build.assemble import build_view
 from evolve_action.publish.render.comment import render
 from evolve_action.publish.render.cost_rows import change, per_run
 from evolve_action.publish.render.escape import cell, shorten

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evolve_action.publish.render.build import build_view
+from evolve_action.publish.render.build.assemble import build_view
 from evolve_action.publish.render.comment import render
 from evolve_action.verdict.adaptive import CellEffort, Design, Effort, Stop
 from tests.fakes.reports import M1, M2, make_report, make_suite, outcome

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from evolve_action.model.outcomes import ItemResult, RunResult, Side
-from evolve_action.publish.render.build import build_view
+from evolve_action.publish.render.build.assemble import build_view
 from evolve_action.publish.render.comment import render
 from evolve_action.settings.inputs import Settings
 from evolve_action.verdict.discrimination import records

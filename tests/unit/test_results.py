@@ -38,7 +38,10 @@ from evolve_action.model.outcomes import (
     Usage,
 )
 from evolve_action.plan.planning import Skip
-from evolve_action.publish.results import (
+from evolve_action.publish.results.document import aggregate_doc
+from evolve_action.publish.results.record import JobRecord
+from evolve_action.publish.results.skill_creator import aggregate_feedback
+from evolve_action.publish.results.write import (
     ResultsData,
     ResultsLoadError,
     load_results,
@@ -48,9 +51,6 @@ from evolve_action.publish.results import (
     slug,
     write_results,
 )
-from evolve_action.publish.results_json import aggregate_doc
-from evolve_action.publish.results_record import JobRecord
-from evolve_action.publish.results_skill_creator import aggregate_feedback
 from evolve_action.util.files import ResultsWriteError, atomic_write
 from evolve_action.verdict.stats import aggregate
 
@@ -489,7 +489,7 @@ def test_load_rejects_off_schema_and_non_json(tmp_path: Path) -> None:
 
 
 def test_load_refuses_oversized_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("evolve_action.publish.results.MAX_RESULTS_BYTES", 10)
+    monkeypatch.setattr("evolve_action.publish.results.write.MAX_RESULTS_BYTES", 10)
     path = _write_doc(tmp_path / "r.json", {"schema_version": 1})
     with pytest.raises(ResultsLoadError, match="more than a results file may hold"):
         load_results(path)

@@ -16,20 +16,20 @@ import pytest
 from evolve_action.pipeline.merged import build_report
 from evolve_action.pipeline.report_input import Facts, build
 from evolve_action.plan.ruler import CaseChange, CaseDiff
-from evolve_action.publish.results import (
-    ResultsLoadError,
-    load_results,
-    results_doc,
-    schema_path,
-    write_results,
-)
-from evolve_action.publish.results_record import (
+from evolve_action.publish.results.record import (
     Adaptive,
     CaseChangeRecord,
     JobRecord,
     adaptive_of,
     record_doc,
     record_from_doc,
+)
+from evolve_action.publish.results.write import (
+    ResultsLoadError,
+    load_results,
+    results_doc,
+    schema_path,
+    write_results,
 )
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings

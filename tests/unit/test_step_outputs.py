@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from evolve_action.model.outcomes import RunResult
 from evolve_action.publish.check_output import outputs
-from evolve_action.publish.render.build import build_view
+from evolve_action.publish.render.build.assemble import build_view
 from tests.fakes.reports import M1, M2, make_report, make_suite, outcome
 
 GREETER = make_suite("greeter", [("greet-one", 10), ("greet-two", 20)])

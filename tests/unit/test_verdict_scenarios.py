@@ -10,7 +10,7 @@ import pytest
 
 from evolve_action.model.evals import Suite
 from evolve_action.model.outcomes import RunResult
-from evolve_action.publish.render.build import build_view
+from evolve_action.publish.render.build.assemble import build_view
 from evolve_action.publish.render.comment import render
 from evolve_action.settings.inputs import Settings
 from evolve_action.verdict.gate import evaluate

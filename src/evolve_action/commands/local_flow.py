@@ -73,7 +73,7 @@ def run_locally(
     failures = print_summary(out, finished.execution.results, invalid=len(finished.invalid))
     if finished.report.has_base:
         # Loaded only now: nothing of the report is needed before the runs are done.
-        from evolve_action.publish.render.build import build_view
+        from evolve_action.publish.render.build.assemble import build_view
         from evolve_action.publish.render.comment import render
 
         print("", file=out)

@@ -57,7 +57,8 @@ def _import_grading() -> None:
 
 def _import_report() -> None:
     from evolve_action.pipeline import report_input  # noqa: F401
-    from evolve_action.publish import post, results  # noqa: F401
+    from evolve_action.publish import post  # noqa: F401
+    from evolve_action.publish.results import write  # noqa: F401
     from evolve_action.verdict import adaptive_verdict, gate, stats  # noqa: F401
 
 
@@ -104,7 +105,7 @@ def _report(
 ) -> Report:
     """The job's report, by the one function `report` uses too (`report_input.build`)."""
     from evolve_action.pipeline.report_input import Facts, build
-    from evolve_action.publish.results_record import adaptive_of
+    from evolve_action.publish.results.record import adaptive_of
 
     settings, stop = setup.settings, setup.stop
     shortfall = _shortfall(execution, stop)
@@ -157,7 +158,7 @@ def _late(setup: JobSetup, in_progress: bool) -> tuple[str, ...]:
 
 
 def _write(setup: JobSetup, report: Report) -> Path:
-    from evolve_action.publish.results import write_results
+    from evolve_action.publish.results.write import write_results
 
     return write_results(setup.settings.results_dir, report.data, report.input)[-1]
 

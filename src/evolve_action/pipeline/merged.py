@@ -28,9 +28,10 @@ from evolve_action.publish.actions_io import RunnerFiles
 from evolve_action.publish.annotations import annotate
 from evolve_action.publish.github_api import Publisher
 from evolve_action.publish.post import publish
-from evolve_action.publish.render.build import build_view
+from evolve_action.publish.render.build.assemble import build_view
 from evolve_action.publish.render.comment import render
-from evolve_action.publish.results import (
+from evolve_action.publish.results.record import Adaptive, JobRecord
+from evolve_action.publish.results.write import (
     LoadedResults,
     Merged,
     ResultsLoadError,
@@ -38,7 +39,6 @@ from evolve_action.publish.results import (
     merge,
     write_results,
 )
-from evolve_action.publish.results_record import Adaptive, JobRecord
 from evolve_action.publish.spend_history import PrSpend
 from evolve_action.settings.config import RepoConfig
 from evolve_action.settings.events import Event

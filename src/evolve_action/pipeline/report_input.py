@@ -21,8 +21,8 @@ from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.plan.planning import RunSpec, Skip
 from evolve_action.plan.ruler import CaseDiff
 from evolve_action.publish.render.report import ReportInput
-from evolve_action.publish.results import ResultsData
-from evolve_action.publish.results_record import Adaptive, JobRecord, changes_of
+from evolve_action.publish.results.record import Adaptive, JobRecord, changes_of
+from evolve_action.publish.results.write import ResultsData
 from evolve_action.publish.spend_history import PrSpend
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings

@@ -28,8 +28,8 @@ from evolve_action.publish.github_api import Publisher
 from evolve_action.publish.post import Published, conclude
 from evolve_action.publish.render import calibration as render
 from evolve_action.publish.render.report import ReportInput
-from evolve_action.publish.results import slug
-from evolve_action.publish.results_skill_creator import benchmark_doc
+from evolve_action.publish.results.skill_creator import benchmark_doc
+from evolve_action.publish.results.write import slug
 from evolve_action.util.files import atomic_write
 from evolve_action.verdict.calibration import Calibration
 from evolve_action.verdict.gate import Gate

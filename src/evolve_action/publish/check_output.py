@@ -17,7 +17,7 @@ from evolve_action.model.outcomes import Side, Status
 from evolve_action.model.spend import spend_of
 from evolve_action.publish.annotations import annotate
 from evolve_action.publish.render import headline
-from evolve_action.publish.render.build_cases import CaseIndex, counts
+from evolve_action.publish.render.build.cases import CaseIndex, counts
 from evolve_action.publish.render.comment import fit_comment
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.publish.render.view import CommentView

@@ -18,7 +18,7 @@ from evolve_action.publish.actions_io import RunnerFiles, set_outputs, write_sum
 from evolve_action.publish.annotations import annotate
 from evolve_action.publish.github_api import Publisher
 from evolve_action.publish.post import Published, conclude, head_sha, summary_with_problems
-from evolve_action.publish.render.build_cases import invalid_files
+from evolve_action.publish.render.build.cases import invalid_files
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings
 from evolve_action.verdict.gate import Gate, could_not_judge

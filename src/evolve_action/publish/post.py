@@ -24,7 +24,7 @@ from evolve_action.publish import check_output
 from evolve_action.publish.actions_io import RunnerFiles, set_outputs, write_summary
 from evolve_action.publish.github_api import GitHubWriteError, Publisher, github_error
 from evolve_action.publish.html.page import REPORT_FILE
-from evolve_action.publish.render.build import build_view
+from evolve_action.publish.render.build.assemble import build_view
 from evolve_action.publish.render.comment import TemplateProblem, environment, fit_comment, render
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.publish.render.view import CommentView

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from evolve_action.publish.github_api import retrying
-from evolve_action.publish.render.build_cases import counts
+from evolve_action.publish.render.build.cases import counts
 from evolve_action.publish.render.escape import code
 from evolve_action.publish.render.names import CaseIndex
 from evolve_action.verdict.significance import Label

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evolve_action.publish.render.build import points
+from evolve_action.publish.render.build.assemble import points
 from evolve_action.publish.render.escape import cell, code
 from evolve_action.publish.render.names import NAME_LIMIT
 from evolve_action.util.text import pct, plural

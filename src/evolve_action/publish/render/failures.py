@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from evolve_action.model.outcomes import RunResult, Side, Status
-from evolve_action.publish.render.build_cases import link
+from evolve_action.publish.render.build.cases import link
 from evolve_action.publish.render.escape import cell
 from evolve_action.publish.render.names import CaseIndex
 from evolve_action.publish.render.view import FailureRow

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from evolve_action.publish.render.build_verdict import points
+from evolve_action.publish.render.build.verdict import points
 from evolve_action.publish.render.names import CaseIndex
 from evolve_action.util.text import pct, plural
 from evolve_action.verdict.significance import Label

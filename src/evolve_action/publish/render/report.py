@@ -3,7 +3,7 @@
 The job builds one `ReportInput` from its runs and hands it to every writer; `report` rebuilds
 the same from results files; both through `pipeline.report_input.build`, which decides the
 gate once, so every output reads the same verdict. The comment's parts (`build`,
-`build_cases`, `build_verdict`, `effort`) all import it from here, so none needs another.
+`build.cases`, `build.verdict`, `effort`) all import it from here, so none needs another.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ Three parts, each a heading and its lines, escaped here:
 from __future__ import annotations
 
 from evolve_action.plan.ruler import CaseChange, CaseDiff
-from evolve_action.publish.render.build_cases import CaseIndex
+from evolve_action.publish.render.build.cases import CaseIndex
 from evolve_action.publish.render.escape import cell, code, inline
 from evolve_action.publish.render.names import markdown_name
 from evolve_action.publish.render.report import ReportInput

@@ -1,6 +1,6 @@
 """The verdict's parts of the comment: the regressed rows (exactly the rows the check counts),
 skills that regressed as a whole, drops that are not significant, and the evals whose runs
-were too few to tell. Helpers of `render.build`; every claim is read from
+were too few to tell. Helpers of `render.build.assemble`; every claim is read from
 `aggregate.verdict`, never recomputed here.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from evolve_action.publish.render.build_cases import MAX_PHRASES, CaseIndex, counts, link, why
+from evolve_action.publish.render.build.cases import MAX_PHRASES, CaseIndex, counts, link, why
 from evolve_action.publish.render.escape import cell, code
 from evolve_action.publish.render.view import CaseRow
 from evolve_action.util.text import pct, plural

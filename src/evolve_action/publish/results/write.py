@@ -36,7 +36,7 @@ from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.model.records import run_doc, run_from_doc
 from evolve_action.plan.planning import Skip
 from evolve_action.publish.junit import junit_xml
-from evolve_action.publish.results_json import (
+from evolve_action.publish.results.document import (
     SCHEMA_VERSION,
     aggregate_doc,
     catalog_doc,
@@ -46,9 +46,9 @@ from evolve_action.publish.results_json import (
     skip_from_doc,
     suite_from_doc,
 )
-from evolve_action.publish.results_lift import discrimination_doc, lift_doc
-from evolve_action.publish.results_record import JobRecord, record_doc, record_from_doc
-from evolve_action.publish.results_skill_creator import (
+from evolve_action.publish.results.lift import discrimination_doc, lift_doc
+from evolve_action.publish.results.record import JobRecord, record_doc, record_from_doc
+from evolve_action.publish.results.skill_creator import (
     benchmark_doc,
     configuration,
     feedback_aggregate_doc,
@@ -267,7 +267,7 @@ class LoadedResults:
 
     @cached_property
     def record(self) -> JobRecord:
-        """What the file records about its job (`results_record`)."""
+        """What the file records about its job (`results.record`)."""
         return record_from_doc(self.document.get("settings"))
 
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from evolve_action.model.evals import Case, CaseKind
 from evolve_action.model.outcomes import Side
-from evolve_action.publish.render.build_cases import CaseIndex
-from evolve_action.publish.render.build_verdict import p_is, points
+from evolve_action.publish.render.build.cases import CaseIndex
+from evolve_action.publish.render.build.verdict import p_is, points
 from evolve_action.publish.render.escape import cell, code
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.publish.render.view import CannotTell

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from evolve_action.publish.results_json import side_doc
+from evolve_action.publish.results.document import side_doc
 from evolve_action.verdict.discrimination import ItemRecord, shares
 from evolve_action.verdict.lift import Lift
 

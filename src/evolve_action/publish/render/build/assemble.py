@@ -4,7 +4,7 @@ Every sentence a reader sees is decided here, from data, where it is tested; the
 only lays it out. Text that came from a model, an eval file or a user passes through
 `render.escape` on its way in (`cell` for table cells, `inline` for prose, `code` for ids).
 The per-case parts (regressions, short phrases, failure rows, suggestions, problems) live in
-`render.build_cases`.
+`render.build.cases`.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from evolve_action.model import spend
 from evolve_action.model.outcomes import Side, Status
 from evolve_action.model.records import run_cost
 from evolve_action.publish import spend_history
-from evolve_action.publish.render import build_cases as cases
-from evolve_action.publish.render import build_lift as lift
-from evolve_action.publish.render import build_verdict as verdict
+from evolve_action.publish.render.build import cases as cases
+from evolve_action.publish.render.build import lift as lift
+from evolve_action.publish.render.build import verdict as verdict
 from evolve_action.publish.render import headline, ruler
-from evolve_action.publish.render.build_verdict import points as points
+from evolve_action.publish.render.build.verdict import points as points
 from evolve_action.publish.render.cost_rows import cost_rows
 from evolve_action.publish.render.effort import lines as effort_lines
 from evolve_action.publish.render.escape import cell, code, inline, marker

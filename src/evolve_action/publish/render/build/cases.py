@@ -1,6 +1,6 @@
 """The per-case parts of the comment: short phrases, suggestions, errors, invalid files and
-what was not run. Helpers of `render.build` (the verdict's parts, the regressed and dropped
-rows, are in `render.build_verdict`; the failed checks in `render.failures`; each case's one
+what was not run. Helpers of `render.build.assemble` (the verdict's parts, the regressed and dropped
+rows, are in `render.build.verdict`; the failed checks in `render.failures`; each case's one
 name in `render.names`).
 
 Every string returned here is ready for Markdown: ids go through `code`, table cells through
@@ -18,7 +18,7 @@ from evolve_action.model.spend import money
 from evolve_action.publish.render.escape import cell, code, inline
 from evolve_action.publish.render.names import CaseIndex as CaseIndex
 from evolve_action.publish.render.view import Problem, Suggestion
-from evolve_action.publish.results_skill_creator import aggregate_feedback
+from evolve_action.publish.results.skill_creator import aggregate_feedback
 from evolve_action.util.text import plural
 from evolve_action.verdict.significance import Label
 from evolve_action.verdict.stats import CaseStats, SideStats
