@@ -69,7 +69,10 @@ def test_projection__cached_runs_are_free_and_history_beats_the_prior() -> None:
 def test_projection__the_judge_is_projected_only_for_judged_cases_and_cli_costs_more() -> None:
     plain, judged = both_sides(suite("a"), 1), both_sides(suite("a", judged=True), 1)
     assert projected(judged) > projected(plain)
-    assert projected(plain, harness="cli") > 10 * projected(plain)
+    # Under `cli` the pipeline names the CLI that runs the provider (the prior's key).
+    assert projected(plain, harness="cli", runs_on=lambda _provider: "claude") > 10 * projected(
+        plain
+    )
     assert "17×" in harness_warning("cli") and harness_warning("sdk") == ""
 
 

@@ -16,7 +16,7 @@ while the runs went (`pipeline.ceiling`) is named with the cuts.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 
 from evolve_action.execute.agent import DEFAULT_MAX_TURNS, limits
@@ -64,6 +64,9 @@ class Costing:
     later: Later = field(default_factory=Later)
     price: Price | None = None  # to price what was measured again (`warm_cost`)
     judge_model: str = ""
+    # Run key → its fingerprint and the cache's answer (None: a miss), as the projection found
+    # them: `run_plan` starts from these rather than hashing and reading every entry again.
+    found: Mapping[str, tuple[str, RunResult | None]] = field(default_factory=dict)
 
     def to_run(self, plan: Plan) -> Plan:
         """`plan` without the runs the budget cut (the whole plan when nothing was cut)."""
@@ -232,13 +235,17 @@ def cost_plan(
     """The projection of `plan` and, with `max-cost-usd`, its cut; reads the cache, calls
     nothing."""
     probe = RunCache(settings.cache_dir)  # its own instance: the job's hit count stays true
-    fingerprints = {
-        s.key: fingerprinter.run(
-            s.suite, s.case, model=s.model, repetition=s.repetition, skill=s.with_skill
-        )
+    found = {
+        s.key: (fp, probe.get(fp))
         for s in plan.runs
+        for fp in (
+            fingerprinter.run(
+                s.suite, s.case, model=s.model, repetition=s.repetition, skill=s.with_skill
+            ),
+        )
     }
-    cached = {k for k, fp in fingerprints.items() if probe.get(fp) is not None}
+    fingerprints = {key: fp for key, (fp, _) in found.items()}
+    cached = {key for key, (_, hit) in found.items() if hit is not None}
     projection = project(
         plan,
         cached=cached,
@@ -248,6 +255,7 @@ def cost_plan(
         harness=settings.harness.value,
         max_runs=settings.max_runs,
         turn_cap=lambda case: limits(case, settings.max_turns, settings.timeout_seconds).max_turns,
+        runs_on=_runs_on(settings),
     )
     cut = None
     limit = settings.max_cost_usd
@@ -267,4 +275,19 @@ def cost_plan(
         later,
         prices.cost,
         judge_model,
+        found,
     )
+
+
+def _runs_on(settings: Settings) -> Callable[[str], str] | None:
+    """Under `harness: cli`, a provider → the name of the CLI that runs its models (the cost
+    prior's key); None under `sdk`. The registry is imported only when a CLI runs."""
+    if settings.harness.value == "sdk":
+        return None
+    from evolve_action.execute.harness import registry
+
+    def name(provider: str) -> str:
+        harness = registry.for_provider(provider)
+        return harness.name if harness is not None else settings.harness.value
+
+    return name

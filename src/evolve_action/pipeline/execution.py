@@ -19,7 +19,7 @@ the cache kept of it (`pipeline.regrade`), without paying its agent again.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
@@ -90,20 +90,34 @@ class _Looked:
     regrading: dict[int, tuple[RunResult, Snapshot, bool]] = field(default_factory=dict)
 
 
-def _look_up(specs: Sequence[RunSpec], fingerprinter: Fingerprinter, cache: RunCache) -> _Looked:
+def _look_up(
+    specs: Sequence[RunSpec],
+    fingerprinter: Fingerprinter,
+    cache: RunCache,
+    found: Mapping[str, tuple[str, RunResult | None]],
+) -> _Looked:
+    """`found`: what the projection already hashed and read, by run key (a later wave's
+    runs are not in it)."""
+
     def of(spec: RunSpec, make: Callable[..., str]) -> str:
         options = {"model": spec.model, "repetition": spec.repetition, "skill": spec.with_skill}
         return make(spec.suite, spec.case, **options)
 
+    def fingerprint(spec: RunSpec) -> str:
+        known = found.get(spec.key)
+        return known[0] if known is not None else of(spec, fingerprinter.run)
+
     looked = _Looked(
         specs,
-        [of(s, fingerprinter.run) for s in specs],
+        [fingerprint(s) for s in specs],
         [of(s, fingerprinter.task) for s in specs],
         [None] * len(specs),
     )
     for index, spec in enumerate(specs):
         fp = looked.fingerprints[index]
-        hit = cache.get(fp)
+        # A miss is asked again (an earlier wave may have stored it since); a hit is not.
+        known = found.get(spec.key)
+        hit = cache.counted(known[1]) if known and known[1] else cache.get(fp)
         if hit is not None and _fits(hit, spec):
             looked.slots[index] = _as_this_run(hit, spec, fp)
             continue
@@ -235,7 +249,7 @@ async def run_plan(
     """Every planned run, in plan order; the ones the budget or a stop left out in `not_run`.
     `costing`: the projection, to project the rest again after the first wave and say it
     through `tell`."""
-    looked = _look_up(plan.runs, fingerprinter, cache)
+    looked = _look_up(plan.runs, fingerprinter, cache, costing.found if costing else {})
     outcome = Outcome(cached=sum(slot is not None for slot in looked.slots))
     for spec, slot in zip(plan.runs, looked.slots, strict=True):
         if slot is not None and on_done is not None:

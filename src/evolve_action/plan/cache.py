@@ -55,6 +55,13 @@ class RunCache:
         self.hits += 1
         return replace(run, cached=True, fingerprint=fingerprint)
 
+    def counted(self, run: RunResult | None) -> RunResult | None:
+        """A hit another instance read for this job (the projection's probe), counted here:
+        the entry is not read twice."""
+        if run is not None:
+            self.hits += 1
+        return run
+
     def snapshot(self, fingerprint: str) -> Snapshot | None:
         """What re-grading the stored run needs (`model.snapshot`), read only when asked: a
         hit under an unchanged ruler never needs it. None when the entry has none."""

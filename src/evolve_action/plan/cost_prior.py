@@ -1,29 +1,35 @@
 """What a run is expected to use before any run of its case was seen: the prior, in one table.
 
 A run the cache has never seen is projected from its own prompt and skill plus this table:
-per provider and harness, the tokens every call carries whatever the case (our system
-prompt and tool schemas, or the CLI's own), the tokens of one answer, and the number of
-turns. The judge has one row of its own. Tokens of text are counted as characters ÷ 4, the
-rule of thumb both vendors give for English and the loopback fake's own count.
+per wire our SDK loop speaks (the provider row's `wire`) and per agent CLI (by its name),
+the tokens every call carries whatever the case (our system prompt and tool schemas, or the
+CLI's own), the tokens of one answer, and the number of turns. The judge has one row of its
+own. Tokens of text are counted as characters ÷ 4, the rule of thumb both vendors give for
+English and the loopback fake's own count.
 
 Source (`PRIOR_SOURCE`): the SDK rows are our agent loop's requests measured on the loopback
-fake (`bench/projection_bench.py`); the CLI rows are the harness benchmark's tokens per
-call (`bench/results/harness-2026-11-24.jsonl`: Claude Code about 17× an SDK run, Codex about
-7.5×). The turns are those of a short task (load the skill, act, answer): the *likely* figure.
+fake (`bench/projection_bench.py`); the CLI rows are the harness benchmark's tokens per call
+(`bench/results/harness-2026-11-24.jsonl`: Claude Code about 17× an SDK run, Codex about
+7.5×). The table holds tokens only: what a fresh, a cached and an output token cost is the
+price function's (`genai-prices` and the overrides), never a rate written here. The turns
+are those of a short task (load the skill, act, answer): the *likely* figure.
 
 A real model on a long task takes more turns and writes more, so a run never seen is also
 given a range, between two behaviours of the agent (`LOW`, `HIGH`): at least one turn of a
 few words; at most `HIGH.turns` turns (fewer under a lower turn cap) of long answers, each
 turn adding its answer and a long tool result to the conversation every later turn re-reads.
-The ends were set on a spread of scripted agents (few/typical/many turns, short/long answers,
-`tests/fakes/behaviours.py`) so that each one's cost falls inside; `bench/projection_bench.py`
-reports how often it does. The cache's records of the case replace the prior after its first
-run, which is why a second push is projected much more closely than a first.
+The ends were set on a spread of scripted agents (few/typical/many turns, short/long
+answers, `tests/fakes/behaviours.py`) so that each one's cost falls inside;
+`bench/projection_bench.py` reports how often it does. The cache's records of the case
+replace the prior after its first run, which is why a second push is projected much more
+closely than a first.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from evolve_action.model.provider_table import PROVIDERS
 
 PRIOR_AS_OF = "2026-11-25"
 PRIOR_SOURCE = (
@@ -55,16 +61,30 @@ class JudgePrior:
     output_tokens: int  # its verdict per item, with evidence
 
 
-PRIORS: dict[tuple[str, str], Prior] = {
-    ("anthropic", "sdk"): Prior(1160, 75, 8, 40, 3, 1.0),
-    ("openai", "sdk"): Prior(1160, 75, 8, 40, 3, 1.0),
-    # Harness benchmark: Claude Code $0.0773 for 94,362 tokens over 4 calls ($0.82 per million
-    # at Sonnet's $3 input, $0.30 cached: 81% cached); Codex $0.0220 for 41,262 (64% at
-    # GPT-5.4's $1.25 and $0.125).
-    ("anthropic", "cli"): Prior(23000, 75, 8, 40, 3, 0.81),
-    ("openai", "cli"): Prior(10000, 75, 8, 40, 3, 0.64),
+# Our SDK agent loop, by the wire its adapter speaks (`model/provider_table.py`'s `wire`): a
+# provider row that reuses a wire (an OpenAI-compatible API) sends the same requests.
+SDK_PRIORS: dict[str, Prior] = {
+    "anthropic": Prior(1160, 75, 8, 40, 3, 1.0),
+    "openai": Prior(1160, 75, 8, 40, 3, 1.0),
 }
-FALLBACK = Prior(1160, 75, 8, 40, 3, 0.0)  # a provider this table does not know
+
+
+def _cli_share(fresh: int, read: int, write: int) -> float:
+    """The share of a CLI's input tokens read from the prompt cache, from the harness
+    benchmark's tokens per run; what a cached token costs is the price function's."""
+    return round(read / (fresh + read + write), 2)
+
+
+# The agent CLIs, by the harness's name (`execute/harness/registry.py`, which
+# `pipeline/cost_plan.py` asks for the CLI that runs a model's provider). Harness benchmark
+# tokens per run (fresh, cache read, cache write): Claude Code 12,758 / 77,493 / 4,079 over 4
+# calls; Codex 14,625 / 26,601 / 0.
+CLI_PRIORS: dict[str, Prior] = {
+    "claude": Prior(23000, 75, 8, 40, 3, _cli_share(12758, 77493, 4079)),
+    "codex": Prior(10000, 75, 8, 40, 3, _cli_share(14625, 26601, 0)),
+}
+FALLBACK = Prior(1160, 75, 8, 40, 3, 0.0)  # a wire or CLI this table does not know
+SDK = "sdk"
 JUDGE = JudgePrior(700, 200, 120)
 
 
@@ -100,7 +120,12 @@ CLI_TOKEN_FACTOR = 17
 
 
 def prior_for(provider: str, harness: str) -> Prior:
-    return PRIORS.get((provider, harness), FALLBACK)
+    """The prior of `provider`'s models on `harness`: "sdk" (our agent loop, by the provider
+    row's wire) or the name of the CLI that runs them."""
+    if harness != SDK:
+        return CLI_PRIORS.get(harness, FALLBACK)
+    row = PROVIDERS.get(provider)
+    return SDK_PRIORS.get(row.wire, FALLBACK) if row is not None else FALLBACK
 
 
 def text_tokens(text: str) -> int:

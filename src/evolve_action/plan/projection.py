@@ -167,6 +167,11 @@ class Pricing:
     judge_model: str
     harness: str
     turn_cap: Callable[[Case], int | None] = lambda _case: None
+    # A model's provider → what runs it: "sdk", or the name of the CLI (`cost_prior`'s key).
+    runs_on: Callable[[str], str] | None = None
+
+    def prior_harness(self, spec: RunSpec) -> str:
+        return self.runs_on(split_model(spec.model)[0]) if self.runs_on else self.harness
 
 
 def _usd(spec: RunSpec, agent: Usage, judge: Usage, how: Pricing) -> float | None:
@@ -184,11 +189,12 @@ def _estimate(spec: RunSpec, seen: Seen | None, how: Pricing, skill_tokens: int)
         tokens = seen.agent.total_tokens + seen.judge.total_tokens
         return RunEstimate(spec, usd, tokens, "seen", low, high)
     cap = how.turn_cap(spec.case)
-    agent = prior_usage(spec, how.harness, skill_tokens, turn_cap=cap)
+    runs_on = how.prior_harness(spec)
+    agent = prior_usage(spec, runs_on, skill_tokens, turn_cap=cap)
     judge = judge_usage(spec.case)
     ends = []
     for act in (cost_prior.LOW, cost_prior.HIGH):
-        usage = prior_usage(spec, how.harness, skill_tokens, act, cap)
+        usage = prior_usage(spec, runs_on, skill_tokens, act, cap)
         ends.append(_usd(spec, usage, judge_usage(spec.case, act), how))
     tokens = agent.total_tokens + judge.total_tokens
     return RunEstimate(spec, _usd(spec, agent, judge, how), tokens, "prior", *ends)
@@ -204,10 +210,12 @@ def project(
     harness: str,
     max_runs: int,
     turn_cap: Callable[[Case], int | None] = lambda _case: None,
+    runs_on: Callable[[str], str] | None = None,
 ) -> Projection:
     """The plan's projection. `cached`: keys of the runs the cache will answer; `turn_cap`:
-    the most turns a run of the case may take."""
-    how = Pricing(price, judge_model, harness, turn_cap)
+    the most turns a run of the case may take; `runs_on`: a provider → the CLI that runs its
+    models under `harness: cli` (the prior's key), else `harness` itself."""
+    how = Pricing(price, judge_model, harness, turn_cap, runs_on)
     skills: dict[str, int] = {}  # skill directory → tokens (base and head differ)
 
     def fresh(spec: RunSpec) -> RunEstimate:
