@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from evolve_action.pipeline.cost_plan import Costing
     from evolve_action.pipeline.report_input import Report
     from evolve_action.publish.github_api import Publisher
+    from evolve_action.publish.history import CaseHistory, CellKey
     from evolve_action.publish.post import Published
     from evolve_action.publish.render.report import ReportInput
     from evolve_action.publish.spend_history import PrSpend
@@ -79,6 +80,7 @@ class JobSetup:
     on_done: Callable[[RunSpec, RunResult], None] | None = None
     stop: Stop = field(default_factory=Stop)  # installed by the command, from its start
     pr_spend_before: PrSpend | None = None  # read from our sticky comment at the start
+    main_record: Mapping[CellKey, CaseHistory] | None = None  # read once, when first reported
 
 
 @dataclass
@@ -145,8 +147,24 @@ def _report(
         judge_model=execution.judge_model if execution else None,
         repo_root=sides.head_root,
         case_diffs=execution.case_diffs if execution else (),
+        main_record=_main_record(setup, execution) if not in_progress else {},
     )
     return build(settings, execution.results if execution else [], facts, in_progress=in_progress)
+
+
+def _main_record(setup: JobSetup, execution: Execution | None) -> Mapping[CellKey, CaseHistory]:
+    """The base cells' record on the default branch, read from the history once per job."""
+    if setup.main_record is None:
+        from evolve_action.pipeline.watch_compare import default_branch_records
+
+        found: Mapping[CellKey, CaseHistory] = {}
+        if execution is not None and execution.base_suites and execution.judge_model:
+            found = default_branch_records(
+                setup.settings.history_dir, execution.base_suites, execution.models,
+                execution.judge_model,
+            )  # fmt: skip
+        setup.main_record = found
+    return setup.main_record
 
 
 def _late(setup: JobSetup, in_progress: bool) -> tuple[str, ...]:

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from evolve_action.model.evals import Suite
 from evolve_action.model.outcomes import RunResult, Side, Status
 from evolve_action.plan.fingerprints import Fingerprinter
-from evolve_action.publish.history import CellKey, Counts, Record
+from evolve_action.publish import history
+from evolve_action.publish.history import CaseHistory, CellKey, Counts, Record
 from evolve_action.verdict.decide import Cell, Finding, Verdict, decide
 
 
@@ -120,3 +122,16 @@ def compare(history: Sequence[Record], now: Mapping[CellKey, Counts], alpha: flo
         cells[key] = Cell(b.passed, b.failed, counts.passed, counts.failed, 0, counts.errored)
     graded = any(c.compared for c in cells.values())
     return Comparison(now, then, decide(cells, alpha) if graded else None)
+
+
+def default_branch_records(
+    directory: Path | None, suites: Iterable[Suite], models: Sequence[str], judge_model: str
+) -> dict[CellKey, CaseHistory]:
+    """For a pull request's report: each base cell's record on the default branch (the very
+    same cell: its fingerprint), read once from the history; empty without a history."""
+    if directory is None or not models:
+        return {}
+    records = history.read(directory)
+    if not records:
+        return {}
+    return history.case_records(records, cell_fingerprints(suites, models, judge_model))

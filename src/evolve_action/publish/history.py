@@ -33,6 +33,8 @@ VERSION = 1
 MAX_RECORDS = 500
 MAX_BYTES = 16 * 1024 * 1024  # 500 lines of 200 cases × 2 models stay under it
 MAX_LINE = 1024 * 1024
+# Fewer recorded runs than this say little about a case's flakiness: a report leaves them out.
+MIN_TELLING_RUNS = 10
 
 CellKey = tuple[str, str, str]  # (suite, case id, model)
 
@@ -239,6 +241,11 @@ class CaseHistory:
     def words(self) -> str:
         """ "passed 40 of the last 42 runs on main" (without the branch name)."""
         return f"passed {self.passed} of the last {self.runs} run{'s' * (self.runs != 1)}"
+
+    @property
+    def telling(self) -> bool:
+        """Enough runs for the record to help tell a flaky case from a regression."""
+        return self.runs >= MIN_TELLING_RUNS
 
 
 def case_history(
