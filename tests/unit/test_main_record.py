@@ -7,7 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from evolve_action.pipeline.watch_compare import cell_fingerprints, default_branch_records
+from evolve_action.pipeline.watch_compare import (
+    NO_RECORD,
+    cell_fingerprints,
+    default_branch_records,
+)
 from evolve_action.publish import history
 from evolve_action.publish.history import CaseHistory, Counts, Record
 from evolve_action.publish.render.build import build_view
@@ -53,5 +57,9 @@ def test_the_record_is_read_for_the_very_same_cell_from_the_history(tmp_path: Pa
 
     found = default_branch_records(tmp_path, [SUITE], [M1], "anthropic/judge")
 
-    assert found == {key: CaseHistory(passed=12, runs=13, jobs=6)}
-    assert default_branch_records(None, [SUITE], [M1], "anthropic/judge") == {}
+    assert found.counts == {key: CaseHistory(passed=12, runs=13, jobs=6)}
+    assert [(p.at[:10], p.passed, p.runs) for p in found.series[key]][:2] == [
+        ("2026-11-01", 2, 3), ("2026-11-02", 2, 2),
+    ]  # fmt: skip
+    assert list(found.series) == [key]
+    assert default_branch_records(None, [SUITE], [M1], "anthropic/judge") == NO_RECORD

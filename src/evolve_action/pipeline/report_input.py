@@ -20,7 +20,7 @@ from evolve_action.model.evals import LoadResult, Suite
 from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.plan.planning import RunSpec, Skip
 from evolve_action.plan.ruler import CaseDiff
-from evolve_action.publish.history import CaseHistory, CellKey
+from evolve_action.publish.history import CaseHistory, CellKey, Point
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.publish.results import ResultsData
 from evolve_action.publish.results_record import Adaptive, JobRecord, changes_of
@@ -78,6 +78,7 @@ class Facts:
     case_diffs: Sequence[CaseDiff] = ()  # what the PR changed in its own evals, per case
     # Each base cell's record on the default branch (`history-dir`), where it has one.
     main_record: Mapping[CellKey, CaseHistory] = field(default_factory=dict)
+    main_series: Mapping[CellKey, tuple[Point, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,7 @@ def build(
         cost_deltas=measured.costs,
         rulers=measured.rulers,
         main_record=facts.main_record,
+        main_series=facts.main_series,
     )
     return Report(report, _data(settings, runs, facts, measured))
 

@@ -299,13 +299,20 @@ class Point:
 
 
 def case_series(
-    records: Sequence[Record], suite: str, case_id: str, *, model: str | None = None
+    records: Sequence[Record],
+    suite: str,
+    case_id: str,
+    *,
+    model: str | None = None,
+    fingerprint: str | None = None,
 ) -> list[Point]:
     """The case's graded runs per recorded job, oldest first (jobs where it only errored, or
-    did not run, are left out)."""
+    did not run, are left out); with `fingerprint`, only runs of that very cell."""
     out = []
     for record in records:
         cells = list(_cells_of(record.cells, suite, case_id, model))
+        if fingerprint is not None:
+            cells = [c for c in cells if c.fingerprint == fingerprint]
         graded = sum(c.graded for c in cells)
         if graded:
             out.append(Point(record.at, record.sha, sum(c.passed for c in cells), graded))
