@@ -120,7 +120,7 @@ def test_a_case_recorded_on_main_draws_its_pass_rate_over_time(page: tuple[Path,
     ys = [float(xy.split(",")[1]) for xy in line["points"].split()]
     assert ys[0] == ys[1] < ys[2]  # 100%, 100%, then 25% drawn lower
     assert len(dom.tags("circle", **{"class": "trend-dot"})) == 3
-    assert "on main: 9/12 passed over 3 recorded jobs" in dom.text
+    assert "on main: 9/12 passed in 3 jobs" in dom.text
     assert "2026-11-15 · 0000015 · 1/4 passed (25%)" in dom.text
 
 

@@ -98,7 +98,7 @@ def test_a_case_with_a_history_on_main_gets_its_pass_rate_over_time() -> None:
     assert hello.trend is not None
     assert [d.y for d in hello.trend.dots] == [0.0, hello.trend.height / 2, hello.trend.height]
     assert [d.x for d in hello.trend.dots] == [0.0, page.plot_w / 2, page.plot_w]
-    assert hello.trend.text == "on main: 9/18 passed over 3 recorded jobs"
+    assert hello.trend.text == "on main: 9/18 passed in 3 jobs"
     # The row below starts past the trend's band.
     lower, upper = max(chart.rows, key=lambda r: r.y), min(chart.rows, key=lambda r: r.y)
     assert lower.y > upper.y and chart.height > lower.y

@@ -16,6 +16,7 @@ from evolve_action.util.text import pct
 
 TREND_H = 36  # the line's band: 100% at its top, 0% at its bottom
 TREND_GAP = 6  # above the band: its label's baseline is the band's top
+DATES_H = 14  # below the band: the first and the last job's dates (the x axis is time)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,12 +32,14 @@ class Trend:
     height: int
     path: str  # the polyline's points, "x,y x,y", in the chart's units
     dots: tuple[Dot, ...]
-    text: str  # "on main: 40/42 passed over 7 recorded jobs"
+    text: str  # "on main: 40/42 passed in 7 jobs"
+    first: str  # the oldest job's date, under the band's left end
+    last: str  # the newest's, under its right end
 
     @property
     def space(self) -> int:
         """The height the trend takes in its case's row."""
-        return TREND_GAP + self.height
+        return TREND_GAP + self.height + DATES_H
 
 
 def trend(series: Sequence[Point], *, y: int, plot_x: int, plot_w: int) -> Trend | None:
@@ -55,5 +58,5 @@ def trend(series: Sequence[Point], *, y: int, plot_x: int, plot_w: int) -> Trend
     passed = sum(p.passed for p in series)
     runs = sum(p.runs for p in series)
     jobs = len(series)
-    text = f"on main: {passed}/{runs} passed over {jobs} recorded job{'s' * (jobs != 1)}"
-    return Trend(top, TREND_H, path, tuple(dots), text)
+    text = f"on main: {passed}/{runs} passed in {jobs} job{'s' * (jobs != 1)}"
+    return Trend(top, TREND_H, path, tuple(dots), text, series[0].at[:10], series[-1].at[:10])
