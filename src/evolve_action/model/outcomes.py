@@ -103,7 +103,7 @@ class Transcript:
     answers: list[str] = field(default_factory=list)
     answer_durations_s: list[float] = field(default_factory=list)
     # The model the provider said served the run's last answer (a dated snapshot behind the
-    # alias asked for); "" when no answer said (a CLI harness, an old cassette).
+    # alias asked for); "" when no answer said (every call failed, an old cassette).
     served_by: str = ""
 
 

@@ -3,9 +3,10 @@
 The snapshot is the `model` field of a provider's answer: an alias such as
 `claude-sonnet-4-6` is served by a dated snapshot the provider may swap without notice, and
 each answer names the one that served it. The adapters keep it (`ChatResponse.model`), the
-agent loop puts it on the run's transcript (`Transcript.served_by`), and watch reads it from
-its own runs: no extra request, and never a snapshot other than the one the runs saw. A model
-none of whose runs said (every call errored, a CLI harness) has an unknown snapshot (""),
+agent loop (or, under a CLI harness, the credential proxy) puts it on the run's transcript
+(`Transcript.served_by`), and watch reads it from its own runs: no extra request, and never a
+snapshot other than the one the runs saw. A model none of whose runs said (every call
+errored) has an unknown snapshot (""),
 which is never counted as a change: an outage must not look like a new model.
 """
 
