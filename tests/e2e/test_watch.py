@@ -93,7 +93,7 @@ def test_watch__every_call_erroring_opens_nothing_and_says_so(tmp_path: Path) ->
         env = watch_env(root, tmp_path, llm, gh, sha, runs=3)
         _run(env, root)
         new_summary(tmp_path)
-        model.errors = True  # an outage: every call, the snapshot probe's too, fails
+        model.errors = True  # an outage: every call fails, so no answer names a snapshot
         _run(env, root)
         summary = new_summary(tmp_path)
     assert "**Every run errored**" in summary and "no issue was opened" in summary

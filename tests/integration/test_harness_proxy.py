@@ -258,3 +258,20 @@ def test_the_relay_gives_its_child_a_loopback_port_to_the_socket(
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "200"
     assert upstream.requests[0].headers["x-api-key"] == REAL
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_the_model_that_served_a_cli_call_is_kept_for_the_run(
+    proxy: CredentialProxy, upstream: FakeLLM, stream: bool
+) -> None:
+    upstream.script = lambda _: text("hello")
+    upstream.served_model = "claude-sonnet-4-6-20261101"  # a new snapshot behind the alias
+    claude = proxy.open("anthropic", "run-snap")
+    status, _, _ = post(
+        proxy.url, "/anthropic/v1/messages", messages(stream=stream), {"x-api-key": claude.token}
+    )
+    codex = proxy.open("openai", "run-snap-2")
+    body = {"model": "gpt-5.4", "stream": stream, "input": [{"role": "user", "content": "hi"}]}
+    post(proxy.url, "/openai/responses", body, {"authorization": f"Bearer {codex.token}"})
+    assert status == 200
+    assert claude.served == codex.served == "claude-sonnet-4-6-20261101"

@@ -292,3 +292,19 @@ def test_registry__missing_key_is_a_per_model_auth_error() -> None:
         "set the anthropic-api-key input or ANTHROPIC_API_KEY"
     )
     assert PROVIDERS["anthropic"].default_model == "claude-sonnet-4-6"
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+async def test_the_answer_names_the_model_that_served_it(
+    fake_llm: FakeLLM, build: Build, provider: str
+) -> None:
+    fake_llm.script = lambda _: text("done")
+    made = build(provider)
+
+    asked = await made.complete(request(provider))
+    fake_llm.served_model = "snapshot-2026-11-01"  # the same alias, served by a new snapshot
+    swapped = await made.complete(request(provider))
+
+    assert asked.model == MODELS[provider]  # the fake answers with the model asked for
+    assert swapped.model == "snapshot-2026-11-01"
+    assert [r.body["model"] for r in fake_llm.requests] == [MODELS[provider]] * 2

@@ -168,3 +168,27 @@ def test_load_cassette__absent_is_empty_and_old_versions_are_refused(tmp_path: P
     old.write_text('{"version": 0, "exchanges": {}}')
     with pytest.raises(ValueError, match="re-record"):
         load_cassette(old)
+
+
+@pytest.mark.parametrize("provider_id", ["anthropic", "openai"])
+async def test_the_served_snapshot_reaches_the_transcript_and_survives_replay(
+    tmp_path: Path, provider_id: str
+) -> None:
+    cassette = Cassette()
+    with FakeLLM(SCRIPT) as llm:
+        llm.served_model = "snapshot-2026-11-01"
+        url = llm.anthropic_base_url if provider_id == "anthropic" else llm.openai_base_url
+        live = build_provider(provider_id, environ={}, api_key="k", base_url=url)
+        recorded = await _run(
+            RecordingProvider(live, cassette), MODELS[provider_id], tmp_path / "a"
+        )
+        await live.aclose()
+    save_cassette(tmp_path / "c.json", cassette)
+
+    replayed = await _run(
+        ReplayProvider(provider_id, load_cassette(tmp_path / "c.json")),
+        MODELS[provider_id],
+        tmp_path / "b",
+    )
+
+    assert recorded.served_by == replayed.served_by == "snapshot-2026-11-01"

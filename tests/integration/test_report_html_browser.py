@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from evolve_action.model.outcomes import ItemResult, RunResult, Side, Status, ToolCall, Transcript
+from evolve_action.publish.history import Point
 from evolve_action.publish.html.page import REPORT_FILE, write_html
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.publish.results.write import ResultsData, write_results
@@ -80,7 +81,12 @@ def _report(hostile: str) -> tuple[ReportInput, list[RunResult]]:
         for r in runs
     ]
     lifted = lift.measure(runs, [suite])
-    return make_report([suite], runs, lift=lifted), runs
+    # The case's record on main: passing every week until the last, read from the history.
+    weeks = [
+        Point(f"2026-11-{d:02}T06:00:00Z", f"{d:07}", p, 4) for d, p in ((1, 4), (8, 4), (15, 1))
+    ]
+    series = {(suite.rel, "status-file", M1): tuple(weeks)}
+    return make_report([suite], runs, lift=lifted, main_series=series), runs
 
 
 @pytest.fixture(scope="module")
@@ -104,6 +110,18 @@ def test_the_page_shows_one_chart_with_three_sides_and_intervals(page: tuple[Pat
     assert len(dom.tags("line", **{"class": "whisker"})) == 3 * 5  # every side was graded
     assert "4/4 passed · 100% (51%–100%)" in dom.text  # the Wilson interval at 4 of 4
     assert "0/4 passed · 0% (0%–49%)" in dom.text
+
+
+def test_a_case_recorded_on_main_draws_its_pass_rate_over_time(page: tuple[Path, Dom]) -> None:
+    _, dom = page
+    (trend,) = dom.tags("g", **{"class": "trend"})  # weather has no record: no line
+    assert trend["data-points"] == "3"
+    (line,) = dom.tags("polyline", **{"class": "trend-line"})
+    ys = [float(xy.split(",")[1]) for xy in line["points"].split()]
+    assert ys[0] == ys[1] < ys[2]  # 100%, 100%, then 25% drawn lower
+    assert len(dom.tags("circle", **{"class": "trend-dot"})) == 3
+    assert "on main: 9/12 passed in 3 jobs" in dom.text
+    assert "2026-11-15 · 0000015 · 1/4 passed (25%)" in dom.text
 
 
 def test_a_failed_run_is_one_click_from_its_chart_row(page: tuple[Path, Dom]) -> None:

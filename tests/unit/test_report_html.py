@@ -74,3 +74,36 @@ def test_hostile_names_paths_and_models_are_escaped_everywhere() -> None:
     html = render_html(make_report([suite], runs, notices=(evil,)))
     assert "<script" not in html and "alert(1)</script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;&#34;&#39;&amp;" in html
+
+
+def test_a_case_with_a_history_on_main_gets_its_pass_rate_over_time() -> None:
+    from evolve_action.publish.history import Point
+
+    suite = make_suite("greeter", [("hello", 3), ("bye", 9)])
+    runs = [
+        *outcome(suite, "hello", M1, base=(4, 0), head=(0, 4)),
+        *outcome(suite, "bye", M1, base=(4, 0), head=(4, 0)),
+    ]
+    series = (
+        Point("2026-11-01T00:00:00Z", "a" * 40, 6, 6),
+        Point("2026-11-08T00:00:00Z", "b" * 40, 3, 6),
+        Point("2026-11-15T00:00:00Z", "<c>" * 13, 0, 6),
+    )
+    report = make_report([suite], runs, main_series={(suite.rel, "hello", M1): series})
+
+    page = build_page(report)
+    (chart,) = page.charts
+    hello, bye = sorted(chart.rows, key=lambda r: r.name != "hello")
+    assert bye.trend is None  # no recorded run: nothing drawn, no room taken
+    assert hello.trend is not None
+    assert [d.y for d in hello.trend.dots] == [0.0, hello.trend.height / 2, hello.trend.height]
+    assert [d.x for d in hello.trend.dots] == [0.0, page.plot_w / 2, page.plot_w]
+    assert hello.trend.text == "on main: 9/18 passed in 3 jobs"
+    # The row below starts past the trend's band.
+    lower, upper = max(chart.rows, key=lambda r: r.y), min(chart.rows, key=lambda r: r.y)
+    assert lower.y > upper.y and chart.height > lower.y
+
+    html = render_html(report)
+    assert html.count('class="trend-dot"') == 3 and 'data-points="3"' in html
+    assert "2026-11-08 · bbbbbbb · 3/6 passed (50%)" in html
+    assert "<c>" not in html  # a history line is untrusted: escaped like the rest

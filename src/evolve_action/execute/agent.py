@@ -168,6 +168,7 @@ class _Loop:
             )
             transcript.turns += 1
             transcript.usage.add(response.usage)
+            transcript.served_by = response.model or transcript.served_by
             if response.text:
                 transcript.final_text = response.text
             said: list[Part] = [TextPart(response.text)] if response.text else []

@@ -102,6 +102,9 @@ class Transcript:
     # seconds taken for each user turn it answered, in order. Empty for a single turn.
     answers: list[str] = field(default_factory=list)
     answer_durations_s: list[float] = field(default_factory=list)
+    # The model the provider said served the run's last answer (a dated snapshot behind the
+    # alias asked for); "" when no answer said (every call failed, an old cassette).
+    served_by: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,6 +69,9 @@ class ChatResponse:
     tool_uses: tuple[ToolUsePart, ...]
     stop_reason: str  # end_turn | tool_use | max_tokens | other
     usage: Usage = field(default_factory=Usage)
+    # The model the provider says answered: an alias is served by a dated snapshot it may
+    # swap without notice (watch reports the swap). "" when the answer did not say.
+    model: str = ""
 
 
 class ProviderError(Exception):

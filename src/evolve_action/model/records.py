@@ -80,6 +80,7 @@ def transcript_doc(t: Transcript) -> dict[str, Any]:
         "changed_files": list(t.changed_files),
         "notes": list(t.notes),
         "usage": usage_doc(t.usage),
+        "served_by": t.served_by,
     }
 
 
@@ -180,6 +181,7 @@ def run_from_doc(d: Mapping[str, Any]) -> RunResult:
         stop_reason=t["stop_reason"],
         changed_files=list(t["changed_files"]),
         notes=list(t["notes"]),
+        served_by=str(t.get("served_by", "")),  # absent from results written before it
     )
     fb = j["eval_feedback"]
     judge = JudgeReport(

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from evolve_action.execute.providers.transport import Later
     from evolve_action.pipeline.cost_plan import Costing
     from evolve_action.pipeline.report_input import Report
+    from evolve_action.pipeline.watch_compare import MainRecord
     from evolve_action.publish.github_api import Publisher
     from evolve_action.publish.post import Published
     from evolve_action.publish.render.report import ReportInput
@@ -80,6 +81,7 @@ class JobSetup:
     on_done: Callable[[RunSpec, RunResult], None] | None = None
     stop: Stop = field(default_factory=Stop)  # installed by the command, from its start
     pr_spend_before: PrSpend | None = None  # read from our sticky comment at the start
+    main_record: MainRecord | None = None  # the default branch's, read once when first reported
 
 
 @dataclass
@@ -146,8 +148,24 @@ def _report(
         judge_model=execution.judge_model if execution else None,
         repo_root=sides.head_root,
         case_diffs=execution.case_diffs if execution else (),
+        main_record=_main_record(setup, execution).counts if not in_progress else {},
+        main_series=_main_record(setup, execution).series if not in_progress else {},
     )
     return build(settings, execution.results if execution else [], facts, in_progress=in_progress)
+
+
+def _main_record(setup: JobSetup, execution: Execution | None) -> MainRecord:
+    """The base cells' record on the default branch, read from the history once per job."""
+    from evolve_action.pipeline.watch_compare import NO_RECORD, default_branch_records
+
+    if setup.main_record is None:
+        setup.main_record = NO_RECORD
+        if execution is not None and execution.base_suites and execution.judge_model:
+            setup.main_record = default_branch_records(
+                setup.settings.history_dir, execution.base_suites, execution.models,
+                execution.judge_model,
+            )  # fmt: skip
+    return setup.main_record
 
 
 def _late(setup: JobSetup, in_progress: bool) -> tuple[str, ...]:

@@ -10,8 +10,8 @@ so a sharded job keeps reaching the report an unsharded one would.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -20,6 +20,7 @@ from evolve_action.model.evals import LoadResult, Suite
 from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.plan.planning import RunSpec, Skip
 from evolve_action.plan.ruler import CaseDiff
+from evolve_action.publish.history import CaseHistory, CellKey, Point
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.publish.results.record import Adaptive, JobRecord, changes_of
 from evolve_action.publish.results.write import ResultsData
@@ -75,6 +76,9 @@ class Facts:
     judge_model: str | None = None
     repo_root: Path | None = None
     case_diffs: Sequence[CaseDiff] = ()  # what the PR changed in its own evals, per case
+    # Each base cell's record on the default branch (`history-dir`), where it has one.
+    main_record: Mapping[CellKey, CaseHistory] = field(default_factory=dict)
+    main_series: Mapping[CellKey, tuple[Point, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -121,6 +125,8 @@ def build(
         pr_spend_before=facts.pr_spend_before,
         cost_deltas=measured.costs,
         rulers=measured.rulers,
+        main_record=facts.main_record,
+        main_series=facts.main_series,
     )
     return Report(report, _data(settings, runs, facts, measured))
 

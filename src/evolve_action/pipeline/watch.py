@@ -4,8 +4,9 @@ recorded run of the same tree and model ids (docs/watch.md).
 A watch is the job a push gets (`job.run_and_report`: planning, models, judge, harness, budget,
 stop handling, results files), on one side only, the commit the event names. What it adds:
 which evals it covers (`watch_state.choose`: all of them, or a sample), its own run cache so a
-cut watch resumes and never replays an older week's answers, the snapshot each model reports
-(`watch_probe`), and the comparison with the history (`watch_compare`), decided by the pull
+cut watch resumes and never replays an older week's answers, the snapshot each model reported
+in its runs' answers (`watch_seen`; a sample whose answers name a new snapshot is widened to
+every eval), and the comparison with the history (`watch_compare`), decided by the pull
 request's verdict at the same `alpha`. A watch that completes adds its line to the history;
 one that was cut adds nothing and leaves its runs for the next.
 
@@ -26,7 +27,7 @@ from typing import TextIO
 
 from evolve_action.execute.providers.setup import choose_judge, choose_models
 from evolve_action.model.outcomes import RunResult
-from evolve_action.pipeline import job, watch_probe, watch_state
+from evolve_action.pipeline import job, watch_seen, watch_state
 from evolve_action.pipeline.pricing import Prices
 from evolve_action.pipeline.request import Request, load_suites
 from evolve_action.pipeline.stopping import Stop
@@ -88,29 +89,50 @@ def look(
     models: Sequence[str], settings: Settings, config: RepoConfig, environ: Mapping[str, str],
     records: Sequence[Record],
 ) -> Seen:  # fmt: skip
-    snapshots = watch_probe.reported_snapshots(models, settings, environ)
-    cli = watch_probe.cli_version(settings, environ)
-    prices = watch_probe.price_words(models, Prices(config.prices))
-    moved = watch_probe.changes(last_known(records, lambda r: r.snapshots), snapshots, "snapshot")
+    """What is known before any run: the CLI and the prices (the snapshots come with the
+    answers, `with_snapshots`)."""
+    cli = watch_seen.cli_version(settings, environ)
+    prices = watch_seen.price_words(models, Prices(config.prices))
+    moved = []
     last_cli = next((r.cli for r in reversed(records) if r.cli), "")
     if last_cli and last_cli != cli:
         moved.append(f"CLI: {last_cli} → {cli}")
-    moved += watch_probe.changes(last_known(records, lambda r: r.prices), prices, "price")
-    return Seen(snapshots, cli, prices, tuple(moved))
+    moved += watch_seen.changes(last_known(records, lambda r: r.prices), prices, "price")
+    return Seen({}, cli, prices, tuple(moved))
+
+
+def with_snapshots(seen: Seen, records: Sequence[Record], snapshots: Mapping[str, str]) -> Seen:
+    moved = watch_seen.changes(last_known(records, lambda r: r.snapshots), snapshots, "snapshot")
+    return replace(seen, snapshots=dict(snapshots), changes=(*moved, *seen.changes))
+
+
+def widened(selection: watch_state.Selection, suites: Sequence[str]) -> watch_state.Selection:
+    """The sample's selection made full, in the same cache: its runs are hits, not made again."""
+    why = "a model or the CLI changed since the last record (a new snapshot in this run's "
+    why += "answers): every eval runs, the sample's runs kept"
+    return replace(selection, paths=tuple(suites), full=True, why=why)
 
 
 # A `paths` glob no file matches: the job of a sharded watch that got no eval file.
 NOTHING = (".evolve-watch-no-eval-file-in-this-shard",)
 
 
-def watch_settings(settings: Settings, selection: watch_state.Selection) -> Settings:
+def watch_settings(
+    settings: Settings, selection: watch_state.Selection, suites: Sequence[str] = ()
+) -> Settings:
     """The job's settings: its part of the selected evals (whole files: `shard: i/n` splits
     them, not their runs), the watch's own cache, no comment, no gate of the pull-request kind
     (a drop becomes an issue), a check name of its own."""
     shard = settings.shard
     paths = selection.paths
     if shard.count > 1:
-        paths = watch_state.shard_part(paths, shard.index, shard.count) or NOTHING
+        # A job whose part of a sample is empty runs one eval file of its whole part: the
+        # snapshot is known only from answers, and this job decides its own skills.
+        paths = (
+            watch_state.shard_part(paths, shard.index, shard.count)
+            or watch_state.shard_part(suites, shard.index, shard.count)[:1]
+            or NOTHING
+        )
     elif selection.full and not settings.paths:
         paths = ()
     return replace(
@@ -152,12 +174,10 @@ def run(
             [s.rel for s in loaded], records, sha=sides.head_sha, models=models,
             changes=seen.changes, pending=watch_state.read_pending(settings.cache_dir),
         )  # fmt: skip
-        watch_state.write_pending(settings.cache_dir, selection)
-        setup = job.JobSetup(
-            request, watch_settings(settings, selection), config, event,
-            stream=stream, on_done=on_done, stop=stop,
-        )  # fmt: skip
-        finished, _ = job.run_and_report(setup, sides)
+        setup = job.JobSetup(request, settings, config, event, stream=stream, on_done=on_done,
+                             stop=stop)  # fmt: skip
+        rels = [s.rel for s in loaded]
+        selection, finished, seen = _passes(setup, sides, selection, seen, records, models, rels)
     finally:
         sides.close()
     execution = finished.execution
@@ -178,6 +198,33 @@ def run(
             watched.recorded_to = history.append(settings.history_dir, watched.record)
         watch_state.clear(settings.cache_dir, selection.epoch)
     return watched
+
+
+def _passes(
+    setup: job.JobSetup, sides: Sides, selection: watch_state.Selection, known: Seen,
+    records: Sequence[Record], models: Sequence[str], suites: Sequence[str],
+) -> tuple[watch_state.Selection, job.Finished, Seen]:  # fmt: skip
+    """The job, and a second one over every eval when a sample's answers named a new
+    snapshot (known only from the answers; the sample's runs are cache hits there)."""
+    finished = _job(setup, sides, selection, suites)
+    served = watch_seen.served_snapshots(finished.execution.results, models)
+    seen = with_snapshots(known, records, served)
+    if seen.changes and not selection.full and not setup.stop.requested:
+        selection = widened(selection, suites)
+        finished = _job(setup, sides, selection, suites)
+        served = watch_seen.served_snapshots(finished.execution.results, models)
+        seen = with_snapshots(known, records, served)
+    return selection, finished, seen
+
+
+def _job(
+    setup: job.JobSetup, sides: Sides, selection: watch_state.Selection, suites: Sequence[str]
+) -> job.Finished:
+    watch_state.write_pending(setup.settings.cache_dir, selection)
+    finished, _ = job.run_and_report(
+        replace(setup, settings=watch_settings(setup.settings, selection, suites)), sides
+    )
+    return finished
 
 
 def _record(watched: Watched, event: Event, sha: str, shard: Shard) -> Record:

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from evolve_action.model.evals import Suite
 from evolve_action.model.outcomes import RunResult, Side, Status
 from evolve_action.plan.fingerprints import Fingerprinter
-from evolve_action.publish.history import CellKey, Counts, Record
+from evolve_action.publish import history
+from evolve_action.publish.history import CaseHistory, CellKey, Counts, Point, Record
 from evolve_action.verdict.decide import Cell, Finding, Verdict, decide
 
 
@@ -120,3 +122,34 @@ def compare(history: Sequence[Record], now: Mapping[CellKey, Counts], alpha: flo
         cells[key] = Cell(b.passed, b.failed, counts.passed, counts.failed, 0, counts.errored)
     graded = any(c.compared for c in cells.values())
     return Comparison(now, then, decide(cells, alpha) if graded else None)
+
+
+@dataclass(frozen=True)
+class MainRecord:
+    """For a pull request's report: the base cells' record on the default branch."""
+
+    counts: Mapping[CellKey, CaseHistory]  # the newest runs, in words for the comment
+    series: Mapping[CellKey, tuple[Point, ...]]  # per recorded job, for the HTML report
+
+
+NO_RECORD = MainRecord({}, {})
+MAX_POINTS = 60  # recorded jobs drawn per case: the newest
+
+
+def default_branch_records(
+    directory: Path | None, suites: Iterable[Suite], models: Sequence[str], judge_model: str
+) -> MainRecord:
+    """Each base cell's record on the default branch (the very same cell: its fingerprint),
+    read once from the history; empty without a history."""
+    if directory is None or not models:
+        return NO_RECORD
+    records = history.read(directory)
+    if not records:
+        return NO_RECORD
+    prints = cell_fingerprints(suites, models, judge_model)
+    series = {}
+    for key, fingerprint in prints.items():
+        points = history.case_series(records, *key[:2], model=key[2], fingerprint=fingerprint)
+        if points:
+            series[key] = tuple(points[-MAX_POINTS:])
+    return MainRecord(history.case_records(records, prints), series)

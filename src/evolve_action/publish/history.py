@@ -33,6 +33,8 @@ VERSION = 1
 MAX_RECORDS = 500
 MAX_BYTES = 16 * 1024 * 1024  # 500 lines of 200 cases × 2 models stay under it
 MAX_LINE = 1024 * 1024
+# Fewer recorded runs than this say little about a case's flakiness: a report leaves them out.
+MIN_TELLING_RUNS = 10
 
 CellKey = tuple[str, str, str]  # (suite, case id, model)
 
@@ -240,6 +242,11 @@ class CaseHistory:
         """ "passed 40 of the last 42 runs on main" (without the branch name)."""
         return f"passed {self.passed} of the last {self.runs} run{'s' * (self.runs != 1)}"
 
+    @property
+    def telling(self) -> bool:
+        """Enough runs for the record to help tell a flaky case from a regression."""
+        return self.runs >= MIN_TELLING_RUNS
+
 
 def case_history(
     records: Sequence[Record],
@@ -292,13 +299,20 @@ class Point:
 
 
 def case_series(
-    records: Sequence[Record], suite: str, case_id: str, *, model: str | None = None
+    records: Sequence[Record],
+    suite: str,
+    case_id: str,
+    *,
+    model: str | None = None,
+    fingerprint: str | None = None,
 ) -> list[Point]:
     """The case's graded runs per recorded job, oldest first (jobs where it only errored, or
-    did not run, are left out)."""
+    did not run, are left out); with `fingerprint`, only runs of that very cell."""
     out = []
     for record in records:
         cells = list(_cells_of(record.cells, suite, case_id, model))
+        if fingerprint is not None:
+            cells = [c for c in cells if c.fingerprint == fingerprint]
         graded = sum(c.graded for c in cells)
         if graded:
             out.append(Point(record.at, record.sha, sum(c.passed for c in cells), graded))

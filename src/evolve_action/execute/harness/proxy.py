@@ -33,6 +33,7 @@ from evolve_action.execute.harness.wire import (
     error_body,
     model_in_path,
     model_of,
+    served_model_of,
     usage_of,
 )
 from evolve_action.execute.providers import catalog
@@ -63,6 +64,7 @@ class Session:
     max_requests: int | None = None  # model calls allowed (Codex has no turn cap of its own)
     usage: Usage = field(default_factory=Usage)
     requests: int = 0  # model calls made (each counts as one turn)
+    served: str = ""  # the model the last answer said served it (watch reads the snapshot)
     capped: bool = False  # a call was refused at `max_requests`
     failure: CallError | None = None  # the provider's last answer was a failure for good
     ordinals: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -260,6 +262,10 @@ class CredentialProxy:
     def account(
         self, session: Session, api: str, model: str, content_type: str, body: bytes
     ) -> None:
+        served = served_model_of(api, content_type, body)
+        if served:
+            with session.lock:
+                session.served = served
         usage = usage_of(api, content_type, body)
         if usage is None:
             return

@@ -227,6 +227,7 @@ def _transcript(
     with session.lock:
         counted = session.usage.calls > 0
         transcript.turns = session.requests
+        transcript.served_by = session.served
         if counted:
             transcript.usage.add(session.usage)
     if not counted and outcome.usage is not None:

@@ -161,6 +161,19 @@ def usage_of(api: str, content_type: str, body: bytes) -> Usage | None:
     return found
 
 
+def served_model_of(api: str, content_type: str, body: bytes) -> str:
+    """The model a successful answer says served it (a dated snapshot behind the alias the
+    CLI asked for); "" when it does not say."""
+    if "event-stream" not in content_type:
+        return model_of(body)
+    for event in events(body):
+        held = event.get("message") if api == "messages" else event.get("response")
+        source = held if isinstance(held, dict) else event
+        if source.get("model"):
+            return str(source["model"])
+    return ""
+
+
 def model_of(body: bytes) -> str:
     try:
         doc = json.loads(body)

@@ -120,4 +120,5 @@ def parse_message(message: Message, *, model: str) -> ChatResponse:
     stop = _STOP_REASONS.get(message.stop_reason or "", "other")
     if uses and stop != "max_tokens":
         stop = "tool_use"
-    return ChatResponse("\n".join(t for t in texts if t), tuple(uses), stop, usage)
+    text = "\n".join(t for t in texts if t)
+    return ChatResponse(text, tuple(uses), stop, usage, model=str(message.model or ""))

@@ -143,4 +143,5 @@ def parse_completion(completion: ChatCompletion, *, model: str) -> ChatResponse:
     stop = _FINISH_REASONS.get(str(choice.finish_reason), "other")  # None from some servers
     if uses and stop != "max_tokens":
         stop = "tool_use"  # some compatible servers say "stop" after tool calls
-    return ChatResponse(message.content or "", uses, stop, usage)
+    served = str(completion.model or "")
+    return ChatResponse(message.content or "", uses, stop, usage, model=served)

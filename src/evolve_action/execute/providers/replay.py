@@ -96,6 +96,7 @@ def response_to_json(response: ChatResponse) -> dict[str, Any]:
             {"id": t.id, "name": t.name, "arguments": t.arguments} for t in response.tool_uses
         ],
         "stop_reason": response.stop_reason,
+        "model": response.model,
         "usage": {
             "input_tokens": u.input_tokens,
             "output_tokens": u.output_tokens,
@@ -109,7 +110,11 @@ def response_to_json(response: ChatResponse) -> dict[str, Any]:
 
 def response_from_json(data: dict[str, Any]) -> ChatResponse:
     uses = tuple(ToolUsePart(t["id"], t["name"], t["arguments"]) for t in data["tool_uses"])
-    return ChatResponse(data["text"], uses, data["stop_reason"], Usage(**data["usage"]))
+    # Cassettes recorded before the served model was kept have no "model": unknown.
+    served = str(data.get("model") or "")
+    return ChatResponse(
+        data["text"], uses, data["stop_reason"], Usage(**data["usage"]), model=served
+    )
 
 
 @dataclass

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from evolve_action.model.outcomes import RunResult, Side, Status, ToolCall
+from evolve_action.publish.html.trend import Trend, trend
 from evolve_action.publish.render.escape import shorten
 from evolve_action.publish.render.report import ReportInput
 from evolve_action.util.text import pct, plural, printable
@@ -84,6 +85,7 @@ class CaseRow:
     y: int  # top of its name; its bars follow
     bars: tuple[Bar, ...]
     failed: tuple[FailedRun, ...]
+    trend: Trend | None = None  # its pass rate on the default branch over time
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,11 +256,14 @@ def _charts(report: ReportInput, runs: _Runs) -> tuple[Chart, ...]:
             )
             anchor = f"c{n + 1}-{m + 1}"
             name = clean(case_name(case.name, case.case_id), 200)
+            below = y + NAME_H + len(bars) * (BAR_H + BAR_GAP)
+            line = trend(report.main_series.get(key, ()), y=below, plot_x=LABEL_W, plot_w=PLOT_W)
             rows.append(
                 CaseRow(anchor, name, shorten(name, SHORT_NAME), case.label.value, y, bars,
-                        runs.take(key, anchor))
+                        runs.take(key, anchor), line)
             )  # fmt: skip
-            y += NAME_H + len(bars) * (BAR_H + BAR_GAP) + ROW_GAP
+            y = below
+            y += (line.space if line is not None else 0) + ROW_GAP
         charts.append(Chart(f"chart-{n + 1}", clean(suite, 300), clean(model, 200), tuple(rows), y))
     return tuple(charts)
 

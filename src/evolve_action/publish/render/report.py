@@ -8,12 +8,13 @@ gate once, so every output reads the same verdict. The comment's parts (`build`,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from evolve_action.model.evals import LoadResult, Suite
 from evolve_action.model.outcomes import RunResult
 from evolve_action.plan.planning import RunSpec, Skip
+from evolve_action.publish.history import CaseHistory, Point
 from evolve_action.publish.spend_history import PrSpend
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings
@@ -59,6 +60,10 @@ class ReportInput:
     rulers: RulerReport = field(
         default_factory=RulerReport
     )  # what the PR changed in its own evals, case by case
+    # (suite, case, model) → the base cell's record on the default branch, from the history.
+    main_record: Mapping[tuple[str, str, str], CaseHistory] = field(default_factory=dict)
+    # The same cells' pass rate per recorded job, oldest first (the HTML report draws it).
+    main_series: Mapping[tuple[str, str, str], tuple[Point, ...]] = field(default_factory=dict)
 
     @property
     def has_base(self) -> bool:
