@@ -14,7 +14,7 @@ from evolve_action.pipeline.watch_compare import (
 )
 from evolve_action.publish import history
 from evolve_action.publish.history import CaseHistory, Counts, Record
-from evolve_action.publish.render.build import build_view
+from evolve_action.publish.render.build.assemble import build_view
 from evolve_action.publish.render.comment import render
 from tests.fakes.reports import M1, make_report, make_suite, outcome
 

@@ -209,7 +209,7 @@ def _write_model(
 def schema_path() -> Path:
     """`schemas/results.schema.json`: packaged beside the module when installed as a wheel,
     else at the root of the source tree (editable installs, the action's image)."""
-    here = Path(__file__).resolve().parents[1]  # the package, above `publish/`
+    here = Path(__file__).resolve().parents[2]  # the package, above `publish/results/`
     packaged = here / "schemas" / "results.schema.json"
     return packaged if packaged.is_file() else here.parents[1] / "schemas" / "results.schema.json"
 
