@@ -42,8 +42,7 @@ class _Reading:
 def parse(stdout: str, *, exit_code: int, stderr: str = "") -> CliOutcome:
     if not stdout.strip():
         return empty(stderr)
-    out = CliOutcome()
-    seen = _Reading()
+    out, seen = CliOutcome(), _Reading()
     for event in json_lines(stdout):
         _read(seen, str(event.get("type", "")), event)
     out.tool_calls = calls(seen.order, seen.calls, seen.results)

@@ -41,8 +41,7 @@ class _Reading:
 def parse(stdout: str, *, exit_code: int, stderr: str = "") -> CliOutcome:
     if not stdout.strip():
         return empty(stderr)
-    out = CliOutcome()
-    seen = _Reading()
+    out, seen = CliOutcome(), _Reading()
     for event in json_lines(stdout):
         _read(out, seen, str(event.get("type", "")), event)
     out.final_text = seen.answer or seen.last_text
