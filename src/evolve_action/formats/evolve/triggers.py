@@ -16,7 +16,7 @@ from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document, pointer
 from evolve_action.formats.evolve.assertions import fold
 from evolve_action.formats.evolve.params import TriggerParams
-from evolve_action.model.evals import Case, CaseKind, Check, Format, LoadResult, Severity, Suite
+from evolve_action.model.evals import Case, CaseKind, Check, Format, LoadResult, Suite
 
 SHAPE = (
     'a trigger set is {"triggers": [{"query": "...", "should_trigger": true}]} (evolve) or a'
@@ -55,7 +55,7 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
             cases.append(case)
     if not queries:
         problems.warn(at, "no trigger queries: add some, or remove the file")
-    warnings = tuple(p for p in problems.items if p.severity is Severity.WARNING)
+    warnings = problems.warnings()
     return Suite(
         format=Format.TRIGGERS,
         path=doc.path.absolute(),
