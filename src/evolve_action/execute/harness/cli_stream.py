@@ -1,8 +1,8 @@
 """What the readers of Copilot CLI's, Gemini CLI's and OpenCode's event streams share.
 
-The lines of a stream are read by `events.json_lines`. `empty`, `calls` and `conclude` are
-the openings and endings the readers have in common: what an empty stdout, the tool calls
-paired with their results and a run without an answer say. `error_kind` classifies an HTTP status
+The lines of a stream are read by `events.json_lines`, an empty one by `events.empty`. `calls`
+and `conclude` are what the readers have in common at the end: the tool calls paired with
+their results, and what a run without an answer says. `error_kind` classifies an HTTP status
 a CLI reports with the rule the SDK path uses (`faults.classify_status`), so a refused key is
 `auth` and an exhausted quota `quota` whichever agent saw it.
 """
@@ -39,11 +39,6 @@ def number(value: Any) -> int:
     if isinstance(value, float) and not math.isfinite(value):
         return 0  # Python's decoder accepts NaN and Infinity
     return max(0, int(value))
-
-
-def empty(stderr: str) -> CliOutcome:
-    """The outcome of a CLI that printed nothing on stdout: an error naming its stderr."""
-    return CliOutcome(error="empty CLI output" + (f": {tail(stderr)}" if stderr.strip() else ""))
 
 
 def calls(

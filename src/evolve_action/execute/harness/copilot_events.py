@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from evolve_action.execute.harness.cli_stream import calls, conclude, empty
-from evolve_action.execute.harness.events import CliOutcome, items, json_lines, mapping
+from evolve_action.execute.harness.cli_stream import calls, conclude
+from evolve_action.execute.harness.events import CliOutcome, empty, items, json_lines, mapping
 
 
 @dataclass

@@ -23,8 +23,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from evolve_action.execute.harness.cli_stream import calls, empty, error_kind, number
-from evolve_action.execute.harness.events import CliOutcome, compact, json_lines, mapping, tail
+from evolve_action.execute.harness.cli_stream import calls, error_kind, number
+from evolve_action.execute.harness.events import (
+    CliOutcome,
+    compact,
+    empty,
+    json_lines,
+    mapping,
+    tail,
+)
 from evolve_action.model.outcomes import Usage
 
 

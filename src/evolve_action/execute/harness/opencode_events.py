@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from evolve_action.execute.harness.cli_stream import conclude, empty, number
-from evolve_action.execute.harness.events import CliOutcome, compact, json_lines, mapping
+from evolve_action.execute.harness.cli_stream import conclude, number
+from evolve_action.execute.harness.events import CliOutcome, compact, empty, json_lines, mapping
 from evolve_action.model.outcomes import ToolCall, Usage
 
 
