@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.fakes.cli_runs import serving
 from tests.fakes.llm_server import FakeLLM
 
 
@@ -15,3 +16,9 @@ def fake_llm() -> Iterator[FakeLLM]:
     with FakeLLM() as server:
         yield server
     assert not server.script_errors, server.script_errors
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
+    """The fake the real CLIs talk to, with the real keys in our environment as in a job."""
+    yield from serving(monkeypatch)

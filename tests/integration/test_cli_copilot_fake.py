@@ -10,7 +10,6 @@ run then reads (`COPILOT_PKG_CACHE_HOME`), as a job would do once before its run
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,7 +29,6 @@ from tests.fakes.cli_runs import (
     require,
     run,
     scripted,
-    serving,
     stage_everywhere,
 )
 from tests.fakes.llm_server import Call, FakeLLM, Fault, Reply, call, text
@@ -53,11 +51,6 @@ def package_cache(binary: Path, tmp_path_factory: pytest.TempPathFactory) -> str
     )
     assert (root / "pkg").is_dir(), "copilot --version did not unpack its runtime"
     return str(root)
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    yield from serving(monkeypatch)
 
 
 def launch(

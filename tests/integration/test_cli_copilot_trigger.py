@@ -4,23 +4,15 @@ offered the skill tool and the file viewer only (Claude Code's trigger runs: `Sk
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from evolve_action.execute.harness import copilot_events, copilot_launch
 from evolve_action.execute.harness.contract import Invocation
 from evolve_action.execute.harness.copilot import TRIGGER_TOOLS, Copilot
 from evolve_action.execute.harness.install import this_platform
-from tests.fakes.cli_runs import PLACEHOLDER, PROMPT, place, require, run, scripted, serving
+from tests.fakes.cli_runs import PLACEHOLDER, PROMPT, place, require, run, scripted
 from tests.fakes.llm_server import FakeLLM, call, text
 from tests.fakes.scripts import tool_names
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    yield from serving(monkeypatch)
 
 
 def test_a_trigger_case_offers_copilot_only_the_skill_and_view_tools(

@@ -8,7 +8,6 @@ and TMPDIR. It is a Node.js program: without `node` 20 or newer these tests skip
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,7 +27,6 @@ from tests.fakes.cli_runs import (
     require_tool,
     run,
     scripted,
-    serving,
     stage_everywhere,
 )
 from tests.fakes.llm_server import Call, FakeLLM, Fault, Reply, call, text
@@ -48,11 +46,6 @@ def node() -> str:
     if not gemini_launch.node_version_ok(version.stdout):
         pytest.skip(f"Gemini CLI needs Node.js {gemini_launch.MIN_NODE}+, not {version.stdout}")
     return found
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    yield from serving(monkeypatch)
 
 
 def launch(

@@ -10,7 +10,6 @@ tests use no network but the loopback.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,7 +30,6 @@ from tests.fakes.cli_runs import (
     require_tool,
     run,
     scripted,
-    serving,
     stage_everywhere,
 )
 from tests.fakes.llm_server import Call, FakeLLM, Fault, Reply, call, text
@@ -43,11 +41,6 @@ MODELS = {"anthropic": "claude-sonnet-4-6", "openai": "gpt-5.4"}
 def binary() -> Path:
     require_tool("rg", "OpenCode's skill tool runs ripgrep (apt-get install ripgrep)")
     return require(*opencode_launch.native(*this_platform()))
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    yield from serving(monkeypatch)
 
 
 def launch(

@@ -28,7 +28,7 @@ from evolve_action.model.outcomes import Side, Status, ToolCall
 from evolve_action.model.provider_table import PROVIDERS
 from evolve_action.pipeline.runner import RunEnvironment, run_and_grade
 from evolve_action.plan.planning import RunSpec
-from tests.fakes.cli_agents import make_repo, suite_and_case
+from tests.fakes.cli_agents import TASK, make_repo, suite_and_case
 from tests.fakes.llm_server import FakeLLM, Request, text
 from tests.levels import LEVELS, at_level
 
@@ -105,7 +105,7 @@ async def test_a_throwaway_harness_runs_a_case_through_the_contract_alone(
 ) -> None:
     # The one registry line, for this test only.
     monkeypatch.setattr(registry, "HARNESSES", {"claude": ClaudeCode(), "scripted": Scripted()})
-    suite, case = suite_and_case(make_repo(tmp_path / "repo", {"evals.json": _task()}))
+    suite, case = suite_and_case(make_repo(tmp_path / "repo", {"evals.json": TASK}))
     model = "openai/gpt-5.4"
 
     def answer(request: Request) -> object:
@@ -141,18 +141,3 @@ async def test_a_throwaway_harness_runs_a_case_through_the_contract_alone(
     assert sent.headers["authorization"] == f"Bearer {REAL_KEY}"  # added by the proxy alone
     assert t.usage.calls == 1 and t.usage.cost_usd is not None  # counted by the proxy
     assert any(n.startswith("harness: scripted 1.0") for n in t.notes)
-
-
-def _task() -> dict[str, object]:
-    return {
-        "evals": [
-            {
-                "id": "greet",
-                "prompt": "Greet Ada.",
-                "assertions": [
-                    {"type": "file_exists", "path": "out.txt"},
-                    {"type": "regex", "path": "hello.txt", "pattern": "^Hello, Ada!$"},
-                ],
-            }
-        ]
-    }

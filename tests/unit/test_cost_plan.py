@@ -17,7 +17,7 @@ from evolve_action.plan.budget_cut import cut_to_budget
 from evolve_action.plan.cost_history import Seen
 from evolve_action.plan.cost_words import cut_lines, harness_warning
 from evolve_action.plan.planning import Plan, RunSpec, plan_runs
-from evolve_action.plan.projection import project
+from evolve_action.plan.projection import Projection, project
 from evolve_action.publish import spend_history
 from evolve_action.publish.spend_history import PrSpend
 from evolve_action.settings.config import ModelPrice
@@ -39,8 +39,8 @@ def both_sides(s: Suite, runs: int, model: str = SONNET) -> Plan:
     return plan_runs({Side.HEAD: [s], Side.BASE: [s]}, [model], runs=runs)
 
 
-def projected(plan: Plan, **kw: object) -> float:
-    options: dict[object, object] = {
+def projection(plan: Plan, **kw: object) -> Projection:
+    options: dict[str, object] = {
         "cached": (),
         "history": {},
         "price": Prices({}).cost,
@@ -49,7 +49,11 @@ def projected(plan: Plan, **kw: object) -> float:
         "max_runs": 20,
     }
     options.update(kw)
-    return project(plan, **options).total_usd  # type: ignore[arg-type]
+    return project(plan, **options)  # type: ignore[arg-type]
+
+
+def projected(plan: Plan, **kw: object) -> float:
+    return projection(plan, **kw).total_usd
 
 
 # --- the projection --------------------------------------------------------------------------

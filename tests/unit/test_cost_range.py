@@ -19,20 +19,11 @@ from evolve_action.plan import cost_prior
 from evolve_action.plan.cost_history import Seen
 from evolve_action.plan.cost_words import projection_line, refused_lines
 from evolve_action.plan.projection import Projection, project
-from tests.unit.test_cost_plan import SONNET, both_sides, suite
+from tests.unit.test_cost_plan import SONNET, both_sides, projection, suite
 
 
 def _project(runs: int = 2, **kw: object) -> Projection:
-    options: dict[str, object] = {
-        "cached": (),
-        "history": {},
-        "price": Prices({}).cost,
-        "judge_model": SONNET,
-        "harness": "sdk",
-        "max_runs": 20,
-    }
-    options.update(kw)
-    return project(both_sides(suite("a", "b", judged=True), runs), **options)  # type: ignore[arg-type]
+    return projection(both_sides(suite("a", "b", judged=True), runs), **kw)
 
 
 def test_a_run_never_seen_ranges_from_one_short_turn_to_many_long_ones() -> None:

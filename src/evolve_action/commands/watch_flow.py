@@ -19,8 +19,8 @@ from evolve_action.execute.providers.setup import ModelChoiceError
 from evolve_action.execute.sandbox.confine import unconfined_refusal
 from evolve_action.pipeline.request import Request
 from evolve_action.pipeline.stopping import Stop
-from evolve_action.plan.changes import GitError, Worktrees, ensure_commit, resolve
-from evolve_action.plan.sides import Sides
+from evolve_action.plan.changes import GitError
+from evolve_action.plan.sides import Sides, commit_sides
 from evolve_action.publish.actions_io import RunnerFiles
 from evolve_action.settings.config import RepoConfig
 from evolve_action.settings.events import Event, EventError, from_environ
@@ -48,15 +48,7 @@ def refusal(request: Request, settings: Settings) -> str | None:
 
 def commit_side(root: Path, sha: str) -> Sides:
     """A worktree of `sha` (else HEAD) as the one side a watch runs."""
-    sha = sha or resolve(root, "HEAD")
-    ensure_commit(root, sha)
-    trees = Worktrees(root)
-    try:
-        tree = trees.add(sha)
-    except BaseException:
-        trees.close()
-        raise
-    return Sides(tree, sha, None, "", [], trees)
+    return commit_sides(root, sha, both=False)
 
 
 def _watch(

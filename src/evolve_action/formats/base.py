@@ -71,6 +71,10 @@ class Problems:
     def has_errors(self) -> bool:
         return self.errors > 0
 
+    def warnings(self) -> tuple[Problem, ...]:
+        """The warnings kept, which a suite carries to the report."""
+        return tuple(p for p in self.items if p.severity is Severity.WARNING)
+
     def result(self, fmt: Format, suite: Suite | None) -> LoadResult:
         """The load's outcome: a file with any error gives no suite, so nothing of it runs."""
         return LoadResult(self.doc.rel, fmt, None if self.has_errors else suite, tuple(self.items))

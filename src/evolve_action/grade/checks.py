@@ -29,22 +29,12 @@ async def run_check(check: Check, ctx: CheckContext) -> ItemResult:
     load_all()
     fn = registered().get(check.kind)
     if fn is None:
-        return ItemResult(
-            check.id,
-            check.text,
-            False,
-            f"unknown check kind: {check.kind}",
-            kind=check.kind,
-            source=check.source,
-        )
+        return _failed(check, f"unknown check kind: {check.kind}")
     try:
         return await fn(check, ctx)
     except Exception as exc:  # a bug in a check must not lose the run's other verdicts
-        return ItemResult(
-            check.id,
-            check.text,
-            False,
-            f"internal error in check {check.kind}: {type(exc).__name__}: {exc}",
-            kind=check.kind,
-            source=check.source,
-        )
+        return _failed(check, f"internal error in check {check.kind}: {type(exc).__name__}: {exc}")
+
+
+def _failed(check: Check, evidence: str) -> ItemResult:
+    return ItemResult(check.id, check.text, False, evidence, kind=check.kind, source=check.source)

@@ -31,9 +31,8 @@ from evolve_action.model.outcomes import RunResult, Status
 from evolve_action.pipeline import job
 from evolve_action.pipeline.request import Request
 from evolve_action.pipeline.stopping import Stop
-from evolve_action.plan.changes import Worktrees, ensure_commit, resolve
 from evolve_action.plan.planning import RunSpec
-from evolve_action.plan.sides import Sides
+from evolve_action.plan.sides import Sides, commit_sides
 from evolve_action.publish.actions_io import RunnerFiles
 from evolve_action.settings.config import RepoConfig
 from evolve_action.settings.events import Event
@@ -86,15 +85,7 @@ def local_tree(root: Path) -> Sides:
 
 def commit_tree(root: Path, event: Event) -> Sides:
     """A worktree of the event's commit (else HEAD) as both sides."""
-    sha = event.head_sha or resolve(root, "HEAD")
-    ensure_commit(root, sha)
-    trees = Worktrees(root)
-    try:
-        tree = trees.add(sha)
-    except BaseException:
-        trees.close()
-        raise
-    return Sides(tree, sha, tree, sha, [], trees)
+    return commit_sides(root, event.head_sha, both=True)
 
 
 def run(

@@ -91,3 +91,17 @@ def event_sides(repo: Path, event: Event, *, base_ref: str = "") -> Sides:
         trees.close()
         raise
     return Sides(head_root, head, base_root, base, changed, trees)
+
+
+def commit_sides(repo: Path, sha: str, *, both: bool) -> Sides:
+    """A worktree of `sha` (else HEAD) as the head side, and as the base too when `both` (a
+    calibration compares a commit with itself; a watch runs the one side)."""
+    sha = sha or resolve(repo, "HEAD")
+    ensure_commit(repo, sha)
+    trees = Worktrees(repo)
+    try:
+        tree = trees.add(sha)
+    except BaseException:
+        trees.close()
+        raise
+    return Sides(tree, sha, tree if both else None, sha if both else "", [], trees)

@@ -57,6 +57,11 @@ class Note:
         )
 
 
+def check_annotations(found: Sequence[Note]) -> list[dict[str, Any]]:
+    """The notes a check run carries: the first `MAX_CHECK_ANNOTATIONS`, as its API takes them."""
+    return [n.as_check() for n in found[:MAX_CHECK_ANNOTATIONS]]
+
+
 def notes(report: ReportInput) -> list[Note]:
     """Regressions (failure), then failed items and invalid files (warning)."""
     index = CaseIndex.of(report)

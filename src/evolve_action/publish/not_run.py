@@ -95,7 +95,7 @@ def publish_validation_only(
             conclusion=gate.conclusion,
             title=title,
             summary=text,
-            annotations=[n.as_check() for n in notes[: check_output.MAX_CHECK_ANNOTATIONS]],
+            annotations=check_output.check_annotations(notes),
             status=check_output.status(gate, title),
             forbidden_is_expected=True,
         )

@@ -171,7 +171,7 @@ def publish_github(
             conclusion=gate.conclusion,
             title=check_output.title(view),
             summary=check_output.summary(view),
-            annotations=[n.as_check() for n in notes[: check_output.MAX_CHECK_ANNOTATIONS]],
+            annotations=check_output.check_annotations(notes),
             status=(state, description),
         )
     return result

@@ -24,6 +24,7 @@ from evolve_action.execute.harness.contract import CliSpec, Command, Harness, In
 from evolve_action.execute.harness.events import (
     CliOutcome,
     compact,
+    empty,
     items,
     json_lines,
     mapping,
@@ -74,10 +75,9 @@ class ClaudeCode(Harness):
 
 
 def parse(stdout: str, *, exit_code: int, stderr: str = "") -> CliOutcome:
-    out = CliOutcome()
     if not stdout.strip():
-        out.error = "empty CLI output" + (f": {tail(stderr)}" if stderr.strip() else "")
-        return out
+        return empty(stderr)
+    out = CliOutcome()
     calls: dict[str, dict[str, Any]] = {}
     order: list[str] = []
     results: dict[str, tuple[str, bool]] = {}

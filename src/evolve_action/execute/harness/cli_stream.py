@@ -1,41 +1,25 @@
 """What the readers of Copilot CLI's, Gemini CLI's and OpenCode's event streams share.
 
-`events` is `events.json_lines` made safe for hostile output: a line nested deeply enough
-makes Python's JSON decoder raise `RecursionError`, which a CLI's stdout (whatever the agent
-printed through it) must never turn into a traceback. `error_kind` classifies an HTTP status
+The lines of a stream are read by `events.json_lines`, an empty one by `events.empty`. `calls`
+and `conclude` are what the readers have in common at the end: the tool calls paired with
+their results, and what a run without an answer says. `error_kind` classifies an HTTP status
 a CLI reports with the rule the SDK path uses (`faults.classify_status`), so a refused key is
 `auth` and an exhausted quota `quota` whichever agent saw it.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
-from collections.abc import Iterator
 from typing import Any
 
-from evolve_action.execute.harness.events import strip_ansi
+from evolve_action.execute.harness.events import CliOutcome, compact, tail
 from evolve_action.execute.providers.faults import classify_status
-from evolve_action.model.outcomes import ErrorKind
+from evolve_action.model.outcomes import ErrorKind, ToolCall
 
 _STATUS_IN_TEXT = re.compile(
     r'"code"\s*:\s*(\d{3})\b|\bHTTP (\d{3})\b|\bstatus(?:Code)?\W+(\d{3})\b'
 )
-
-
-def events(stdout: str) -> Iterator[dict[str, Any]]:
-    """Each line of stdout that is a JSON object; anything else is skipped."""
-    for line in strip_ansi(stdout).splitlines():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            value = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(value, dict):
-            yield value
 
 
 def error_kind(status: Any, message: str = "", *, provider: str = "") -> ErrorKind:
@@ -55,3 +39,35 @@ def number(value: Any) -> int:
     if isinstance(value, float) and not math.isfinite(value):
         return 0  # Python's decoder accepts NaN and Infinity
     return max(0, int(value))
+
+
+def calls(
+    order: list[str], started: dict[str, tuple[str, Any]], results: dict[str, tuple[str, bool]]
+) -> list[ToolCall]:
+    """The tool calls in the order they started, each with its result (none: empty, not failed)."""
+    paired = []
+    for call_id in order:
+        name, arguments = started[call_id]
+        text, failed = results.get(call_id, ("", False))
+        paired.append(ToolCall(name, compact(arguments), text, failed, call_id))
+    return paired
+
+
+def conclude(
+    out: CliOutcome, agent: str, errors: list[tuple[Any, str]], exit_code: int, stderr: str
+) -> None:
+    """Notes for the errors a run reported; an error only when it left nothing to grade."""
+    for _, message in errors:
+        out.notes.append(f"{agent}: {message[:300]}")
+    if out.final_text or out.tool_calls:
+        return
+    if errors:
+        status, message = errors[-1]
+        out.error = f"{agent} run error: {message[:500]}"
+        out.error_kind = error_kind(status, message)
+    elif exit_code != 0:
+        out.error = f"{agent} exited with {exit_code}" + (
+            f": {tail(stderr)}" if stderr.strip() else ""
+        )
+    else:
+        out.error = f"{agent} printed no answer and called no tool"

@@ -19,7 +19,14 @@ import json
 from typing import Any
 
 from evolve_action.execute.harness.contract import CliSpec, Command, Harness, Invocation
-from evolve_action.execute.harness.events import CliOutcome, compact, json_lines, mapping, tail
+from evolve_action.execute.harness.events import (
+    CliOutcome,
+    compact,
+    empty,
+    json_lines,
+    mapping,
+    tail,
+)
 from evolve_action.model.outcomes import ToolCall, Usage
 
 _PROVIDER_ID = "evolve"
@@ -75,10 +82,9 @@ class Codex(Harness):
 
 
 def parse(stdout: str, *, exit_code: int, stderr: str = "") -> CliOutcome:
-    out = CliOutcome()
     if not stdout.strip():
-        out.error = "empty CLI output" + (f": {tail(stderr)}" if stderr.strip() else "")
-        return out
+        return empty(stderr)
+    out = CliOutcome()
     messages: list[str] = []
     failure = ""
     for event in json_lines(stdout):

@@ -24,9 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from evolve_action.execute.harness.cli_stream import error_kind, events
-from evolve_action.execute.harness.events import CliOutcome, compact, items, mapping, tail
-from evolve_action.model.outcomes import ToolCall
+from evolve_action.execute.harness.cli_stream import calls, conclude
+from evolve_action.execute.harness.events import CliOutcome, empty, items, json_lines, mapping
 
 
 @dataclass
@@ -43,22 +42,18 @@ class _Reading:
 
 
 def parse(stdout: str, *, exit_code: int, stderr: str = "") -> CliOutcome:
-    out = CliOutcome()
     if not stdout.strip():
-        out.error = "empty CLI output" + (f": {tail(stderr)}" if stderr.strip() else "")
-        return out
-    seen = _Reading()
-    for event in events(stdout):
+        return empty(stderr)
+    out, seen = CliOutcome(), _Reading()
+    for event in json_lines(stdout):
         _read(seen, str(event.get("type", "")), mapping(event.get("data")), event)
-    for call_id in seen.order:
-        name, arguments = seen.calls[call_id]
-        text, failed = seen.results.get(call_id, ("", False))
-        out.tool_calls.append(ToolCall(name, compact(arguments), text, failed, call_id))
+    out.tool_calls = calls(seen.order, seen.calls, seen.results)
     out.final_text = seen.answer or seen.last_text
     out.turns = len(seen.turns) or None
     if seen.skills:
         out.notes.append(f"copilot found the skills: {', '.join(seen.skills[:20])}")
-    _conclude(out, seen, exit_code, stderr)
+    # the CLI may exit 0 after a session whose own exit event reported a failure
+    conclude(out, "copilot", seen.errors, exit_code or seen.exit_code or 0, stderr)
     return out
 
 
@@ -109,19 +104,3 @@ def _result(data: dict[str, Any]) -> tuple[str, bool]:
         text = str(mapping(data.get("error")).get("message") or "")
     code = mapping(data.get("shellExecution")).get("exitCode")
     return text, failed or (isinstance(code, int) and code != 0)
-
-
-def _conclude(out: CliOutcome, seen: _Reading, exit_code: int, stderr: str) -> None:
-    for _, message in seen.errors:
-        out.notes.append(f"copilot: {message[:300]}")
-    if out.final_text or out.tool_calls:
-        return
-    if seen.errors:
-        status, message = seen.errors[-1]
-        out.error = f"copilot run error: {message[:500]}"
-        out.error_kind = error_kind(status, message)
-    elif exit_code != 0 or (seen.exit_code or 0) != 0:
-        code = exit_code or seen.exit_code
-        out.error = f"copilot exited with {code}" + (f": {tail(stderr)}" if stderr.strip() else "")
-    else:
-        out.error = "copilot printed no answer and called no tool"

@@ -31,6 +31,11 @@ class CliOutcome:
     notes: list[str] = field(default_factory=list)
 
 
+def empty(stderr: str) -> CliOutcome:
+    """The outcome of a CLI that printed nothing on stdout: an error naming its stderr."""
+    return CliOutcome(error="empty CLI output" + (f": {tail(stderr)}" if stderr.strip() else ""))
+
+
 def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text)
 

@@ -23,9 +23,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from evolve_action.execute.harness.cli_stream import error_kind, events, number
-from evolve_action.execute.harness.events import CliOutcome, compact, mapping, tail
-from evolve_action.model.outcomes import ToolCall, Usage
+from evolve_action.execute.harness.cli_stream import calls, error_kind, number
+from evolve_action.execute.harness.events import (
+    CliOutcome,
+    compact,
+    empty,
+    json_lines,
+    mapping,
+    tail,
+)
+from evolve_action.model.outcomes import Usage
 
 
 @dataclass
@@ -40,17 +47,12 @@ class _Reading:
 
 
 def parse(stdout: str, *, exit_code: int, stderr: str = "") -> CliOutcome:
-    out = CliOutcome()
     if not stdout.strip():
-        out.error = "empty CLI output" + (f": {tail(stderr)}" if stderr.strip() else "")
-        return out
-    seen = _Reading()
-    for event in events(stdout):
+        return empty(stderr)
+    out, seen = CliOutcome(), _Reading()
+    for event in json_lines(stdout):
         _read(seen, str(event.get("type", "")), event)
-    for call_id in seen.order:
-        name, arguments = seen.calls[call_id]
-        text, failed = seen.results.get(call_id, ("", False))
-        out.tool_calls.append(ToolCall(name, compact(arguments), text, failed, call_id))
+    out.tool_calls = calls(seen.order, seen.calls, seen.results)
     out.final_text = "".join(seen.pieces).strip() or seen.last_text
     out.notes += seen.notes
     if seen.result is not None:

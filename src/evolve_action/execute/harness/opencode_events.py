@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from evolve_action.execute.harness.cli_stream import error_kind, events, number
-from evolve_action.execute.harness.events import CliOutcome, compact, mapping, tail
+from evolve_action.execute.harness.cli_stream import conclude, number
+from evolve_action.execute.harness.events import CliOutcome, compact, empty, json_lines, mapping
 from evolve_action.model.outcomes import ToolCall, Usage
 
 
@@ -39,12 +39,10 @@ class _Reading:
 
 
 def parse(stdout: str, *, exit_code: int, stderr: str = "") -> CliOutcome:
-    out = CliOutcome()
     if not stdout.strip():
-        out.error = "empty CLI output" + (f": {tail(stderr)}" if stderr.strip() else "")
-        return out
-    seen = _Reading()
-    for event in events(stdout):
+        return empty(stderr)
+    out, seen = CliOutcome(), _Reading()
+    for event in json_lines(stdout):
         _read(out, seen, str(event.get("type", "")), event)
     out.final_text = seen.answer or seen.last_text
     out.turns = seen.steps or None
@@ -53,7 +51,7 @@ def parse(stdout: str, *, exit_code: int, stderr: str = "") -> CliOutcome:
         out.usage = seen.usage
     if seen.stop == "length":
         out.stop_reason = "max_tokens"
-    _conclude(out, seen, exit_code, stderr)
+    conclude(out, "opencode", seen.errors, exit_code, stderr)
     return out
 
 
@@ -111,18 +109,3 @@ def _finish(seen: _Reading, part: dict[str, Any]) -> None:
     cost = part.get("cost")
     if isinstance(cost, int | float) and not isinstance(cost, bool) and 0 <= cost < 1e9:
         seen.cost = (seen.cost or 0.0) + float(cost)
-
-
-def _conclude(out: CliOutcome, seen: _Reading, exit_code: int, stderr: str) -> None:
-    for _, message in seen.errors:
-        out.notes.append(f"opencode: {message[:300]}")
-    if out.final_text or out.tool_calls:
-        return
-    if seen.errors:
-        status, message = seen.errors[-1]
-        out.error = f"opencode run error: {message[:500]}"
-        out.error_kind = error_kind(status, message)
-    elif exit_code != 0:
-        out.error = f"opencode exited with {exit_code}" + (f": {tail(stderr)}" if stderr else "")
-    else:
-        out.error = "opencode printed no answer and called no tool"

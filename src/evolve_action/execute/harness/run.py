@@ -34,7 +34,7 @@ from evolve_action.execute.harness.install import CliBinary, InstallError, defau
 from evolve_action.execute.harness.proxy import CredentialProxy, Session
 from evolve_action.execute.harness.relay import PORT_MARK
 from evolve_action.execute.providers import catalog
-from evolve_action.execute.providers.faults import RetryPolicy
+from evolve_action.execute.providers.faults import RetryPolicy, positive_env, tuned_policy
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
 from evolve_action.execute.providers.registry import credentials
 from evolve_action.execute.sandbox.confine import (
@@ -280,7 +280,7 @@ async def open_cli_harness(
     proxy = CredentialProxy(
         upstreams,
         policy=lambda: _policy(environ),
-        timeout_s=_positive(environ, "EVOLVE_REQUEST_TIMEOUT_S") or 600.0,
+        timeout_s=positive_env(environ, "EVOLVE_REQUEST_TIMEOUT_S") or 600.0,
         record=record,
         replay=replay,
         on_overload=overload,
@@ -333,17 +333,6 @@ def _missing_helpers(names: Sequence[str], path: str) -> dict[str, str]:
     return missing
 
 
-def _positive(environ: Mapping[str, str], name: str) -> float | None:
-    try:
-        value = float(environ.get(name, ""))
-    except ValueError:
-        return None
-    return value if value > 0 else None
-
-
 def _policy(environ: Mapping[str, str]) -> RetryPolicy:
     """As on the SDK path: `EVOLVE_RETRY_BASE_DELAY_S` shortens the first backoff."""
-    delay = _positive(environ, "EVOLVE_RETRY_BASE_DELAY_S")
-    if delay is None:
-        return RetryPolicy()
-    return RetryPolicy(base_delay_s=delay, max_delay_s=max(delay, 20.0))
+    return tuned_policy(environ) or RetryPolicy()

@@ -186,6 +186,23 @@ class RetryPolicy:
         return backoff * (0.75 + 0.25 * self.rng.random())  # jitter spreads synchronized retries
 
 
+def positive_env(environ: Mapping[str, str], name: str) -> float | None:
+    """The tuning variable `name` as a positive number; None when unset, not a number or <= 0."""
+    try:
+        value = float(environ.get(name, ""))
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def tuned_policy(environ: Mapping[str, str]) -> RetryPolicy | None:
+    """The policy `EVOLVE_RETRY_BASE_DELAY_S` asks for (a shorter first backoff), if it is set."""
+    delay = positive_env(environ, "EVOLVE_RETRY_BASE_DELAY_S")
+    if delay is None:
+        return None
+    return RetryPolicy(base_delay_s=delay, max_delay_s=max(delay, 20.0))
+
+
 async def call_with_retries(
     attempt: Callable[[], Awaitable[T]],
     *,

@@ -35,6 +35,7 @@ from evolve_action.model.provider import (
     ToolUsePart,
 )
 from evolve_action.model.provider_table import PROVIDERS
+from evolve_action.model.records import usage_doc
 
 CASSETTE_VERSION = 1
 
@@ -89,7 +90,6 @@ def request_key(request: ChatRequest) -> str:
 
 
 def response_to_json(response: ChatResponse) -> dict[str, Any]:
-    u = response.usage
     return {
         "text": response.text,
         "tool_uses": [
@@ -97,14 +97,7 @@ def response_to_json(response: ChatResponse) -> dict[str, Any]:
         ],
         "stop_reason": response.stop_reason,
         "model": response.model,
-        "usage": {
-            "input_tokens": u.input_tokens,
-            "output_tokens": u.output_tokens,
-            "cache_read_tokens": u.cache_read_tokens,
-            "cache_write_tokens": u.cache_write_tokens,
-            "cost_usd": u.cost_usd,
-            "calls": u.calls,
-        },
+        "usage": usage_doc(response.usage),
     }
 
 

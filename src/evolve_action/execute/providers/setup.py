@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evolve_action.execute.providers import transport
-from evolve_action.execute.providers.faults import RetryPolicy
+from evolve_action.execute.providers.faults import positive_env, tuned_policy
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
 from evolve_action.execute.providers.registry import (
     build_provider,
@@ -229,21 +229,13 @@ def build_providers(
     return out
 
 
-def _positive(environ: Mapping[str, str], name: str) -> float | None:
-    try:
-        value = float(environ.get(name, ""))
-    except ValueError:
-        return None
-    return value if value > 0 else None
-
-
 def _transport_options(environ: Mapping[str, str]) -> dict[str, Any]:
     """`timeout_s` and `policy` for `build_provider` from the tuning variables, if set."""
     options: dict[str, Any] = {}
-    timeout = _positive(environ, "EVOLVE_REQUEST_TIMEOUT_S")
+    timeout = positive_env(environ, "EVOLVE_REQUEST_TIMEOUT_S")
     if timeout is not None:
         options["timeout_s"] = timeout
-    delay = _positive(environ, "EVOLVE_RETRY_BASE_DELAY_S")
-    if delay is not None:
-        options["policy"] = RetryPolicy(base_delay_s=delay, max_delay_s=max(delay, 20.0))
+    policy = tuned_policy(environ)
+    if policy is not None:
+        options["policy"] = policy
     return options

@@ -73,7 +73,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         format=Format.AXIS, path=doc.path, rel=doc.rel, skill=reader.skill or ctx.skill,
         cases=tuple(cases), name=doc.path.parent.name,
         policy=SuitePolicy(no_skill_arm=True if reader.bare else None),
-        warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
+        warnings=problems.warnings(),
     )  # fmt: skip
     return problems.result(Format.AXIS, suite)
 

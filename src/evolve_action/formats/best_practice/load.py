@@ -71,7 +71,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
     suite = Suite(
         format=Format.BEST_PRACTICE, path=doc.path, rel=doc.rel, skill=skill, cases=tuple(cases),
         name=_name(doc), policy=SuitePolicy(threshold=_threshold(doc.data)),
-        warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
+        warnings=problems.warnings(),
     )  # fmt: skip
     return problems.result(Format.BEST_PRACTICE, suite)
 

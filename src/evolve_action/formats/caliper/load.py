@@ -73,7 +73,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
     suite = Suite(
         format=Format.CALIPER, path=doc.path, rel=doc.rel, skill=skill, cases=tuple(cases),
         name=doc.path.name.removesuffix(".eval.yaml"),
-        warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
+        warnings=problems.warnings(),
     )  # fmt: skip
     return problems.result(Format.CALIPER, suite)
 

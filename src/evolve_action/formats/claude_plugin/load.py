@@ -126,7 +126,7 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
     return Suite(
         format=Format.CLAUDE_PLUGIN, path=doc.path, rel=doc.rel, skill=_skill(folder, ctx, prompt),
         cases=(case,), name=name, runs=runs, policy=SuitePolicy(no_skill_arm=True),
-        warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
+        warnings=problems.warnings(),
     )  # fmt: skip
 
 

@@ -28,7 +28,6 @@ from evolve_action.model.evals import (
     JudgeItem,
     LoadResult,
     Scale,
-    Severity,
     Suite,
 )
 from evolve_action.util.text import json_kind
@@ -92,7 +91,7 @@ class _Reader:
         if not data["evals"]:
             self.problems.warn(("evals",), "no evals: add cases, or remove the file")
         self._file_warnings()
-        warnings = tuple(p for p in self.problems.items if p.severity is Severity.WARNING)
+        warnings = self.problems.warnings()
         return Suite(
             format=Format.EVOLVE,
             path=self.doc.path.absolute(),

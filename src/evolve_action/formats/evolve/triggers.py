@@ -10,13 +10,13 @@ trigger and < 0.5 when it should not; that rule lives with the statistics, not h
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document, pointer
 from evolve_action.formats.evolve.assertions import fold
 from evolve_action.formats.evolve.params import TriggerParams
-from evolve_action.model.evals import Case, CaseKind, Check, Format, LoadResult, Severity, Suite
+from evolve_action.model.evals import Case, CaseKind, Check, Format, LoadResult, Suite
 
 SHAPE = (
     'a trigger set is {"triggers": [{"query": "...", "should_trigger": true}]} (evolve) or a'
@@ -55,7 +55,7 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
             cases.append(case)
     if not queries:
         problems.warn(at, "no trigger queries: add some, or remove the file")
-    warnings = tuple(p for p in problems.items if p.severity is Severity.WARNING)
+    warnings = problems.warnings()
     return Suite(
         format=Format.TRIGGERS,
         path=doc.path.absolute(),
@@ -67,6 +67,15 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
     )
 
 
+def _query_list(value: Any) -> TypeGuard[list[Any]]:
+    """A non-empty list of `{query, should_trigger}` objects: a skill-creator set's queries."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(x, dict) and "query" in x and "should_trigger" in x for x in value)
+    )
+
+
 def _queries(data: Any, problems: Problems) -> tuple[tuple[str | int, ...], list[Any]] | None:
     if isinstance(data, list):
         return (), data
@@ -75,12 +84,8 @@ def _queries(data: Any, problems: Problems) -> tuple[tuple[str | int, ...], list
         return None
     triggers = data.get("triggers")
     wrapped = data.get("evals")
-    if (
-        triggers is None
-        and isinstance(wrapped, list)
-        and wrapped
-        and all(isinstance(x, dict) and "query" in x and "should_trigger" in x for x in wrapped)
-    ):  # skill-creator sets in the wild: {skill_name, version, evals: [{query, ...}]}
+    # skill-creator sets in the wild: {skill_name, version, evals: [{query, ...}]}
+    if triggers is None and _query_list(wrapped):
         return ("evals",), wrapped
     if triggers is None and isinstance(data.get("queries"), list) and "skills_under_test" in data:
         problems.error(
@@ -91,12 +96,8 @@ def _queries(data: Any, problems: Problems) -> tuple[tuple[str | int, ...], list
         )
         return None
     queries = data.get("queries")
-    if (
-        triggers is None
-        and isinstance(queries, list)
-        and queries
-        and all(isinstance(x, dict) and "query" in x and "should_trigger" in x for x in queries)
-    ):  # skill-creator sets in the wild: {skill_name, queries: [{query, should_trigger}]}
+    # skill-creator sets in the wild: {skill_name, queries: [{query, should_trigger}]}
+    if triggers is None and _query_list(queries):
         return ("queries",), queries
     if triggers is None:
         hint = " (this looks like an evals file: name it evals.json)" if "evals" in data else ""

@@ -31,7 +31,6 @@ from evolve_action.model.evals import (
     Format,
     Item,
     LoadResult,
-    Severity,
     Skill,
     Suite,
 )
@@ -104,7 +103,7 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
         skill=skill,
         cases=tuple(cases),
         name=data["description"] if isinstance(data.get("description"), str) else skill.name,
-        warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
+        warnings=problems.warnings(),
     )
 
 

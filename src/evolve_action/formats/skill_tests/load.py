@@ -52,7 +52,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
     suite = Suite(
         format=Format.SKILL_TESTS, path=doc.path, rel=doc.rel, skill=skill, cases=tuple(cases),
         name=skill.name,
-        warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
+        warnings=problems.warnings(),
     )  # fmt: skip
     return problems.result(Format.SKILL_TESTS, suite)
 

@@ -39,7 +39,6 @@ from evolve_action.model.evals import (
     Origin,
     Scale,
     SetupCommand,
-    Severity,
     Skill,
     Suite,
 )
@@ -102,7 +101,7 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
         skill=skill,
         cases=tuple(cases),
         name=skill.name,
-        warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
+        warnings=problems.warnings(),
     )
 
 

@@ -69,7 +69,7 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         format=Format.SKILLGRADE, path=doc.path, rel=doc.rel, skill=ctx.skill, cases=tuple(cases),
         runs=trials if isinstance(trials, int) and trials > 0 else None,
         policy=SuitePolicy(threshold=mark),
-        warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
+        warnings=problems.warnings(),
     )  # fmt: skip
     return problems.result(Format.SKILLGRADE, suite)
 

@@ -28,7 +28,6 @@ from evolve_action.model.evals import (
     JudgeItem,
     LoadResult,
     Scale,
-    Severity,
     Skill,
     Suite,
     SuitePolicy,
@@ -80,7 +79,7 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
         cases=(case,),
         name=scenario.name,
         policy=SuitePolicy(threshold=PASS_SHARE),
-        warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
+        warnings=problems.warnings(),
     )
 
 

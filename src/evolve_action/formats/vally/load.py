@@ -27,7 +27,7 @@ from evolve_action.formats.graders.fields import At, seconds
 from evolve_action.formats.vally import environments
 from evolve_action.formats.vally import skills as vally_skills
 from evolve_action.formats.vally.stimulus import Shared, build_case
-from evolve_action.model.evals import Case, Format, LoadResult, Origin, Severity, Suite, SuitePolicy
+from evolve_action.model.evals import Case, Format, LoadResult, Origin, Suite, SuitePolicy
 from evolve_action.util.text import json_kind
 
 TOP_READ = frozenset(
@@ -102,7 +102,7 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
             {**scoring, "type": kind or "capability", **_bare_arm(doc, ctx)}
         ),
         agent=True,
-        warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
+        warnings=problems.warnings(),
     )
 
 

@@ -145,7 +145,7 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
         cases=tuple(cases),
         name=name or skill.name,
         runs=runs,
-        warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
+        warnings=problems.warnings(),
     )
 
 
@@ -356,5 +356,5 @@ def _triggers(doc: Document, ctx: LoadContext, problems: Problems, data: dict[st
         skill,
         tuple(cases),
         name=skill.name,
-        warnings=tuple(p for p in problems.items if p.severity is Severity.WARNING),
+        warnings=problems.warnings(),
     )
