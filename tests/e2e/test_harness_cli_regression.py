@@ -101,7 +101,11 @@ def comparable(comment: str) -> list[str]:
     for line in comment.splitlines():
         costs = (costs or "Cost and behaviour" in line) and line != "</details>"
         # The log's cost lines (the projection, the CLI's token warning) differ by harness too.
-        if costs or line.startswith(("results:", "report:", "<sub>", "evolve-action: ")) or "💸" in line:
+        if (
+            costs
+            or line.startswith(("results:", "report:", "<sub>", "evolve-action: "))
+            or "💸" in line
+        ):
             continue
         line = re.sub(r"\$\d[\d.,]*", "$", line)
         lines.append(line.rsplit("|", 2)[0] if line.startswith("| greeter") else line)
