@@ -24,16 +24,14 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.execute.harness import (
-    copilot_events,
-    copilot_launch,
-    gemini_events,
-    gemini_launch,
-    opencode_events,
-    opencode_launch,
-    relay,
-)
+from evolve_action.execute.harness import relay
+from evolve_action.execute.harness.copilot import events as copilot_events
+from evolve_action.execute.harness.copilot import launch as copilot_launch
+from evolve_action.execute.harness.gemini import events as gemini_events
+from evolve_action.execute.harness.gemini import launch as gemini_launch
 from evolve_action.execute.harness.install import this_platform
+from evolve_action.execute.harness.opencode import events as opencode_events
+from evolve_action.execute.harness.opencode import launch as opencode_launch
 from evolve_action.execute.sandbox.confine import DEFAULT_PATH, Confinement
 from evolve_action.execute.sandbox.python import python_for_commands
 from evolve_action.model.outcomes import CommandResult

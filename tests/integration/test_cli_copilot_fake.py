@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.execute.harness import copilot_events, copilot_launch
+from evolve_action.execute.harness.copilot import events as copilot_events
+from evolve_action.execute.harness.copilot import launch as copilot_launch
 from evolve_action.execute.harness.install import this_platform
 from evolve_action.model.outcomes import ErrorKind
 from tests.fakes.cli_runs import (

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evolve_action.execute.harness import copilot_events, copilot_launch
 from evolve_action.execute.harness.contract import Invocation
 from evolve_action.execute.harness.copilot import TRIGGER_TOOLS, Copilot
+from evolve_action.execute.harness.copilot import events as copilot_events
+from evolve_action.execute.harness.copilot import launch as copilot_launch
 from evolve_action.execute.harness.install import this_platform
 from tests.fakes.cli_runs import PLACEHOLDER, PROMPT, place, require, run, scripted
 from tests.fakes.llm_server import FakeLLM, call, text

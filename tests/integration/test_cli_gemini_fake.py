@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.execute.harness import gemini_events, gemini_launch
+from evolve_action.execute.harness.gemini import events as gemini_events
+from evolve_action.execute.harness.gemini import launch as gemini_launch
 from evolve_action.model.outcomes import ErrorKind
 from tests.fakes.cli_runs import (
     ENV_PROBE,

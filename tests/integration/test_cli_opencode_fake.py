@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.execute.harness import opencode_events, opencode_launch
 from evolve_action.execute.harness.install import this_platform
+from evolve_action.execute.harness.opencode import events as opencode_events
+from evolve_action.execute.harness.opencode import launch as opencode_launch
 from evolve_action.model.outcomes import ErrorKind
 from tests.fakes.cli_runs import (
     ENV_PROBE,

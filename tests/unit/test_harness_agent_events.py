@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.execute.harness import copilot_events, gemini_events, opencode_events
+from evolve_action.execute.harness.copilot import events as copilot_events
 from evolve_action.execute.harness.events import CliOutcome
+from evolve_action.execute.harness.gemini import events as gemini_events
+from evolve_action.execute.harness.opencode import events as opencode_events
 from evolve_action.model.outcomes import ErrorKind
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "cli_events"

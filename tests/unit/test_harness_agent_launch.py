@@ -10,12 +10,10 @@ import json
 
 import pytest
 
-from evolve_action.execute.harness import (
-    copilot_launch,
-    gemini_launch,
-    install,
-    opencode_launch,
-)
+from evolve_action.execute.harness import install
+from evolve_action.execute.harness.copilot import launch as copilot_launch
+from evolve_action.execute.harness.gemini import launch as gemini_launch
+from evolve_action.execute.harness.opencode import launch as opencode_launch
 from evolve_action.execute.sandbox.env import is_secret_name
 
 TOKEN = "evolve-dummy-abc"

@@ -1,6 +1,6 @@
 """What an agent CLI must say about itself to run evals: the one contract every harness keeps.
 
-A harness module (`claude.py`, `codex.py`) subclasses `Harness` and is registered by one line
+A harness folder (`claude/`, `codex/`, ...) holds a `Harness` subclass, registered by one line
 in `registry.py`; `run.py` does the rest the same way for all of them: it installs the pinned
 CLI (`cli`, from `npm/package-lock.json`), stages the skill where the CLI looks
 (`skills_dir`), gives the run a fresh HOME with what the CLI needs there (`prepare_home`),

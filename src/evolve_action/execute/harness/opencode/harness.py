@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from evolve_action.execute.harness import opencode_events, opencode_launch
 from evolve_action.execute.harness.contract import CliSpec, Command, Harness, Invocation
 from evolve_action.execute.harness.copilot import with_system
 from evolve_action.execute.harness.events import CliOutcome
+from evolve_action.execute.harness.opencode import events as opencode_events
+from evolve_action.execute.harness.opencode import launch as opencode_launch
 
 
 class OpenCode(Harness):

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from evolve_action.execute.harness import copilot_events, copilot_launch
 from evolve_action.execute.harness.contract import CliSpec, Command, Harness, Invocation
+from evolve_action.execute.harness.copilot import events as copilot_events
+from evolve_action.execute.harness.copilot import launch as copilot_launch
 from evolve_action.execute.harness.events import CliOutcome
 
 # A trigger case's tools: load the skill, or read a file (Claude Code's `Skill` and `Read`).
