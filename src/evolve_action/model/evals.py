@@ -17,6 +17,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from evolve_action.model.mcp import McpServer
+
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
@@ -284,6 +286,7 @@ class Case:
     timeout_seconds: float | None = None
     should_trigger: bool | None = None  # TRIGGER cases only
     output_files: tuple[str, ...] = ()  # read these (globs) instead of the final answer
+    mcp_servers: tuple[McpServer, ...] = ()  # the MCP servers the case declares (`model.mcp`)
     extra: CaseExtra = field(default_factory=lambda: NO_EXTRA)
 
     @property

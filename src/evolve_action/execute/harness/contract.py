@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from evolve_action.execute.harness.events import CliOutcome
+from evolve_action.model.mcp import McpLaunch
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +52,8 @@ class Invocation:
     base_url: str  # the proxy, without the provider: `http://127.0.0.1:PORT`
     token: str  # the proxy session's dummy key
     system: str | None = None  # the case's extra system text
+    # The case's MCP servers, resolved (`model.mcp`): the only servers the CLI may offer.
+    mcp: tuple[McpLaunch, ...] = ()
 
     @property
     def endpoint(self) -> str:
