@@ -108,6 +108,18 @@ TABLE = [
         Settings(min_pass_rate=0.8),
     ),
     Row(
+        "the floor is head's rate as the headline gives it: a case new on head is apart",
+        STABLE + runs("brand-new", Side.HEAD, 0, 4),
+        ("failure", "pass rate 75% is below the minimum 80%", 1),
+        Settings(min_pass_rate=0.8),
+    ),
+    Row(
+        "a new failing case does not pull the compared cases under the floor",
+        ALL_PASS + runs("brand-new", Side.HEAD, 0, 8),
+        ("success", "no significant change", 0),
+        Settings(min_pass_rate=0.9),
+    ),
+    Row(
         "regression and pass rate both named",
         ONE_DROP,
         ("failure", "1 eval regressed; pass rate 0% is below the minimum 50%", 1),

@@ -184,7 +184,7 @@ INPUTS: tuple[InputSpec, ...] = (
     InputSpec(
         "min-pass-rate",
         "",
-        "Also fail the check when head's pass rate is below this (0–1).",
+        "Also fail the check when head's pass rate (the headline's) is below this (0–1).",
         parse=_fraction,
     ),
     InputSpec(

@@ -44,6 +44,7 @@ from evolve_action.util.text import pct, plural
 from evolve_action.verdict.budget import MAX_RUNS
 from evolve_action.verdict.decide import Finding, Verdict
 from evolve_action.verdict.lift import Lift
+from evolve_action.verdict.paired import paired_rates
 from evolve_action.verdict.stats import Aggregate, CaseStats
 
 Conclusion = Literal["success", "failure", "neutral", "cancelled"]
@@ -161,7 +162,7 @@ def evaluate(
         return _nothing_graded(cases, settings, failures, shortfall, errors_only=errors_only)
     if regressed and settings.fail_on_regression:
         failures.insert(0, regressed_reason(verdict))
-    failures += _rules(aggregate, settings, lift)
+    failures += _rules(aggregate, settings, lift, has_base)
     if failures:
         return Gate("failure", "; ".join(failures), 1, count)
     if has_base and not any(c.head is not None for c in cases):
@@ -203,11 +204,13 @@ def _nothing_graded(
     return Gate("neutral", "no affected evals", 0)
 
 
-def _rules(aggregate: Aggregate, settings: Settings, lift: Lift | None) -> list[str]:
-    """The checks a PR fails beside a regression: the pass-rate floor, and no lift where
-    `fail-without-lift` asks for one."""
+def _rules(
+    aggregate: Aggregate, settings: Settings, lift: Lift | None, has_base: bool
+) -> list[str]:
+    """The checks a PR fails beside a regression: the pass-rate floor (on head's rate as the
+    headline gives it, `verdict.paired`), and no lift where `fail-without-lift` asks for one."""
     failures = []
-    head_rate = aggregate.overall.head_rate
+    head_rate = paired_rates(aggregate.cases, has_base=has_base).head
     floor = settings.min_pass_rate
     if floor is not None and head_rate is not None and head_rate < floor:
         failures.append(f"pass rate {pct(head_rate)} is below the minimum {pct(floor)}")

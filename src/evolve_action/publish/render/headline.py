@@ -1,16 +1,13 @@
 """The comment's headline rates and what to do next.
 
-A rate beside another compares like with like: base and head over the same cases, those
-graded on both sides. A new case lifts head and a removed one lowers base without anything
-getting better or worse, and a case whose every head run errored would drop out of head's
-mean alone; so the two rates are taken over the cases graded on both sides, and when a case
-was not graded on one side the delta cell says the data is incomplete instead of giving a
-number. The same rule makes the per-skill rows.
+A rate beside another compares like with like (`verdict.paired`): base and head over the
+cases graded on both sides; when a case was not graded on one side the delta cell says the
+data is incomplete instead of giving a number. The same rule makes the per-skill rows, the
+step outputs and the `min-pass-rate` floor.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -18,14 +15,12 @@ from typing import TYPE_CHECKING
 from evolve_action.publish.render.build.verdict import points
 from evolve_action.publish.render.names import CaseIndex
 from evolve_action.util.text import pct, plural
+from evolve_action.verdict.paired import MISSING, paired_rates
 from evolve_action.verdict.significance import Label
 from evolve_action.verdict.stats import CaseStats
 
 if TYPE_CHECKING:
     from evolve_action.publish.render.report import ReportInput
-
-MISSING = (Label.ERROR, Label.NOT_RUN)  # compared, and a side has no graded run
-APART = (Label.NEW, Label.REMOVED, Label.NOT_COMPARED)  # never compared: listed on their own
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,23 +50,14 @@ class Rates:
         return f"{self.base} → {self.head} ({self.delta})"
 
 
-def _mean(values: Sequence[float]) -> float | None:
-    return math.fsum(values) / len(values) if values else None
-
-
 def _text(rate: float | None) -> str:
     return "—" if rate is None else pct(rate)
 
 
 def rates(rows: Sequence[CaseStats]) -> Rates:
     """Base and head over the rows graded on both sides; incomplete when one side is missing."""
-    paired = [
-        c
-        for c in rows
-        if c.label not in APART and c.base and c.head and c.base.graded and c.head.graded
-    ]
-    base = _mean([c.base.pass_rate or 0.0 for c in paired if c.base])
-    head = _mean([c.head.pass_rate or 0.0 for c in paired if c.head])
+    found = paired_rates(rows)
+    paired, base, head = found.paired, found.base, found.head
     gone = [c for c in rows if c.label in MISSING]
     sides = []
     if any(c.base is None or not c.base.graded for c in gone):
@@ -93,7 +79,7 @@ def overall(report: ReportInput) -> tuple[str, Rates]:
     """(what the headline row covers, its rates)."""
     rows = report.aggregate.cases
     if not report.has_base:
-        head = _mean([c.head.pass_rate for c in rows if c.head and c.head.pass_rate is not None])
+        head = paired_rates(rows, has_base=False).head
         alone = Rates("—", _text(head), "—", 0, (), 0, None, head)
         return "**all affected evals** (head only)", alone
     found = rates(rows)
