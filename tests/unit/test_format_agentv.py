@@ -25,7 +25,16 @@ from evolve_action.formats.agentv.kinds import (
 )
 from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import Document, DocumentError, read
-from evolve_action.model.evals import Case, Check, Format, JudgeItem, LoadResult, Scale, Skill
+from evolve_action.model.evals import (
+    Case,
+    Check,
+    Format,
+    ItemGroup,
+    JudgeItem,
+    LoadResult,
+    Scale,
+    Skill,
+)
 from evolve_action.plan.fingerprints import case_digest
 
 
@@ -400,9 +409,7 @@ def test_load__inline_rubrics_strings_and_objects(tmp_path: Path) -> None:
     )
     assert (sql.id, sql.weight, sql.required, sql.group) == ("rubric/sql", 3.0, 1.0, "rubric")
     assert soft.required == 0.5
-    assert list(case.extra.groups) == [
-        {"path": "rubric", "type": "rubric", "weight": 1.0, "required": None, "aggregator": None}
-    ]
+    assert list(case.extra.groups) == [ItemGroup("rubric", "rubric", 1.0, None, None)]
 
 
 def test_load__score_ranges_make_range10_items(tmp_path: Path) -> None:
@@ -567,7 +574,7 @@ def test_load__spec_evaluators_flatten_into_groups(tmp_path: Path) -> None:
     assert isinstance(efficiency, Check) and efficiency.required == 0.8
     assert isinstance(efficiency.params, Metrics)
     assert efficiency.params.limits == {"max_tool_calls": 10, "max_duration_ms": 60000}
-    groups = {g["path"]: g for g in case.extra.groups}
+    groups = {g.path: g for g in case.extra.groups}
     assert list(groups) == [
         "release_gate",
         "release_gate/safety",
@@ -575,9 +582,10 @@ def test_load__spec_evaluators_flatten_into_groups(tmp_path: Path) -> None:
         "workflow",
         "efficiency",
     ]
-    assert groups["release_gate"]["weight"] == 2.0
-    assert groups["release_gate"]["aggregator"]["type"] == "safety_gate"
-    assert groups["release_gate"]["aggregator"]["required"] == ["safety"]
+    gate = groups["release_gate"]
+    assert gate.weight == 2.0 and gate.aggregator is not None
+    assert gate.aggregator["type"] == "safety_gate"
+    assert gate.aggregator["required"] == ["safety"]
 
 
 def test_load__case_evaluators_replace_suite_ones_and_rubrics_come_first(tmp_path: Path) -> None:
@@ -808,13 +816,13 @@ def test_load__every_spec_aggregator_loads(tmp_path: Path, kind: str) -> None:
     (case,) = ok(load(tmp_path, text))
     assert [i.group for i in case.items] == ["gate/inner/a", "gate/b"]
     gate = case.extra.groups[0]
-    assert gate["aggregator"] == {
+    assert gate.aggregator == {
         "type": kind,
         "weights": {"b": 2.0},
         "required": ["b"],
         "threshold": 0.7,
     }
-    assert [g["path"] for g in case.extra.groups] == [
+    assert [g.path for g in case.extra.groups] == [
         "gate",
         "gate/inner",
         "gate/inner/a",

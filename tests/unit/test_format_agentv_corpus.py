@@ -355,7 +355,7 @@ def test_seed__example_validates_and_loads(
     assert result.ok, [p.render() for p in result.problems]
     assert result.suite is not None
     full, short = result.suite.cases
-    assert [g["path"] for g in full.extra.groups] == [
+    assert [g.path for g in full.extra.groups] == [
         "rubric",
         "script",
         "judge",

@@ -15,7 +15,7 @@ from jsonschema import Draft202012Validator
 from evolve_action.formats.clauditor.items import EXTRACT_ID
 from evolve_action.formats.clauditor.params import CountParams, NeedleParams, PatternParams
 from evolve_action.formats.evolve.params import TriggerParams
-from evolve_action.model.evals import CaseKind, Format, Scale, Severity
+from evolve_action.model.evals import CaseKind, ExtractField, Format, Scale, Severity
 from tests.unit.clauditor_helpers import (
     CORPUS_LAYOUT,
     FIXTURE,
@@ -225,14 +225,9 @@ def test_load__sections_become_one_extract_item(tmp_path: Path) -> None:
         Scale.BINARY,
     )
     (section,) = item.params.sections
-    tier = section["tiers"][0]
-    assert (tier["min_entries"], tier["max_entries"], tier["description"]) == (3, None, "")
-    assert tier["fields"][2] == {
-        "id": "v_zip",
-        "name": "zip",
-        "required": True,
-        "format": r"^\d{5}$",
-    }
+    tier = section.tiers[0]
+    assert (tier.min_entries, tier.max_entries, tier.description) == (3, None, "")
+    assert tier.fields[2] == ExtractField("v_zip", "zip", True, r"^\d{5}$")
     assert "Venues / default: name, phone, zip" in item.text
     schema = item.params.schema
     assert schema["required"] == ["Venues"]
@@ -279,7 +274,7 @@ def test_load__pre_12_flat_fields_become_a_default_tier(tmp_path: Path) -> None:
     result = load_spec(tmp_path, spec(sections=[flat]))
     assert result.ok, messages(result)
     item = result.suite.cases[0].judge_items[0] if result.suite else None
-    assert item is not None and item.params.sections[0]["tiers"][0]["label"] == "default"
+    assert item is not None and item.params.sections[0].tiers[0].label == "default"
     assert "older shape" in messages(result)[0]
 
 

@@ -247,7 +247,8 @@ def test_item2__composite_children_under_assertions(v4_tree: dict[str, LoadResul
         "flexible_gate/conciseness_check/rubric-1",
     ]
     gate = case.extra.groups[0]
-    assert gate["aggregator"]["type"] == "threshold" and gate["aggregator"]["threshold"] == 0.5
+    assert gate.aggregator is not None
+    assert gate.aggregator["type"] == "threshold" and gate.aggregator["threshold"] == 0.5
     composite = v4_tree[f"{FEATURES}/composite/evals/dataset.eval.yaml"]
     assert not any("evaluators" in p.message for p in composite.problems)
 

@@ -146,7 +146,7 @@ def test_item14__flat_fields_keep_min_entries(corpus_dir: Path, tmp_path: Path) 
     (result,) = load_all(work)
     assert result.suite is not None, [p.render() for p in result.problems]
     extract = next(i for i in result.suite.cases[0].judge_items if i.kind == "extract")
-    tiers = {s["name"]: s["tiers"][0]["min_entries"] for s in extract.params.sections}
+    tiers = {s.name: s.tiers[0].min_entries for s in extract.params.sections}
     assert tiers == {"Venues": 2, "Events": 0}
     assert not any("min_entries" in p.message and "ignored" in p.message for p in result.problems)
 

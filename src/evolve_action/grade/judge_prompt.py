@@ -266,9 +266,9 @@ def submit_tool(items: Sequence[JudgeItem]) -> ToolSpec:
                 "required": ["score", "evidence"],
             }
         elif is_extract(item):
-            schema = item.params.schema
-            extractions[str(number)] = dict(schema) if isinstance(schema, Mapping) else {}
-    expectation = {
+            wanted = item.params.schema
+            extractions[str(number)] = dict(wanted) if isinstance(wanted, Mapping) else {}
+    expectation: dict[str, Any] = {
         "type": "object",
         "properties": {
             "id": {"type": "integer"},

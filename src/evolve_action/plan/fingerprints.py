@@ -31,7 +31,7 @@ GRADING_REVISION = 1
 
 # Fields added to the model after fingerprints were first kept: hashed only when set, so a
 # case that does not use them keeps the fingerprint (and the cached runs) it had.
-_ONLY_WHEN_SET = frozenset({"follow_ups", "setup_commands", "content"})
+_ONLY_WHEN_SET = frozenset({"follow_ups", "setup_commands", "content", "mcp_servers"})
 
 
 def plain(value: Any) -> Any:

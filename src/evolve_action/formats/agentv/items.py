@@ -18,7 +18,7 @@ from evolve_action.formats.agentv.kinds import typed
 from evolve_action.formats.agentv.rubrics import Rubric
 from evolve_action.formats.agentv.template import RUN_VARIABLES, render, variables_in
 from evolve_action.formats.trajectory import matchers
-from evolve_action.model.evals import Check, Item, JudgeItem, JudgeParams, Scale
+from evolve_action.model.evals import Check, Item, ItemGroup, JudgeItem, JudgeParams, Scale
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class CaseInfo:
 @dataclass
 class Built:
     items: list[Item] = field(default_factory=list)
-    groups: list[dict[str, Any]] = field(default_factory=list)
+    groups: list[ItemGroup] = field(default_factory=list)
 
 
 def build(
@@ -89,18 +89,10 @@ def _group(
     required: float | None,
     aggregator: Any,
     *,
-    negate: bool = False,
-) -> dict[str, Any]:
-    group = {
-        "path": path,
-        "type": kind,
-        "weight": weight,
-        "required": required,
-        "aggregator": dict(aggregator) if aggregator is not None else None,
-    }
-    if negate:
-        group["negate"] = True  # AgentV 4: the grader's score counts as 1 - score
-    return group
+    negate: bool = False,  # AgentV 4: the grader's score counts as 1 - score
+) -> ItemGroup:
+    agg = dict(aggregator) if aggregator is not None else None
+    return ItemGroup(path, kind, weight, required, agg, negate)
 
 
 def _add(src: Src, case_at: At, ev: Evaluator, parent: str, info: CaseInfo, built: Built) -> None:

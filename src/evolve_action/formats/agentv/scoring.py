@@ -75,13 +75,7 @@ def _tree(case: Case) -> list[_Group]:
     by_path: dict[str, _Group] = {}
     tops: list[_Group] = []
     for spec in case.extra.groups:
-        group = _Group(
-            path=spec["path"],
-            weight=float(spec.get("weight", 1.0)),
-            required=spec.get("required"),
-            aggregator=spec.get("aggregator"),
-            negate=spec.get("negate") is True,
-        )
+        group = _Group(spec.path, spec.weight, spec.required, spec.aggregator, spec.negate)
         by_path[group.path] = group
         parent = by_path.get(group.path.rpartition("/")[0])
         (parent.children if parent is not None and "/" in group.path else tops).append(group)

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evolve_action.formats.clauditor import field_formats
-from evolve_action.model.evals import JudgeItem
+from evolve_action.model.evals import ExtractField, ExtractSection, ExtractTier, JudgeItem
 from evolve_action.model.outcomes import ItemResult
 
 KIND = "clauditor.l2"
@@ -42,33 +42,33 @@ def derived(item: JudgeItem, extraction: Any) -> list[ItemResult]:
         return [_result("L2:extraction", "the judge extracts the sections", False, problem)]
     out: list[ItemResult] = []
     for section in item.params.sections:
-        tiers = extraction.get(section["name"]) or {}
-        for tier in section["tiers"]:
-            entries = tiers.get(tier["label"]) or []
-            out += _tier_results(section["name"], tier, entries)
+        tiers = extraction.get(section.name) or {}
+        for tier in section.tiers:
+            entries = tiers.get(tier.label) or []
+            out += _tier_results(section.name, tier, entries)
     return out
 
 
 _NO_EXTRACT = "judge error: no extraction"
 
 
-def _shape_problem(sections: Sequence[Mapping[str, Any]], extraction: Any) -> str:
+def _shape_problem(sections: Sequence[ExtractSection], extraction: Any) -> str:
     if not isinstance(extraction, Mapping):
         return f"judge error: the extraction is {type(extraction).__name__}, not an object"
     for section in sections:
-        tiers = extraction.get(section["name"])
+        tiers = extraction.get(section.name)
         if tiers is None:
             continue
         if not isinstance(tiers, Mapping):
             return (
-                f"judge error: section {section['name']!r} is not an object of tiers"
+                f"judge error: section {section.name!r} is not an object of tiers"
                 f" ({type(tiers).__name__})"
             )
-        for tier in section["tiers"]:
-            entries = tiers.get(tier["label"])
+        for tier in section.tiers:
+            entries = tiers.get(tier.label)
             if entries is None:
                 continue
-            where = f"{section['name']}/{tier['label']}"
+            where = f"{section.name}/{tier.label}"
             if not isinstance(entries, list):
                 return f"judge error: {where} is not a list of entries"
             if any(not isinstance(e, Mapping) for e in entries):
@@ -76,9 +76,9 @@ def _shape_problem(sections: Sequence[Mapping[str, Any]], extraction: Any) -> st
     return ""
 
 
-def _tier_results(section: str, tier: dict[str, Any], entries: list[Any]) -> list[ItemResult]:
-    where = f"{section}/{tier['label']}"
-    low, high = tier["min_entries"], tier["max_entries"]
+def _tier_results(section: str, tier: ExtractTier, entries: list[Any]) -> list[ItemResult]:
+    where = f"{section}/{tier.label}"
+    low, high = tier.min_entries, tier.max_entries
     n = len(entries)
     out = [
         _result(
@@ -92,28 +92,28 @@ def _tier_results(section: str, tier: dict[str, Any], entries: list[Any]) -> lis
         text = f"{where} has at most {high} entries"
         out.append(_result(f"L2:{where}/count_max", text, n <= high, f"{n} entries extracted"))
     for i, entry in enumerate(entries):
-        for field in tier["fields"]:
-            value = entry.get(field["name"], entry.get(field["id"]))  # ids: a lenient reading
+        for field in tier.fields:
+            value = entry.get(field.name, entry.get(field.id))  # ids: a lenient reading
             out += _field_results(f"{where}[{i}]", field, value)
     return out
 
 
-def _field_results(where: str, field: dict[str, Any], value: Any) -> list[ItemResult]:
+def _field_results(where: str, field: ExtractField, value: Any) -> list[ItemResult]:
     shown = _show(value)
     present = shown is not None and shown.strip() != ""
-    base = f"L2:{where}.{field['id']}"
+    base = f"L2:{where}.{field.id}"
     out = []
-    if field["required"]:
-        evidence = f"{field['name']} = {shown!r}" if present else f"{field['name']} is missing"
-        out.append(_result(base, f"{where}.{field['name']} is present", present, evidence))
-    fmt = field["format"]
+    if field.required:
+        evidence = f"{field.name} = {shown!r}" if present else f"{field.name} is missing"
+        out.append(_result(base, f"{where}.{field.name} is present", present, evidence))
+    fmt = field.format
     if fmt and present and shown is not None:
         ok = field_formats.field_matches(fmt, shown)
         verdict = "matches" if ok else "does not match"
         out.append(
             _result(
                 f"{base}:format",
-                f"{where}.{field['name']} matches {fmt}",
+                f"{where}.{field.name} matches {fmt}",
                 ok,
                 f"{shown!r} {verdict} {fmt}",
             )

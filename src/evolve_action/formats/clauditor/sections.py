@@ -5,9 +5,9 @@ verdict policy then checks tier counts, required fields and field formats determ
 The normalized schema travels in the item's params, so the judge and the policy read the
 same thing:
 
-    params = {"sections": [{"name", "tiers": [{"label", "description", "min_entries",
-              "max_entries" (int | None), "fields": [{"id", "name", "required", "format"}]}]}],
-              "schema": <JSON Schema of the extraction the judge must return>}
+    params = JudgeParams(sections=(ExtractSection(name, tiers=(ExtractTier(label, fields=(
+              ExtractField(id, name, required, format), ...), ...), ...)), ...),
+              schema=<JSON Schema of the extraction the judge must return>)
 
 A field `format` is a registered format name or, as the seed documents, an inline regex
 that the whole value must match; inline regexes are checked with RE2 here.
@@ -15,13 +15,21 @@ that the whole value must match; inline regexes are checked with RE2 here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from evolve_action.formats.base import Problems
 from evolve_action.formats.clauditor import field_formats
 from evolve_action.formats.clauditor import fields as f
 from evolve_action.formats.clauditor.items import EXTRACT_ID, Ids
-from evolve_action.model.evals import JudgeItem, JudgeParams, Scale
+from evolve_action.model.evals import (
+    ExtractField,
+    ExtractSection,
+    ExtractTier,
+    JudgeItem,
+    JudgeParams,
+    Scale,
+)
 from evolve_action.util.regex import regex_problem
 from evolve_action.util.text import json_kind
 
@@ -33,16 +41,16 @@ def sections(p: Problems, ids: Ids, raw: Any) -> JudgeItem | None:
     if not isinstance(raw, list):
         p.error(("sections",), f"must be a list of sections, not {json_kind(raw)}")
         return None
-    out: list[dict[str, Any]] = []
+    out: list[ExtractSection] = []
     names: set[str] = set()
     for i, entry in enumerate(raw):
         section = _section(p, ids, ("sections", i), entry)
         if section is None:
             continue
-        if section["name"] in names:
-            p.error(("sections", i, "name"), f"duplicate section name {section['name']!r}")
+        if section.name in names:
+            p.error(("sections", i, "name"), f"duplicate section name {section.name!r}")
             continue
-        names.add(section["name"])
+        names.add(section.name)
         out.append(section)
     if not out:
         return None
@@ -58,7 +66,7 @@ def sections(p: Problems, ids: Ids, raw: Any) -> JudgeItem | None:
     )
 
 
-def _section(p: Problems, ids: Ids, at: At, entry: Any) -> dict[str, Any] | None:
+def _section(p: Problems, ids: Ids, at: At, entry: Any) -> ExtractSection | None:
     if f.obj(p, at, entry, "a section with name and tiers") is None:
         return None
     flat = entry.get("tiers") is None and "fields" in entry  # clauditor's older shape, before tiers
@@ -95,17 +103,17 @@ def _section(p: Problems, ids: Ids, at: At, entry: Any) -> dict[str, Any] | None
         tier = _tier(p, ids, tier_at, tier_raw, name or "")
         if tier is None:
             continue
-        if tier["label"] in labels:
-            p.error((*tier_at, "label"), f"duplicate tier label {tier['label']!r}")
+        if tier.label in labels:
+            p.error((*tier_at, "label"), f"duplicate tier label {tier.label!r}")
             continue
-        labels.add(tier["label"])
+        labels.add(tier.label)
         tiers.append(tier)
     if name is None or len(tiers) != len(tiers_raw):
         return None
-    return {"name": name, "tiers": tiers}
+    return ExtractSection(name, tuple(tiers))
 
 
-def _tier(p: Problems, ids: Ids, at: At, entry: Any, section: str) -> dict[str, Any] | None:
+def _tier(p: Problems, ids: Ids, at: At, entry: Any, section: str) -> ExtractTier | None:
     if f.obj(p, at, entry, "a tier with label, min_entries and fields") is None:
         return None
     allowed = ("label", "description", "min_entries", "max_entries", "fields")
@@ -132,23 +140,17 @@ def _tier(p: Problems, ids: Ids, at: At, entry: Any, section: str) -> dict[str, 
         field = _field(p, ids, (*at, "fields", fi), field_raw, fallback)
         if field is None:
             continue
-        if field["name"] in names:
-            p.error((*at, "fields", fi, "name"), f"duplicate field name {field['name']!r}")
+        if field.name in names:
+            p.error((*at, "fields", fi, "name"), f"duplicate field name {field.name!r}")
             continue
-        names.add(field["name"])
+        names.add(field.name)
         fields.append(field)
     if label is None or low is None or len(fields) != len(fields_raw):
         return None
-    return {
-        "label": label,
-        "description": description or "",
-        "min_entries": low,
-        "max_entries": high,
-        "fields": fields,
-    }
+    return ExtractTier(label, tuple(fields), description or "", low, high)
 
 
-def _field(p: Problems, ids: Ids, at: At, entry: Any, fallback: str) -> dict[str, Any] | None:
+def _field(p: Problems, ids: Ids, at: At, entry: Any, fallback: str) -> ExtractField | None:
     if f.obj(p, at, entry, "a field with id, name, required and format") is None:
         return None
     field_id = ids.take(entry, at, fallback)
@@ -173,10 +175,10 @@ def _field(p: Problems, ids: Ids, at: At, entry: Any, fallback: str) -> dict[str
                 return None
     if name is None or required is None or ("format" in entry and fmt is None):
         return None
-    return {"id": field_id, "name": name, "required": required, "format": fmt}
+    return ExtractField(field_id, name, required, fmt)
 
 
-def instruction(secs: list[dict[str, Any]]) -> str:
+def instruction(secs: Sequence[ExtractSection]) -> str:
     """What the judge is told to extract; the JSON shape is also in the item's schema."""
     lines = [
         "Extract the entries of these sections from the skill's output as JSON shaped"
@@ -185,18 +187,18 @@ def instruction(secs: list[dict[str, Any]]) -> str:
         " include every entry, and put each entry under the tier it belongs to:",
     ]
     for section in secs:
-        for tier in section["tiers"]:
-            fields = ", ".join(fl["name"] for fl in tier["fields"])
-            about = f" ({tier['description']})" if tier["description"] else ""
-            lines.append(f"- {section['name']} / {tier['label']}{about}: {fields}")
+        for tier in section.tiers:
+            fields = ", ".join(fl.name for fl in tier.fields)
+            about = f" ({tier.description})" if tier.description else ""
+            lines.append(f"- {section.name} / {tier.label}{about}: {fields}")
     return "\n".join(lines)
 
 
-def extraction_schema(secs: list[dict[str, Any]]) -> dict[str, Any]:
+def extraction_schema(secs: Sequence[ExtractSection]) -> dict[str, Any]:
     """JSON Schema of the extraction, for structured output on the judge's side."""
 
-    def tier_schema(tier: dict[str, Any]) -> dict[str, Any]:
-        props = {fl["name"]: {"type": ["string", "null"]} for fl in tier["fields"]}
+    def tier_schema(tier: ExtractTier) -> dict[str, Any]:
+        props = {fl.name: {"type": ["string", "null"]} for fl in tier.fields}
         entry = {
             "type": "object",
             "properties": props,
@@ -205,8 +207,8 @@ def extraction_schema(secs: list[dict[str, Any]]) -> dict[str, Any]:
         }
         return {"type": "array", "items": entry}
 
-    def section_schema(section: dict[str, Any]) -> dict[str, Any]:
-        props = {t["label"]: tier_schema(t) for t in section["tiers"]}
+    def section_schema(section: ExtractSection) -> dict[str, Any]:
+        props = {t.label: tier_schema(t) for t in section.tiers}
         return {
             "type": "object",
             "properties": props,
@@ -214,7 +216,7 @@ def extraction_schema(secs: list[dict[str, Any]]) -> dict[str, Any]:
             "additionalProperties": False,
         }
 
-    props = {s["name"]: section_schema(s) for s in secs}
+    props = {s.name: section_schema(s) for s in secs}
     return {
         "type": "object",
         "properties": props,
