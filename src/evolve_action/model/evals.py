@@ -23,10 +23,10 @@ from evolve_action.model.mcp import McpServer
 JsonValue = str | int | float | bool | None | Sequence["JsonValue"] | Mapping[str, "JsonValue"]
 JsonObject = Mapping[str, JsonValue]
 
-EMPTY: Mapping[str, Any] = MappingProxyType({})
+EMPTY: Mapping[str, Any] = MappingProxyType({})  # an empty mapping of any value type
 
 
-def _empty() -> Mapping[str, Any]:
+def _empty() -> JsonObject:
     return EMPTY
 
 
@@ -272,7 +272,7 @@ class ItemGroup:
 class CaseExtra:
     """What a case's family says beside the common fields, built by its loader, read by its
     checks, its scoring and the judge's prompt as attributes. Values copied from the user's
-    file as they were written (metadata, runner settings, vars) stay JSON (`Any`)."""
+    file as they were written (metadata, runner settings, vars) stay JSON (`JsonValue`)."""
 
     # The pass mark of the case's normalized score (agentv `execution.threshold`, promptfoo).
     threshold: float | None = None
