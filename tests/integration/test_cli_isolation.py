@@ -34,7 +34,8 @@ from evolve_action.plan.planning import RunSpec
 from tests.conftest import reachable_place
 from tests.fakes import mcp_stdio
 from tests.fakes.cli_agents import TASK, cli_dir, make_repo, suite_and_case
-from tests.fakes.llm_server import FakeLLM, Request, call, text
+from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
+from tests.fakes.scripts import tool_names
 from tests.levels import BWRAP, LEVELS, at_level
 
 MODELS = {
@@ -240,22 +241,31 @@ async def test_only_the_declared_server_starts_and_nothing_planted_reaches_the_r
     assert "planted_" not in everything  # no planted server was even named
 
 
-def _mcp_call(request: Request) -> object:
-    if request.turn == 0:
-        return call("mcp__declared__lookup", query="ada")
-    return text("All done.")
+# How each CLI names the declared server's tool to the model.
+MCP_TOOL = {
+    "claude": "mcp__declared__lookup",
+    "copilot": "declared-lookup",
+    "opencode": "declared_lookup",
+}
 
 
-async def test_claude_calls_the_declared_server_and_reads_its_answer(
-    level: str, fake: FakeLLM, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+@pytest.mark.parametrize("cli", sorted(MCP_TOOL))
+async def test_a_call_of_the_declared_tool_reaches_the_server_and_its_answer_comes_back(
+    cli: str, level: str, fake: FakeLLM, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    fake.script = _mcp_call  # type: ignore[assignment]
-    transcript, started = await run_planted("claude", level, fake, monkeypatch, tmp_path)
+    tool = MCP_TOOL[cli]
+
+    def script(request: Request) -> Answer:
+        return call(tool, query="ada") if request.turn == 0 else text("All done.")
+
+    fake.script = script
+    transcript, started = await run_planted(cli, level, fake, monkeypatch, tmp_path)
 
     assert started == ["marker-declared"]
-    calls = [c for c in transcript.tool_calls if c.name == "mcp__declared__lookup"]
+    assert tool in tool_names(fake.requests[0]) or cli == "claude"  # Claude defers them
+    calls = [c for c in transcript.tool_calls if c.name == tool]
     assert calls, [c.name for c in transcript.tool_calls]
     assert ANSWER in calls[0].result and '"query": "ada"' in calls[0].result
     assert not calls[0].is_error
-    assert any(ANSWER in str(r.tool_results) for r in fake.requests[1:])
+    assert ANSWER in fake.requests[1].raw.decode("utf-8", "replace")  # back to the model
     assert transcript.final_text == "All done."
