@@ -24,12 +24,14 @@ from pathlib import Path
 
 import pytest
 
+from evolve_action.execute.agent import AgentError
 from evolve_action.execute.harness import registry
+from evolve_action.execute.harness.claude import ClaudeCode
 from evolve_action.execute.harness.contract import Command, Harness, Invocation
 from evolve_action.execute.harness.run import open_cli_harness
 from evolve_action.execute.sandbox.python import python_for_commands
 from evolve_action.model.mcp import McpLaunch
-from evolve_action.model.outcomes import Side, Transcript
+from evolve_action.model.outcomes import ErrorKind, Side, Transcript
 from evolve_action.plan.planning import RunSpec
 from tests.conftest import reachable_place
 from tests.fakes import mcp_stdio
@@ -269,3 +271,26 @@ async def test_a_call_of_the_declared_tool_reaches_the_server_and_its_answer_com
     assert not calls[0].is_error
     assert ANSWER in fake.requests[1].raw.decode("utf-8", "replace")  # back to the model
     assert transcript.final_text == "All done."
+
+
+async def test_managed_configuration_of_the_machine_makes_the_cli_an_error_that_names_it(
+    fake: FakeLLM, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The file stands for `/etc/claude-code/managed-mcp.json`, which this test cannot write.
+    managed = tmp_path / "etc/claude-code/managed-mcp.json"
+    managed.parent.mkdir(parents=True)
+    managed.write_text('{"mcpServers": {}}')
+    monkeypatch.setattr(ClaudeCode, "machine_config", (str(managed),))
+    suite, case = suite_and_case(make_repo(tmp_path / "repo", {"evals.json": TASK}))
+    model = MODELS["claude"]
+    environ = {"ANTHROPIC_API_KEY": REAL["anthropic"], "EVOLVE_CLI_DIR": str(cli_dir())}
+    environ |= {"ANTHROPIC_BASE_URL": fake.anthropic_base_url, "PATH": os.environ["PATH"]}
+    async with open_cli_harness(
+        [model], keys={}, environ=environ, cache_dir=None, limiters={}
+    ) as harness:
+        with pytest.raises(AgentError) as raised:
+            spec = RunSpec(suite, case, model, Side.HEAD, 1)
+            await harness.run(spec, tmp_path / "ws", max_turns=2, timeout_s=60, network=False)
+    assert raised.value.kind is ErrorKind.HARNESS
+    assert str(managed) in raised.value.message and "harness: sdk" in raised.value.message
+    assert not fake.requests  # the CLI never started
