@@ -19,6 +19,8 @@ import dataclasses
 import json
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,6 +30,9 @@ from evolve_action.execute.agent import AgentError
 from evolve_action.execute.harness import registry
 from evolve_action.execute.harness.claude import ClaudeCode
 from evolve_action.execute.harness.contract import Command, Harness, Invocation
+from evolve_action.execute.harness.copilot import launch as copilot_launch
+from evolve_action.execute.harness.install import installed
+from evolve_action.execute.harness.opencode import launch as opencode_launch
 from evolve_action.execute.harness.run import open_cli_harness
 from evolve_action.execute.sandbox.python import python_for_commands
 from evolve_action.model.mcp import McpLaunch
@@ -294,3 +299,68 @@ async def test_managed_configuration_of_the_machine_makes_the_cli_an_error_that_
     assert raised.value.kind is ErrorKind.HARNESS
     assert str(managed) in raised.value.message and "harness: sdk" in raised.value.message
     assert not fake.requests  # the CLI never started
+
+
+def bare(cli: str, binary: str, fake: FakeLLM) -> tuple[list[str], dict[str, str]]:
+    """The CLI's headless command line as a user would type it, without the switches the
+    harness adds to keep everything but the case off."""
+    if cli == "claude":
+        argv = [binary, "-p", "--output-format", "stream-json", "--verbose", "--max-turns", "2"]
+        env = {"ANTHROPIC_BASE_URL": fake.anthropic_base_url, "ANTHROPIC_API_KEY": "x"}
+        return [*argv, "--model", "claude-sonnet-4-6"], {**ClaudeCode.env, **env}
+    if cli == "codex":
+        provider = (
+            f'model_providers.fake={{name="fake", base_url="{fake.openai_base_url}", '
+            'env_key="OPENAI_API_KEY", wire_api="responses", request_max_retries=0}'
+        )
+        argv = [binary, "exec", "--json", "--skip-git-repo-check", "-m", "gpt-5.4"]
+        argv += ["--dangerously-bypass-approvals-and-sandbox", "-c", 'model_provider="fake"']
+        return [*argv, "-c", provider, "-"], {"OPENAI_API_KEY": "x"}
+    if cli == "copilot":
+        env = copilot_launch.environment(
+            "anthropic", fake.anthropic_base_url, "x", model="claude-sonnet-4-6"
+        )
+        return [binary, "--output-format", "json", "--allow-all", "--trust-folder"], env
+    argv = opencode_launch.command(binary, provider="anthropic", model="claude-sonnet-4-6")
+    env = opencode_launch.environment("anthropic", fake.anthropic_base_url, "x")
+    del env["OPENCODE_DISABLE_PROJECT_CONFIG"]
+    return argv, env
+
+
+# What the planted files start when nothing keeps them off.
+PLANTED_START = {
+    "claude": ["hook", "planted_local", "planted_project", "planted_user"],
+    "codex": ["planted_codex_project", "planted_codex_user"],
+    "copilot": ["hook", "planted_copilot_user", "planted_project"],
+    "opencode": ["planted_opencode_dir", "planted_opencode_project", "planted_opencode_user"],
+}
+
+
+@pytest.mark.parametrize("cli", sorted(PLANTED_START))
+def test_the_planted_files_do_start_their_servers_when_nothing_keeps_them_off(
+    cli: str, fake: FakeLLM, tmp_path: Path
+) -> None:
+    """The control: the same planting, run by hand, attaches the operator's servers; so
+    the runs above that start none of them prove the harness keeps them off."""
+    binary = installed(registry.HARNESSES[cli].cli, cli_dir())
+    if binary is None:
+        pytest.skip(f"{cli} is not installed in {cli_dir()}: `./dev test` installs it")
+    fake.script = lambda request: text("All done.")
+    home = tmp_path / "home"
+    workspace = workspace_for(tmp_path, registry.HARNESSES[cli].skills_dir)
+    plant(home, workspace, sys.executable, str(workspace))
+    argv, env = bare(cli, str(binary.path), fake)
+    path = ":".join([*(str(d) for d in binary.path_dirs), "/usr/local/bin:/usr/bin:/bin"])
+    done = subprocess.run(
+        argv,
+        input="Say hello.",
+        env={**env, "HOME": str(home), "PATH": path, "TMPDIR": str(tmp_path)},
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    started = sorted(p.name.removeprefix("marker-") for p in (workspace / PLANTED).glob("marker-*"))
+    assert started == PLANTED_START[cli]
