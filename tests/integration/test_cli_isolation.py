@@ -10,7 +10,13 @@ CLI keeps its user configuration (`~/.claude.json` with a user and a per-project
 move those homes pointing there too; and in the workspace, the project's own files
 (`.mcp.json`, `.claude/settings.local.json`, `.codex/config.toml`, `.github/mcp.json`,
 `opencode.json`, `.opencode/opencode.json`). One server is declared for the case
-(`Invocation.mcp`): it must start, and no planted one may start or be named to the model.
+(`Invocation.mcp`): it must start, and no planted one may start or be named to the model; a
+call of its tool must reach it and bring its answer back.
+
+The controls: the same planting, run by hand without the harness's switches, does start
+the operator's servers; and the machine-wide managed files each CLI reads whatever it is
+told (planted in a copy of /etc inside bubblewrap) do reach its runs, which is why a machine
+holding one gets runs that are errors naming it.
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ from tests.fakes import mcp_stdio
 from tests.fakes.cli_agents import TASK, cli_dir, make_repo, suite_and_case
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import tool_names
-from tests.levels import BWRAP, LEVELS, at_level
+from tests.levels import BWRAP, LEVELS, at_level, needs_bwrap
 
 MODELS = {
     "claude": "anthropic/claude-sonnet-4-6",
@@ -364,3 +370,76 @@ def test_the_planted_files_do_start_their_servers_when_nothing_keeps_them_off(
     assert done.returncode == 0, done.stderr[-2000:]
     started = sorted(p.name.removeprefix("marker-") for p in (workspace / PLANTED).glob("marker-*"))
     assert started == PLANTED_START[cli]
+
+
+def managed(cli: str, python: str, seen: str) -> dict[str, str]:
+    """Machine-wide files each CLI reads whatever it is told, by path under /etc."""
+
+    def argv(tag: str) -> list[str]:
+        return [*server(python, seen, tag), "lookup", "planted"]
+
+    if cli == "claude":
+        hook = [{"hooks": [{"type": "command", "command": f"touch {seen}/{PLANTED}/marker-hook"}]}]
+        return {"claude-code/managed-settings.json": json.dumps({"hooks": {"SessionStart": hook}})}
+    if cli == "codex":
+        return {
+            f"codex/{name}.toml": f"[mcp_servers.{tag}]\ncommand = {json.dumps(argv(tag)[0])}\n"
+            f"args = {json.dumps(argv(tag)[1:])}\n"
+            for name, tag in (("config", "planted_system"), ("managed_config", "planted_managed"))
+        }
+    server_config = {"type": "local", "command": argv("planted_managed")}
+    return {"opencode/opencode.json": json.dumps({"mcp": {"planted_managed": server_config}})}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("cli", ["claude", "codex", "opencode"])
+def test_the_machine_wide_files_a_cli_cannot_be_told_to_ignore_are_the_ones_it_refuses(
+    cli: str, fake: FakeLLM, tmp_path: Path
+) -> None:
+    """With the harness's own command line, a managed file under /etc (a copy of /etc with
+    it, inside bubblewrap) still starts its server or hook: that is why `machine_config`
+    names it and a machine holding it gets errors instead of runs."""
+    harness = registry.HARNESSES[cli]
+    binary = installed(harness.cli, cli_dir())
+    if binary is None:
+        pytest.skip(f"{cli} is not installed in {cli_dir()}: `./dev test` installs it")
+    fake.script = lambda request: text("All done.")
+    workspace = workspace_for(tmp_path, harness.skills_dir)
+    etc = tmp_path / "etc"
+    for relative, content in managed(cli, sys.executable, str(workspace)).items():
+        (etc / relative).parent.mkdir(parents=True, exist_ok=True)
+        (etc / relative).write_text(content)
+        assert f"/etc/{relative}" in harness.machine_config
+    run = invocation_for(cli, str(binary.path))
+    base = fake.url if run.provider == "anthropic" else fake.openai_base_url
+    command = harness.command(run)
+    argv = [a.replace(run.endpoint, base) for a in command.argv]
+    env = {k: v.replace(run.endpoint, base) for k, v in {**harness.env, **command.env}.items()}
+    home = tmp_path / "home"
+    harness.prepare_home(home, run)
+    masks = ["bwrap", "--dev-bind", "/", "/", "--tmpfs", "/etc"]
+    for entry in sorted(os.listdir("/etc")):
+        masks += ["--ro-bind-try", f"/etc/{entry}", f"/etc/{entry}"]
+    for top in sorted(etc.iterdir()):
+        masks += ["--ro-bind", str(top), f"/etc/{top.name}"]
+    path = ":".join([*(str(d) for d in binary.path_dirs), "/usr/local/bin:/usr/bin:/bin"])
+    subprocess.run(
+        [*masks, "--chdir", str(workspace), "--", *argv],
+        input=command.stdin,
+        env={**env, "HOME": str(home), "PATH": path, "TMPDIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    started = sorted(p.name for p in (workspace / PLANTED).glob("marker-*"))
+    assert started, f"{cli} read none of {sorted(managed(cli, '', ''))}"
+
+
+def invocation_for(cli: str, binary: str) -> Invocation:
+    provider = "openai" if cli == "codex" else "anthropic"
+    model = MODELS[cli].split("/", 1)[1]
+    return Invocation(
+        binary=binary, provider=provider, model=model, prompt="Say hello.", max_turns=2,
+        trigger=False, sandboxed=True, base_url="http://127.0.0.1:1", token="x",
+    )  # fmt: skip
