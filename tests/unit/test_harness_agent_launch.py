@@ -62,7 +62,7 @@ def test_opencode_and_gemini_entries() -> None:
 
 def test_the_command_lines_take_the_prompt_on_stdin() -> None:
     assert copilot_launch.command("/c/copilot") == [
-        "/c/copilot", "--output-format", "json", "--allow-all", "--trust-folder",
+        "/c/copilot", "--output-format", "json", "--allow-all", "--disable-builtin-mcps",
     ]  # fmt: skip
     assert gemini_launch.command("node", "/g/gemini.js", model="gemini-2.5-flash") == [
         "node", "/g/gemini.js", "--output-format", "stream-json", "--approval-mode", "yolo",

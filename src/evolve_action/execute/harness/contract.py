@@ -89,6 +89,10 @@ class Harness(ABC):
     # Programs its tools run that must be on the job's PATH (OpenCode's skill tool runs `rg`):
     # without one, its runs are errors that say so, never runs without the skill.
     needs_on_path: ClassVar[tuple[str, ...]] = ()
+    # The machine-wide files it reads whatever its flags say (managed policy): an MCP server,
+    # hook or setting of the machine's there would reach the runs, so while one exists its
+    # runs are errors that name it, never runs with the operator's tools attached.
+    machine_config: ClassVar[tuple[str, ...]] = ()
 
     def prepare_home(self, home: Path, run: Invocation) -> None:
         """Write what the CLI needs in its fresh HOME before it starts (its state folders;

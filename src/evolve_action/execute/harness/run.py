@@ -264,7 +264,8 @@ async def open_cli_harness(
     chosen = (registry.for_provider(p, agent) for p in providers)
     names = sorted({h.name for h in chosen if h is not None})
     harness_binaries, unavailable = await _binaries(names, environ, cache_dir)
-    for name, why in _missing_helpers(names, environ.get("PATH") or DEFAULT_PATH).items():
+    missing = _missing_helpers(names, environ.get("PATH") or DEFAULT_PATH)
+    for name, why in {**missing, **machine_config(names)}.items():
         harness_binaries.pop(name, None)
         unavailable[name] = why
         log.error("harness cli: %s", why)
@@ -331,6 +332,24 @@ def _missing_helpers(names: Sequence[str], path: str) -> dict[str, str]:
                 f"PATH has none; install it (ripgrep is `apt-get install ripgrep`)"
             )
     return missing
+
+
+def machine_config(names: Sequence[str], root: Path = Path("/")) -> dict[str, str]:
+    """Why each CLI that would read machine-wide configuration no flag turns off cannot run:
+    the operator's MCP servers, hooks or settings there would reach the runs."""
+    found = {}
+    for name in names:
+        present = [
+            p for p in registry.HARNESSES[name].machine_config
+            if (root / p.lstrip("/")).exists()
+        ]  # fmt: skip
+        if present:
+            found[name] = (
+                f"{name} reads {', '.join(present)} in every session whatever it is told, so "
+                "MCP servers, hooks or settings of this machine would reach the runs; run on a "
+                "machine without it, or with `harness: sdk`"
+            )
+    return found
 
 
 def _policy(environ: Mapping[str, str]) -> RetryPolicy:

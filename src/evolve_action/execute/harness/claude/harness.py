@@ -7,6 +7,14 @@ refuses as root (GitHub runs container actions as root). Its retries are off
 (`CLAUDE_CODE_MAX_RETRIES=0`): the proxy retries, once, for every call. Skills are read from
 `.claude/skills/NAME/SKILL.md` in the working directory and loaded with its `Skill` tool.
 
+Nothing but the case attaches (docs/harness.md, "What reaches a run"): `--strict-mcp-config`
+with `--mcp-config` holding exactly `Invocation.mcp` (none: an empty list), so neither
+`~/.claude.json`, a project's `.mcp.json` nor a plugin's servers start; their tools are
+allowed as `mcp__NAME`. `--setting-sources project` reads the project's
+`.claude/settings.json` (the skills it stages are a project source too) and never the
+user's `~/.claude/settings.json` nor `.claude/settings.local.json`. The machine's managed
+files, which no flag turns off, make the run refuse to start (`machine_config`).
+
 Reading the stream follows evolve's rules: every `tool_use` block of every
 `assistant` event is a tool call, its result the matching `tool_result`; the final answer is
 the last `result` event's `result`. Empty output, no result event from a failed process, a
@@ -20,6 +28,7 @@ import json
 from types import MappingProxyType
 from typing import Any
 
+from evolve_action.execute.harness import mcp_servers
 from evolve_action.execute.harness.contract import CliSpec, Command, Harness, Invocation
 from evolve_action.execute.harness.events import (
     CliOutcome,
@@ -46,6 +55,11 @@ class ClaudeCode(Harness):
     providers = ("anthropic",)
     skills_dir = ".claude/skills"
     home_dirs = (".claude",)
+    machine_config = (
+        "/etc/claude-code/managed-settings.json",
+        "/etc/claude-code/managed-settings.d",
+        "/etc/claude-code/managed-mcp.json",
+    )
     env = MappingProxyType(
         {
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
@@ -60,7 +74,9 @@ class ClaudeCode(Harness):
         argv = [run.binary, "-p", "--output-format", "stream-json", "--verbose"]
         argv += ["--model", run.model, "--max-turns", str(run.max_turns)]
         tools = TRIGGER_TOOLS if run.trigger else AGENT_TOOLS
-        argv += ["--allowedTools", " ".join(tools)]
+        argv += ["--allowedTools", " ".join([*tools, *(f"mcp__{m.name}" for m in run.mcp)])]
+        argv += ["--strict-mcp-config", "--mcp-config", mcp_servers.claude(run.mcp)]
+        argv += ["--setting-sources", "project"]
         if run.sandboxed:
             # Ours confines it already; a sandbox inside bubblewrap would only fail (as in
             # evolve).

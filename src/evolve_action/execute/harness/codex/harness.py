@@ -7,6 +7,13 @@ bypassed when ours is on (nesting bubblewrap fails) and is `workspace-write` whe
 off, as evolve does. Skills are read from `.agents/skills/NAME/SKILL.md`. Codex has no
 turn cap of its own; the proxy refuses the call past the cap, which ends the run there.
 
+Nothing but the case attaches (docs/harness.md, "What reaches a run"):
+`--ignore-user-config` leaves `$CODEX_HOME/config.toml` unread (and with it every trusted
+project, so a project's `.codex/config.toml` stays off too), `--ignore-rules` the user's and
+the project's `.rules`; `-c mcp_servers=...` holds exactly `Invocation.mcp`. The machine's
+`/etc/codex` files, which no flag turns off, make the run refuse to start
+(`machine_config`).
+
 Reading the stream, as evolve does: each completed `command_execution` is a tool call
 named so, its arguments the JSON-encoded command; `file_change` carries its changes; MCP and
 function calls their whole item. The final answer is the `agent_message` texts joined with
@@ -18,6 +25,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from evolve_action.execute.harness import mcp_servers
 from evolve_action.execute.harness.contract import CliSpec, Command, Harness, Invocation
 from evolve_action.execute.harness.events import (
     CliOutcome,
@@ -56,6 +64,7 @@ class Codex(Harness):
     skills_dir = ".agents/skills"
     home_dirs = (".codex",)
     caps_turns = False
+    machine_config = ("/etc/codex/config.toml", "/etc/codex/managed_config.toml")
 
     def command(self, run: Invocation) -> Command:
         # Codex ignores `OPENAI_BASE_URL`: the proxy is a model provider declared with `-c`,
@@ -66,6 +75,7 @@ class Codex(Harness):
             'wire_api="responses", request_max_retries=0, stream_max_retries=0}'
         )
         argv = [run.binary, "exec", "--json", "--skip-git-repo-check", "-m", run.model]
+        argv += ["--ignore-user-config", "--ignore-rules", "-c", mcp_servers.codex(run.mcp)]
         if run.sandboxed:
             argv.append("--dangerously-bypass-approvals-and-sandbox")
         else:

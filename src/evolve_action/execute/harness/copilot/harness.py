@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from evolve_action.execute.harness import mcp_servers
 from evolve_action.execute.harness.contract import CliSpec, Command, Harness, Invocation
 from evolve_action.execute.harness.copilot import events as copilot_events
 from evolve_action.execute.harness.copilot import launch as copilot_launch
@@ -48,6 +49,8 @@ class Copilot(Harness):
     def command(self, run: Invocation) -> Command:
         env = copilot_launch.endpoint(run.provider, run.endpoint, run.token, model=run.model)
         argv = copilot_launch.command(run.binary)
+        if run.mcp:
+            argv += ["--additional-mcp-config", mcp_servers.copilot(run.mcp)]
         if run.trigger:
             argv += ["--available-tools", *TRIGGER_TOOLS]
         return Command(argv, env, stdin=with_system(run))

@@ -6,10 +6,14 @@ Found by running `@github/copilot` 1.0.102 against the loopback fakes
 - The npm package is a Node.js loader; the work is done by the native binary of the
   platform package (`@github/copilot-linux-x64/copilot`, `…-linuxmusl-…` on musl), which
   needs no Node.js.
-- `copilot --output-format json --allow-all --trust-folder`, the prompt on stdin (without
-  `-p` it reads stdin when stdin is not a terminal). `--allow-all-tools` alone refuses
-  a command reading `/proc/self/environ` ("Permission denied because no interactive user
-  response was available"); `--trust-folder` skips the folder-trust question.
+- `copilot --output-format json --allow-all --disable-builtin-mcps`, the prompt on stdin
+  (without `-p` it reads stdin when stdin is not a terminal). `--allow-all-tools` alone
+  refuses a command reading `/proc/self/environ` ("Permission denied because no interactive
+  user response was available"). The folder is not trusted (no `--trust-folder`): the
+  project's skills load all the same, while its MCP servers (`.mcp.json`,
+  `.github/mcp.json`) and hooks do not; `--disable-builtin-mcps` keeps its GitHub MCP
+  server off. Its user MCP servers are `~/.copilot/mcp-config.json`, in the run's fresh
+  HOME; the case's come in `--additional-mcp-config` (JSON, as `mcp_servers.copilot`).
 - A model provider of one's own ("BYOK"): `COPILOT_PROVIDER_TYPE` (`anthropic` or
   `openai`), `COPILOT_PROVIDER_BASE_URL` (the Anthropic origin, or the OpenAI base with its
   `/v1`: it calls `…/v1/messages` or `…/chat/completions`), `COPILOT_PROVIDER_API_KEY`,
@@ -54,7 +58,7 @@ def native(system: str, arch: str, libc: str) -> tuple[str, str]:
 
 def command(binary: str) -> list[str]:
     """The command line; the prompt goes on stdin and the model in `COPILOT_MODEL`."""
-    return [binary, "--output-format", "json", "--allow-all", "--trust-folder"]
+    return [binary, "--output-format", "json", "--allow-all", "--disable-builtin-mcps"]
 
 
 def endpoint(provider: str, api_base: str, token: str, *, model: str) -> dict[str, str]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from evolve_action.execute.harness import mcp_servers
 from evolve_action.execute.harness.contract import CliSpec, Command, Harness, Invocation
 from evolve_action.execute.harness.copilot import with_system
 from evolve_action.execute.harness.events import CliOutcome
@@ -32,11 +33,16 @@ class OpenCode(Harness):
     env = MappingProxyType(dict(opencode_launch.ENV))
     caps_turns = False
     needs_on_path = opencode_launch.NEEDS_ON_PATH
+    machine_config = opencode_launch.MACHINE_CONFIG
 
     def command(self, run: Invocation) -> Command:
         argv = opencode_launch.command(run.binary, provider=run.provider, model=run.model)
         env = opencode_launch.environment(
-            run.provider, run.endpoint, run.token, npm_registry=f"{run.base_url}/npm/"
+            run.provider,
+            run.endpoint,
+            run.token,
+            npm_registry=f"{run.base_url}/npm/",
+            mcp=mcp_servers.opencode(run.mcp),
         )
         return Command(argv, env, stdin=with_system(run))
 

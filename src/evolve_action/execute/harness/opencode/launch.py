@@ -23,6 +23,12 @@ Found by running `opencode-ai` 1.18.33 (its linux-x64 build) against the loopbac
   from `.claude/skills` and `.agents/skills`, not `.github/skills` nor `.gemini/skills`),
   listed in its system prompt and loaded by its `skill` tool, which finds the skill's files with
   `rg`: without ripgrep on PATH the tool fails ("ripgrep execution failed").
+- What reaches a run: `OPENCODE_DISABLE_PROJECT_CONFIG=1` leaves the project's
+  `opencode.json` and `.opencode/` (its MCP servers, plugins, agents, commands) unread, which
+  also drops the project's skill folders; `skills.paths` names ours again (relative to the
+  working directory). Its global config is `~/.config/opencode`, in the run's fresh HOME;
+  `/etc/opencode` is the machine's (`machine_config`). The case's MCP servers are the
+  config's `mcp` key, and nothing else is.
 - Its home: `~/.local/share/opencode` (opencode.db, log/), `~/.local/state/opencode`,
   `~/.config/opencode`, `~/.cache/opencode`, `~/.npm`. A failed call is an `error` event
   (`error.data.statusCode`) and exit code 1.
@@ -49,7 +55,10 @@ ENV = {
     "OPENCODE_DISABLE_MODELS_FETCH": "1",
     "OPENCODE_DISABLE_AUTOUPDATE": "1",
     "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+    "OPENCODE_DISABLE_PROJECT_CONFIG": "1",
 }
+# Read in every session, whatever the variables say.
+MACHINE_CONFIG = ("/etc/opencode/opencode.json", "/etc/opencode/opencode.jsonc")
 
 
 def native(system: str, arch: str, libc: str) -> tuple[str, str]:
@@ -68,30 +77,41 @@ def command(binary: str, *, provider: str, model: str) -> list[str]:
     return [*argv, "-m", f"{provider}/{model}"]
 
 
-def config(provider: str, api_base: str, token: str) -> dict[str, object]:
+def config(
+    provider: str, api_base: str, token: str, mcp: dict[str, object] | None = None
+) -> dict[str, object]:
     """Its configuration: one provider, pointed at `api_base` (the proxy's
     `<proxy>/<provider>` in a run, the fake's `anthropic_base_url` or `openai_base_url` in
-    a test) with a placeholder key."""
+    a test) with a placeholder key; the skills' folders; `mcp`, the case's servers."""
     base = f"{api_base}/v1" if provider == "anthropic" else api_base
     options = {"baseURL": base, "apiKey": token}
     return {
         "$schema": "https://opencode.ai/config.json",
         "provider": {provider: {"options": options}},
+        "skills": {"paths": [SKILLS_DIR, *ALSO_READS]},
+        "mcp": mcp or {},
     }
 
 
-def endpoint(provider: str, api_base: str, token: str) -> dict[str, str]:
+def endpoint(
+    provider: str, api_base: str, token: str, mcp: dict[str, object] | None = None
+) -> dict[str, str]:
     """The variable that holds the placeholder key (through the relay, like the other CLIs')."""
-    return {"OPENCODE_CONFIG_CONTENT": json.dumps(config(provider, api_base, token))}
+    return {"OPENCODE_CONFIG_CONTENT": json.dumps(config(provider, api_base, token, mcp))}
 
 
 def environment(
-    provider: str, api_base: str, token: str, *, npm_registry: str | None = None
+    provider: str,
+    api_base: str,
+    token: str,
+    *,
+    npm_registry: str | None = None,
+    mcp: dict[str, object] | None = None,
 ) -> dict[str, str]:
     """Everything it needs besides PATH, HOME and TMPDIR (the confinement's).
     `npm_registry`: where its start-up plugin check goes (the proxy's own address in a run,
     which answers it with an error at once)."""
-    env = {**ENV, **endpoint(provider, api_base, token)}
+    env = {**ENV, **endpoint(provider, api_base, token, mcp)}
     if npm_registry:
         env["npm_config_registry"] = npm_registry
     return env
