@@ -2,7 +2,8 @@
 `tests/<plugin>/<skill>/eval.yaml`) holding `scenarios:`.
 
 A scenario (eng/skill-validator/README.md) has `name`, `prompt`, `setup` (`copy_test_files`,
-`files` with `source` relative to the skill folder or inline `content`, `commands`),
+`files` with `source` relative to the eval file's folder (the tool's rule; the skill folder
+is tried next, as older versions read it) or inline `content`, `commands`),
 `assertions`, `rubric`, `expect_tools`, `reject_tools`, `max_turns`, `max_tokens`, `timeout`
 (seconds) and `expect_activation`. Assertions are Vally's static graders under snake_case
 names (`output_contains` ignores case), so they run as the same checks; constraints and
@@ -23,7 +24,7 @@ from typing import Any
 
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
-from evolve_action.formats.graders.fields import At, js_regex, strings, text
+from evolve_action.formats.graders.fields import At, js_regex, statements, strings, text
 from evolve_action.formats.graders.gates import LIKERT_ANCHORS, activation_check, constraint_items
 from evolve_action.formats.graders.params import grader
 from evolve_action.formats.placement import inside
@@ -194,7 +195,8 @@ def _setup(
     if not isinstance(entries, list):
         problems.error((*at, "files"), f"must be a list, not {json_kind(entries)}")
         return files, commands
-    base = skill.dir or doc.path.parent  # `source` is relative to the skill folder
+    # The tool reads `source` from the eval file's folder; older versions read the skill's.
+    bases = [doc.path.parent, *([skill.dir] if skill.dir else [])]
     inline: list[str] = []
     for j, entry in enumerate(entries):
         where = (*at, "files", j)
@@ -213,15 +215,15 @@ def _setup(
         source = text(problems, (*where, "source"), entry.get("source"))
         if source is None:
             continue
-        path = base / source
-        if not inside(path, root) or not path.is_file():
-            problems.error(
+        found = [b / source for b in bases if inside(b / source, root) and (b / source).is_file()]
+        if not found:
+            problems.warn(
                 (*where, "source"),
-                f"{source!r} is no file inside the repository (read relative to the skill"
-                " folder); add it or fix the path",
+                f"{source!r} is no file inside the repository (read relative to the eval file's"
+                " folder, then the skill's): the scenario runs without it; add it or fix the path",
             )
             continue
-        files.append(Fixture(path.absolute(), dest, problems.origin(*where)))
+        files.append(Fixture(found[0].absolute(), dest, problems.origin(*where)))
     return files, commands
 
 
@@ -260,8 +262,14 @@ def _assertions(problems: Problems, at: At, value: Any) -> list[Item]:
     for j, raw in enumerate(value):
         kind = raw.get("type") if isinstance(raw, dict) else None
         if kind not in ASSERTIONS:
+            # A type this reader does not run (a newer tool's `run_command_and_assert`, a
+            # typo) leaves that assertion out; the scenario's other assertions still run.
             known = ", ".join(ASSERTIONS)
-            problems.error((*at, j, "type"), f"unknown assertion type {kind!r}; use one of {known}")
+            problems.warn(
+                (*at, j, "type"),
+                f"assertion type {kind!r} is not run here (this reader runs {known});"
+                " the scenario's other assertions and rubric run",
+            )
             continue
         family, negate, subject, param = ASSERTIONS[kind]
         params: dict[str, Any] = {"negate": negate}
@@ -293,7 +301,7 @@ def _assertions(problems: Problems, at: At, value: Any) -> list[Item]:
 def _rubric(problems: Problems, at: At, value: Any) -> list[Item]:
     if value is None:
         return []
-    said = strings(problems, at, value) or []
+    said = statements(problems, at, value) or []
     return [
         JudgeItem(
             f"rubric-{j + 1}",

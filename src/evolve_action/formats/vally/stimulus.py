@@ -14,7 +14,7 @@ from typing import Any
 
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
-from evolve_action.formats.graders.fields import At, mapping, seconds, strings, text
+from evolve_action.formats.graders.fields import At, mapping, seconds, statements, strings, text
 from evolve_action.formats.graders.gates import activation_check, constraint_items
 from evolve_action.formats.placement import inside
 from evolve_action.formats.vally.graders import grader_items
@@ -95,7 +95,7 @@ def build_case(shared: Shared, at: At, raw: Any) -> Case | None:
 def _rubric(problems: Problems, at: At, value: Any) -> list[str]:
     if value is None:
         return []
-    return strings(problems, (*at, "rubric"), value) or []
+    return statements(problems, (*at, "rubric"), value) or []
 
 
 def _environment(shared: Shared, at: At, own: Any) -> tuple[list[Fixture], list[SetupCommand]]:
@@ -149,9 +149,11 @@ def _fixtures(shared: Shared, at: At, entry: Any) -> list[Fixture]:
     dest = dest.strip("/") or "."
     if source.is_file():
         return [Fixture(source.absolute(), dest, origin)]
-    if not source.is_dir():
-        problems.error(
-            (*at, "src"), f"{src!r} does not exist next to the eval file; add it or fix the path"
+    if not source.is_dir():  # Vally would fail the trial; here the case runs without it
+        problems.warn(
+            (*at, "src"),
+            f"{src!r} does not exist next to the eval file: the stimulus runs without it;"
+            " add it or fix the path",
         )
         return []
     found = sorted(p for p in source.rglob("*") if p.is_file() and not p.is_symlink())
