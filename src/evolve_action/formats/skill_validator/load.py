@@ -19,6 +19,7 @@ starts, and, as skill-validator does, their exit codes are not checked.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -84,17 +85,31 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
     skill = skill_for(doc.path, ctx)
     cases: list[Case] = []
     seen: dict[str, Origin] = {}
+    dropped = 0
     for i, raw in enumerate(data["scenarios"]):
+        mark = problems.mark()
         case = _case(doc, ctx, problems, skill, ("scenarios", i), raw)
+        if problems.demote_since(mark, "this scenario is not run; the file's other ones run"):
+            dropped += 1
+            continue
         if case is None:
             continue
-        if case.id in seen:
-            problems.error(("scenarios", i, "name"), f"{case.id!r} is already at {seen[case.id]}")
-            continue
+        if case.id in seen:  # results need one id per case; the tool runs both
+            new_id = next(
+                f"{case.id} ({n})" for n in range(2, 10**6) if f"{case.id} ({n})" not in seen
+            )
+            problems.warn(
+                ("scenarios", i, "name"),
+                f"{case.id!r} is already at {seen[case.id]}; this one is reported as {new_id!r}",
+            )
+            case = replace(case, id=new_id)
         seen[case.id] = case.origin
         cases.append(case)
     if not data["scenarios"]:
         problems.warn(("scenarios",), "no scenarios: add some, or remove the file")
+    if not cases and dropped and not problems.has_errors:
+        problems.not_run(("scenarios",), "no scenario of this file can run here (below, why)")
+        return None
     return Suite(
         format=Format.SKILL_VALIDATOR,
         path=doc.path,
@@ -152,7 +167,9 @@ def _case(
     if timeout is not None and (
         isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
     ):
-        problems.error((*at, "timeout"), f"must be a number of seconds, not {timeout!r}")
+        problems.warn(
+            (*at, "timeout"), f"not applied: must be a number of seconds, not {timeout!r}"
+        )
         timeout = None
     return Case(
         id=name,
@@ -185,7 +202,9 @@ def _setup(
             if p.is_file() and not p.is_symlink() and p != doc.path
         )  # fmt: skip
         if len(siblings) > MAX_COPIED:
-            problems.error((*at, "copy_test_files"), f"copies over {MAX_COPIED} files; stage fewer")
+            problems.refuse(
+                (*at, "copy_test_files"), f"copies over {MAX_COPIED} files; stage fewer"
+            )
             return [], commands
         files += [
             Fixture(p.absolute(), p.relative_to(doc.path.parent).as_posix(), origin)
@@ -206,7 +225,7 @@ def _setup(
         dest = entry["path"].rstrip("/")  # absolute is refused: the tool would write there
         bad_dest = fixture_dest(dest)
         if bad_dest is not None:
-            problems.error((*where, "path"), f"{entry['path']!r}: {bad_dest}")
+            problems.refuse((*where, "path"), f"{entry['path']!r}: {bad_dest}")
             continue
         if "content" in entry:
             fixture = _inline(problems, where, entry["content"], dest, doc, inline)
@@ -232,11 +251,11 @@ def _inline(
 ) -> Fixture | None:
     """A file written inline (`{path, content}`), staged as its text, within the size limits."""
     if not isinstance(content, str):
-        problems.error((*at, "content"), f"must be the file's text, not {json_kind(content)}")
+        problems.refuse((*at, "content"), f"must be the file's text, not {json_kind(content)}")
         return None
     too_big = inline_refusal(content, inline)
     if too_big is not None:
-        problems.error((*at, "content"), too_big)
+        problems.refuse((*at, "content"), too_big)
         return None
     inline.append(content)
     return Fixture(doc.path.absolute(), dest, problems.origin(*at), content=content)

@@ -143,7 +143,7 @@ def _fixtures(shared: Shared, at: At, entry: Any) -> list[Fixture]:
     root = shared.ctx.root.resolve()
     source = shared.doc.path.parent / src
     if not inside(source, root):
-        problems.error((*at, "src"), f"{src!r} leads outside the repository; keep fixtures in it")
+        problems.refuse((*at, "src"), f"{src!r} leads outside the repository; keep fixtures in it")
         return []
     origin = problems.origin(*at)
     dest = dest.strip("/") or "."
@@ -158,7 +158,7 @@ def _fixtures(shared: Shared, at: At, entry: Any) -> list[Fixture]:
         return []
     found = sorted(p for p in source.rglob("*") if p.is_file() and not p.is_symlink())
     if len(found) > MAX_FILES:
-        problems.error((*at, "src"), f"{src!r} holds more than {MAX_FILES} files; stage fewer")
+        problems.refuse((*at, "src"), f"{src!r} holds more than {MAX_FILES} files; stage fewer")
         return []
     return [
         Fixture(p.absolute(), _join(dest, p.relative_to(source).as_posix()), origin) for p in found
