@@ -70,3 +70,33 @@ def test_a_config_with_nothing_readable_is_not_run_never_an_error(tmp_path: Path
     (result,) = load_all(root)
     assert result.suite is None and not result.failed
     assert result.problems[0].message.startswith("not run: no scenario reads")
+
+
+def test_a_scenarios_own_skills_and_skip_are_read(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(root / "skills/redirects", root / "kits/other/skills/headers")
+    (root / "scenarios/headers.json").write_text(
+        '{"name": "h", "prompt": "p", "agents": ["codex"],'
+        ' "skills": ["./kits/other/skills/headers"], "judge": [{"check": "c"}]}'
+    )
+    (root / "scenarios/later.json").write_text(
+        '{"name": "l", "prompt": "p", "skip": true, "judge": [{"check": "c"}]}'
+    )
+    (result,) = load_all(root)
+    assert result.ok and result.suite is not None, result.problems
+    assert sorted(c.id for c in result.suite.cases) == ["headers", "moves-docs"]
+    warned = " ".join(p.message for p in result.problems)
+    assert "`skip: true`: the scenario is not run" in warned
+    assert "not applied: the action's inputs choose the agent" in warned
+
+
+def test_a_config_whose_scenarios_folder_is_absent_is_not_run_never_an_error(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "axis.config.json").write_text('{"scenarios": "./generated", "env": ["TOKEN"]}')
+    (result,) = load_all(root)
+    assert result.suite is None and not result.errors and not result.failed
+    assert result.problems[0].message.startswith("not run: `scenarios` names './generated'")
