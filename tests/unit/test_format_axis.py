@@ -7,7 +7,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from evolve_action.formats import load_all
+from evolve_action.formats.axis import literal
 from evolve_action.model.evals import Format
 
 EXAMPLE = Path(__file__).parents[2] / "examples/formats/axis"
@@ -100,3 +103,25 @@ def test_a_config_whose_scenarios_folder_is_absent_is_not_run_never_an_error(
     (result,) = load_all(root)
     assert result.suite is None and not result.errors and not result.failed
     assert result.problems[0].message.startswith("not run: `scenarios` names './generated'")
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        'export default defineScenario({ name: "n", prompt: "p", judge: [{ check: "c" }] });',
+        'export default define<Input>({ name: "n", prompt: "p", judge: [{ check: "c" }] })',
+        'const s: Input = { name: "n", prompt: "p", judge: [{ check: "c" }] };\nexport default s;',
+        'module.exports = { name: "n", prompt: "p", judge: [{ check: "c" }] };',
+        'export default { name: `n ${x}`, prompt: "p",'
+        ' judge: [{ check: "c" }, { check: `${y}` }] }',
+    ],
+)
+def test_a_module_scenario_is_read_however_the_module_exports_it(module: str) -> None:
+    found = literal.default_export(module)
+    assert found is not None and found["prompt"] == "p"
+    assert found["judge"][0] == {"check": "c"}
+
+
+def test_a_prompt_built_by_code_is_code_not_a_guess() -> None:
+    found = literal.default_export('export default { prompt: `go to ${url}`, name: "a" + b }')
+    assert found == {"prompt": literal.CODE, "name": literal.CODE}
