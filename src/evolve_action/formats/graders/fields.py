@@ -44,6 +44,17 @@ def text(problems: Problems, at: At, value: Any) -> str | None:
     return value
 
 
+def label(problems: Problems, at: At, value: Any, fallback: str) -> str:
+    """A case's name: text as written, a number or a boolean YAML read from it as its text,
+    else `fallback` (warned): a name only labels the case, so its case still runs."""
+    if isinstance(value, str) and value.strip():
+        return value
+    if isinstance(value, int | float | bool):
+        return str(value).lower() if isinstance(value, bool) else str(value)
+    problems.warn(at, f"no name (a non-empty string), so the case is reported as {fallback!r}")
+    return fallback
+
+
 def strings(problems: Problems, at: At, value: Any) -> list[str] | None:
     if isinstance(value, str):
         return [value]

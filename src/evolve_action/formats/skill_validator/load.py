@@ -25,7 +25,7 @@ from typing import Any
 
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
-from evolve_action.formats.graders.fields import At, js_regex, statements, strings, text
+from evolve_action.formats.graders.fields import At, js_regex, label, statements, strings, text
 from evolve_action.formats.graders.gates import LIKERT_ANCHORS, activation_check, constraint_items
 from evolve_action.formats.graders.params import grader
 from evolve_action.formats.placement import inside
@@ -148,9 +148,9 @@ def _case(
     for key in raw:
         if key not in SCENARIO_KEYS:
             problems.warn((*at, key), f"unknown scenario key {key!r} is ignored; check it")
-    name = text(problems, (*at, "name"), raw.get("name"))
+    name = label(problems, (*at, "name"), raw.get("name"), f"scenario-{int(at[-1]) + 1}")
     prompt = text(problems, (*at, "prompt"), raw.get("prompt"))
-    if name is None or prompt is None:
+    if prompt is None:
         return None
     files, commands = _setup(doc, ctx, problems, skill, (*at, "setup"), raw.get("setup"))
     items: list[Item] = _assertions(problems, (*at, "assertions"), raw.get("assertions"))

@@ -14,7 +14,15 @@ from typing import Any
 
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
-from evolve_action.formats.graders.fields import At, mapping, seconds, statements, strings, text
+from evolve_action.formats.graders.fields import (
+    At,
+    label,
+    mapping,
+    seconds,
+    statements,
+    strings,
+    text,
+)
 from evolve_action.formats.graders.gates import activation_check, constraint_items
 from evolve_action.formats.placement import inside
 from evolve_action.formats.vally.graders import grader_items
@@ -55,9 +63,9 @@ def build_case(shared: Shared, at: At, raw: Any) -> Case | None:
             problems.warn(
                 (*at, key), f"unknown stimulus key {key!r} is ignored; check its spelling"
             )
-    name = text(problems, (*at, "name"), raw.get("name"))
+    name = label(problems, (*at, "name"), raw.get("name"), f"stimulus-{int(at[-1]) + 1}")
     turns = user_turns(problems, at, raw)
-    if name is None or turns is None:
+    if turns is None:
         return None
     files, commands = _environment(shared, at, raw.get("environment"))
     timeout = shared.timeout
