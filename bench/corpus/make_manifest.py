@@ -261,6 +261,15 @@ BUILD2: tuple[Repo, ...] = (
         file_commits=LOISIR_COMMITS,
         split="build2",
     ),
+    Repo("adobe/aio-lib-telemetry", ("tessl-plugin",), ("**/criteria.json",), split="build2"),
+    Repo("ivan-magda/uikit-expert-skill", ("tessl-plugin",), ("**/criteria.json",), split="build2"),
+    Repo(
+        "nicholasjackson/tessl-tile-opa-rego-language",
+        ("tessl-plugin",),
+        ("**/criteria.json",),
+        split="build2",
+    ),
+    Repo("igmarin/rails-agent-skills", ("tessl-plugin",), ("**/criteria.json",), split="build2"),
     Repo("88lin/diataxis-docs-skill", ("skill-creator",), tuple(SKILL_CREATOR), split="build2"),
     Repo("16Miku/Mapping-Skill", ("skill-creator",), tuple(SKILL_CREATOR), split="build2"),
 )
