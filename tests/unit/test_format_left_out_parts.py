@@ -91,3 +91,18 @@ def test_a_tessl_file_with_no_item_that_reads_is_not_run(tmp_path: Path) -> None
     result = only(tmp_path)
     assert result.suite is None and not result.errors and not result.failed
     assert result.problems[0].message.startswith("not run: no checklist item reads")
+
+
+def test_a_waza_task_that_does_not_read_is_left_out_and_a_missing_input_is_warned(
+    tmp_path: Path,
+) -> None:
+    root = copied(tmp_path, "waza")
+    tasks = root / "evals/slugify/tasks"
+    (tasks / "broken.yaml").write_text("[not, a, task]\n")
+    one = tasks / "one-title.yaml"
+    one.write_text(one.read_text().replace("inputs:\n", "inputs:\n  files: [gone.txt]\n"))
+    suite_result = next(r for r in load_all(root) if r.rel.endswith("eval.yaml"))
+    assert suite_result.ok and suite_result.suite is not None, suite_result.problems
+    assert [c.id for c in suite_result.suite.cases] == ["one-title"]
+    said = " ".join(p.message for p in suite_result.problems)
+    assert "this task is not run" in said and "the task runs without it" in said
