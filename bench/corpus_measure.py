@@ -45,8 +45,13 @@ from bench.corpus.globs import match_files
 MANIFEST = Path(__file__).parent / "corpus" / "manifest.json"
 DATA = Path("/work/wt/corpus-data")
 
-# Conventions whose format docs/formats.md lists as read on today's main (2026-11-28).
-READ_TODAY = frozenset({"skill-creator", "vally-suite", "tessl-plugin", "waza"})
+# Conventions whose format docs/formats.md lists as read (updated 2026-11-28, when AXIS,
+# caliper, skillgrade, skill-test-action, `*.eval.md`, best-practice cases and `claude plugin
+# eval` were added to the table; before that only the first four were read).
+READ_TODAY = frozenset(
+    {"skill-creator", "vally-suite", "tessl-plugin", "waza", "axis", "caliper", "skillgrade"}
+    | {"skill-test-action", "eval-md", "best-practice-case", "claude-plugin-eval"}
+)
 
 LAUNCH = (
     "import re, sys\n"
