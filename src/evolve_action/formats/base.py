@@ -7,12 +7,16 @@ file with errors yields `LoadResult(suite=None, ...)` so the rest of the work go
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evolve_action.formats.documents import Document, pointer
 from evolve_action.model.evals import Format, LoadResult, Origin, Problem, Severity, Skill, Suite
 from evolve_action.util.limits import MAX_PROBLEMS
+
+# `validate --strict`: every part that does not read stays an error (`demote_since` is off).
+STRICT: ContextVar[bool] = ContextVar("strict_loading", default=False)
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,10 @@ class Problems:
     def demote_since(self, mark: int, consequence: str) -> int:
         """The errors added since `mark` become warnings ending in `consequence` (what is left
         out and what still runs): a part of a file that cannot run (one grader, one case) is
-        left out with its reason while the rest of the file runs. Returns how many."""
+        left out with its reason while the rest of the file runs. Returns how many (under
+        `--strict` none: the errors stay, and the file fails as a whole)."""
+        if STRICT.get():
+            return sum(p.severity is Severity.ERROR for p in self.items[mark:])
         demoted = 0
         for i in range(mark, len(self.items)):
             problem = self.items[i]
