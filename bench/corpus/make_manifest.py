@@ -261,6 +261,15 @@ BUILD2: tuple[Repo, ...] = (
         file_commits=LOISIR_COMMITS,
         split="build2",
     ),
+    Repo(
+        "getsentry/skills",
+        ("axis",),
+        ("**/axis.config.json",),
+        parts=("**/evals/scenarios/*.json",),
+        note="one AXIS config per skill (`skills: [\"./..\"]`), found after the held-out"
+        " measurement",
+        split="build2",
+    ),
     Repo("adobe/aio-lib-telemetry", ("tessl-plugin",), ("**/criteria.json",), split="build2"),
     Repo("ivan-magda/uikit-expert-skill", ("tessl-plugin",), ("**/criteria.json",), split="build2"),
     Repo(

@@ -125,3 +125,21 @@ def test_a_module_scenario_is_read_however_the_module_exports_it(module: str) ->
 def test_a_prompt_built_by_code_is_code_not_a_guess() -> None:
     found = literal.default_export('export default { prompt: `go to ${url}`, name: "a" + b }')
     assert found == {"prompt": literal.CODE, "name": literal.CODE}
+
+
+def test_a_plain_text_rubric_limits_and_teardown_are_read(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, root)
+    (root / "scenarios/plain.json").write_text(
+        '{"name": "p", "prompt": "p", "rubric": "Moves the page and keeps links working",'
+        ' "limits": {"time_minutes": 5}, "teardown": [{"action": "run_script"}],'
+        ' "artifacts": ["out/**"]}'
+    )
+    (result,) = load_all(root)
+    assert result.ok and result.suite is not None, result.problems
+    plain = next(c for c in result.suite.cases if c.id == "plain")
+    assert [i.text for i in plain.judge_items] == ["Moves the page and keeps links working"]
+    assert plain.timeout_seconds == 300.0
+    warned = " ".join(p.message for p in result.problems)
+    assert "teardown" in warned or "workspace is discarded" in warned
+    assert "unknown scenario key 'artifacts'" not in warned

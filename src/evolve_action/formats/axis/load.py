@@ -44,6 +44,7 @@ CONFIG_KEYS = frozenset(
 )
 SCENARIO_KEYS = frozenset(
     {"name", "prompt", "judge", "rubric", "setup", "variants", "id", "skills", "skip", "agents"}
+    | {"artifacts", "teardown", "limits"}
 )
 NOT_MINE = (
     "not read: an axis.config.json without `scenarios` is not an AXIS config; nothing runs"
@@ -169,6 +170,8 @@ class _Scenarios:
                 sub.warn((key,), f"unknown scenario key {key!r} is ignored")
         if "agents" in data:
             sub.warn(("agents",), "not applied: the action's inputs choose the agent")
+        if data.get("teardown"):
+            sub.warn(("teardown",), "not run: a run's workspace is discarded after grading")
         if isinstance(data.get("skills"), list) and data["skills"]:
             named = self.named_skill(sub, ("skills",), path, data["skills"])
             if self.skill is None:
@@ -191,7 +194,8 @@ class _Scenarios:
         name = given if isinstance(given, str) else path.stem
         origin = Origin(rel, sdoc.line())
         return Case(id=path.stem, prompt=data["prompt"], origin=origin, name=name,
-                    items=tuple(items), files=files)  # fmt: skip
+                    items=tuple(items), files=files,
+                    timeout_seconds=_minutes(data.get("limits")))  # fmt: skip
 
     def _variants(self, sub: Problems, path: Path, raw: Any) -> None:
         for i, variant in enumerate(raw if isinstance(raw, list) else []):
@@ -274,6 +278,9 @@ class _Scenarios:
 
 
 def _judge(sub: Problems, raw: Any) -> list[JudgeItem]:
+    if isinstance(raw, str) and raw.strip():  # a plain-text rubric: one check, judged whole
+        return [JudgeItem("check-1", raw.strip(), sub.origin("rubric"), Scale.BINARY,
+                          source="judge")]  # fmt: skip
     if not isinstance(raw, list):
         if raw is not None:
             sub.warn(("judge",), f"must be a list of {{check, weight}}, not {json_kind(raw)}")
@@ -297,6 +304,14 @@ def _judge(sub: Problems, raw: Any) -> list[JudgeItem]:
             )
         )
     return items
+
+
+def _minutes(limits: Any) -> float | None:
+    """A scenario's `limits.time_minutes` as its timeout in seconds."""
+    minutes = limits.get("time_minutes") if isinstance(limits, dict) else None
+    if isinstance(minutes, bool) or not isinstance(minutes, int | float) or minutes <= 0:
+        return None
+    return float(minutes) * 60
 
 
 def replace_severity(problem: Problem) -> Problem:
