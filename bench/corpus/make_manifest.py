@@ -266,8 +266,7 @@ BUILD2: tuple[Repo, ...] = (
         ("axis",),
         ("**/axis.config.json",),
         parts=("**/evals/scenarios/*.json",),
-        note="one AXIS config per skill (`skills: [\"./..\"]`), found after the held-out"
-        " measurement",
+        note="an AXIS config per skill, found after the held-out measurement",
         split="build2",
     ),
     Repo("adobe/aio-lib-telemetry", ("tessl-plugin",), ("**/criteria.json",), split="build2"),
