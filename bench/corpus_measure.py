@@ -1,6 +1,6 @@
 """How `evolve-action validate` reads other people's skill repositories (the corpus).
 
-Run: `.venv/bin/python -m bench.corpus_measure --split build` (or `heldout`, `all`), with
+Run: `.venv/bin/python -m bench.corpus_measure --split build` (or `build2`, `heldout`, `all`), with
 `--data DIR` where the repositories of `bench/corpus/manifest.json` are checked out
 (default /work/wt/corpus-data). Each repository is validated by a fresh process
 (`validate --format json .` in the repository, the console entry point) under a time limit
@@ -45,8 +45,13 @@ from bench.corpus.globs import match_files
 MANIFEST = Path(__file__).parent / "corpus" / "manifest.json"
 DATA = Path("/work/wt/corpus-data")
 
-# Conventions whose format docs/formats.md lists as read on today's main (2026-11-28).
-READ_TODAY = frozenset({"skill-creator", "vally-suite", "tessl-plugin", "waza"})
+# Conventions whose format docs/formats.md lists as read (updated 2026-11-28, when AXIS,
+# caliper, skillgrade, skill-test-action, `*.eval.md`, best-practice cases and `claude plugin
+# eval` were added to the table; before that only the first four were read).
+READ_TODAY = frozenset(
+    {"skill-creator", "vally-suite", "tessl-plugin", "waza", "axis", "caliper", "skillgrade"}
+    | {"skill-test-action", "eval-md", "best-practice-case", "claude-plugin-eval"}
+)
 
 LAUNCH = (
     "import re, sys\n"
@@ -263,7 +268,7 @@ def table(tallies: dict[str, dict[str, Tally]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--split", choices=("build", "heldout", "all"), default="build")
+    parser.add_argument("--split", choices=("build", "build2", "heldout", "all"), default="build")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--manifest", type=Path, default=MANIFEST)
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per repository")

@@ -49,6 +49,24 @@ HOMEASSISTANT_COMMITS = {
     "holdout-hue-triple-press": "64ec9fafc2fa0d53b035bcf6edf41816f25b2bb7",
 }
 
+# Three AXIS repositories the snapshot store had no snapshot of, read from the search index.
+AUTHSTACK_COMMITS = {
+    "axis.config.json": "83404281ac7519eddeeca3a0766a64c7bafa6692",
+    "setup-agentkit": "931e4c262abab8aaebeee7b70f3b03710cb3d346",
+    "agentkit-empty-project": "931e4c262abab8aaebeee7b70f3b03710cb3d346",
+    "add-mcp-oauth": "da1547c8bd815908fa7b27a35779512080c3d6d1",
+    "setup-scalekit": "f41851f64da795d05cc9c8bc6481cb803795d577",
+}
+LOISIR_COMMITS = {
+    "axis.config.json": "96073c7dc7c70f413183a388b7ab4e63795fd3c7",
+    "ai-discovery": "9e999c861d176543ae7e398a57b27de078f547c2",
+    "comparison": "69694839c4a4755aa3044c485b3245efc86518cc",
+    "fact-extraction": "e25b4977f3e4a2526cc35ba5cc16d533776f862e",
+    "multilingual-cs": "22ea2c493cf269d547e7b24881ba773b4b2d100d",
+    "planning": "9e999c861d176543ae7e398a57b27de078f547c2",
+    "structured-data": "22ea2c493cf269d547e7b24881ba773b4b2d100d",
+}
+
 
 @dataclass(frozen=True)
 class Repo:
@@ -61,6 +79,7 @@ class Repo:
     source: str = "snapshot"
     directory: str = ""
     file_commits: dict[str, str] = field(default_factory=dict)
+    split: str = ""  # fixed side for repositories added after the draw (`build2`)
 
     @property
     def dir(self) -> str:
@@ -174,6 +193,96 @@ REPOS: tuple[Repo, ...] = (
 )
 
 
+# A second build set, gathered after the held-out third was drawn and measured, to test that
+# the readers generalize to repositories none of them was tuned on before being measured.
+# Never held out (the held-out third stays as drawn); measured before the readers changed.
+BUILD2: tuple[Repo, ...] = (
+    Repo(
+        "adityamandaleeka/skills",
+        ("vally-suite",),
+        ("tests/**/eval.vally.yaml",),
+        note="a .vally.yaml naming `eval.vally.yaml` as the eval file name; the `eval.yaml`"
+        " beside each is the skill-validator file of the same cases",
+        split="build2",
+    ),
+    Repo(
+        "microsoft/hve-core",
+        ("vally-suite",),
+        ("evals/**/eval.yaml",),
+        NOT_CI,
+        note="suites chosen by tag filters, multi-turn stimuli, wall-time graders",
+        split="build2",
+    ),
+    Repo(
+        "elvisw/dotnet-skills",
+        ("vally-suite",),
+        ("tests/**/eval.yaml",),
+        note="dotnet/skills before its .vally.yaml: Vally-shaped specs read by skill-validator",
+        split="build2",
+    ),
+    Repo(
+        "spboyer/waza",
+        ("waza",),
+        ("examples/*/eval.yaml", "examples/*/trigger_tests.yaml"),
+        parts=("examples/*/tasks/*.yaml",),
+        note="the tool's own repository: its example suite",
+        split="build2",
+    ),
+    Repo(
+        "scalekit-inc/authstack",
+        ("axis",),
+        ("axis.config.json",),
+        parts=("scenarios/setup/*.json",),
+        note="4 of its 24 scenarios (scenario-level `skills`, `agents`, `skip`), config keys"
+        " `skills`, `env`",
+        source="index-reconstruction",
+        directory="scalekit-inc+authstack-index",
+        file_commits=AUTHSTACK_COMMITS,
+        split="build2",
+    ),
+    Repo(
+        "FocusedCreativity/knowngate",
+        ("axis",),
+        ("axis.config.json",),
+        parts=("axis/scenarios/*.json",),
+        note="config keys `name`, `env`, `artifacts`",
+        source="index-reconstruction",
+        directory="FocusedCreativity+knowngate-index",
+        file_commits={"*": "61ce348bb34486bcbf15c038245f1bfaf7f1ebe4"},
+        split="build2",
+    ),
+    Repo(
+        "eddie-boop14/Loisir-74",
+        ("axis",),
+        ("axis.config.json",),
+        parts=("axis-scenarios/*.json",),
+        source="index-reconstruction",
+        directory="eddie-boop14+Loisir-74-index",
+        file_commits=LOISIR_COMMITS,
+        split="build2",
+    ),
+    Repo(
+        "getsentry/skills",
+        ("axis",),
+        ("**/axis.config.json",),
+        parts=("**/evals/scenarios/*.json",),
+        note="an AXIS config per skill, found after the held-out measurement",
+        split="build2",
+    ),
+    Repo("adobe/aio-lib-telemetry", ("tessl-plugin",), ("**/criteria.json",), split="build2"),
+    Repo("ivan-magda/uikit-expert-skill", ("tessl-plugin",), ("**/criteria.json",), split="build2"),
+    Repo(
+        "nicholasjackson/tessl-tile-opa-rego-language",
+        ("tessl-plugin",),
+        ("**/criteria.json",),
+        split="build2",
+    ),
+    Repo("igmarin/rails-agent-skills", ("tessl-plugin",), ("**/criteria.json",), split="build2"),
+    Repo("88lin/diataxis-docs-skill", ("skill-creator",), tuple(SKILL_CREATOR), split="build2"),
+    Repo("16Miku/Mapping-Skill", ("skill-creator",), tuple(SKILL_CREATOR), split="build2"),
+)
+
+
 def commit_of(data: Path, repo: Repo) -> str | None:
     marker = data / f"{repo.dir}.commit"
     return marker.read_text().strip() if marker.is_file() else None
@@ -206,14 +315,15 @@ def main() -> None:
     args = parser.parse_args()
     previous = json.loads(MANIFEST.read_text()) if MANIFEST.is_file() else None
     if previous and not args.redraw:
-        split = {r["repo"]: r["split"] for r in previous["repos"]}
+        split = {r["repo"]: r["split"] for r in previous["repos"] if r["split"] != "build2"}
         missing = [r.repo for r in REPOS if r.repo not in split]
         if missing:
             raise SystemExit(f"repositories without a split: {missing}; the split is fixed")
     else:
         split = draw_split(REPOS)
+    split.update({r.repo: r.split for r in BUILD2})
     entries = []
-    for r in REPOS:
+    for r in (*REPOS, *BUILD2):
         files = match_files(args.data / r.dir, r.globs, r.exclude)
         parts = match_files(args.data / r.dir, r.parts, r.exclude) if r.parts else []
         entries.append(

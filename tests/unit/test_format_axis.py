@@ -7,7 +7,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from evolve_action.formats import load_all
+from evolve_action.formats.axis import literal
 from evolve_action.model.evals import Format
 
 EXAMPLE = Path(__file__).parents[2] / "examples/formats/axis"
@@ -70,3 +73,73 @@ def test_a_config_with_nothing_readable_is_not_run_never_an_error(tmp_path: Path
     (result,) = load_all(root)
     assert result.suite is None and not result.failed
     assert result.problems[0].message.startswith("not run: no scenario reads")
+
+
+def test_a_scenarios_own_skills_and_skip_are_read(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(root / "skills/redirects", root / "kits/other/skills/headers")
+    (root / "scenarios/headers.json").write_text(
+        '{"name": "h", "prompt": "p", "agents": ["codex"],'
+        ' "skills": ["./kits/other/skills/headers"], "judge": [{"check": "c"}]}'
+    )
+    (root / "scenarios/later.json").write_text(
+        '{"name": "l", "prompt": "p", "skip": true, "judge": [{"check": "c"}]}'
+    )
+    (result,) = load_all(root)
+    assert result.ok and result.suite is not None, result.problems
+    assert sorted(c.id for c in result.suite.cases) == ["headers", "moves-docs"]
+    warned = " ".join(p.message for p in result.problems)
+    assert "`skip: true`: the scenario is not run" in warned
+    assert "not applied: the action's inputs choose the agent" in warned
+
+
+def test_a_config_whose_scenarios_folder_is_absent_is_not_run_never_an_error(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "axis.config.json").write_text('{"scenarios": "./generated", "env": ["TOKEN"]}')
+    (result,) = load_all(root)
+    assert result.suite is None and not result.errors and not result.failed
+    assert result.problems[0].message.startswith("not run: `scenarios` names './generated'")
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        'export default defineScenario({ name: "n", prompt: "p", judge: [{ check: "c" }] });',
+        'export default define<Input>({ name: "n", prompt: "p", judge: [{ check: "c" }] })',
+        'const s: Input = { name: "n", prompt: "p", judge: [{ check: "c" }] };\nexport default s;',
+        'module.exports = { name: "n", prompt: "p", judge: [{ check: "c" }] };',
+        'export default { name: `n ${x}`, prompt: "p",'
+        ' judge: [{ check: "c" }, { check: `${y}` }] }',
+    ],
+)
+def test_a_module_scenario_is_read_however_the_module_exports_it(module: str) -> None:
+    found = literal.default_export(module)
+    assert found is not None and found["prompt"] == "p"
+    assert found["judge"][0] == {"check": "c"}
+
+
+def test_a_prompt_built_by_code_is_code_not_a_guess() -> None:
+    found = literal.default_export('export default { prompt: `go to ${url}`, name: "a" + b }')
+    assert found == {"prompt": literal.CODE, "name": literal.CODE}
+
+
+def test_a_plain_text_rubric_limits_and_teardown_are_read(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, root)
+    (root / "scenarios/plain.json").write_text(
+        '{"name": "p", "prompt": "p", "rubric": "Moves the page and keeps links working",'
+        ' "limits": {"time_minutes": 5}, "teardown": [{"action": "run_script"}],'
+        ' "artifacts": ["out/**"]}'
+    )
+    (result,) = load_all(root)
+    assert result.ok and result.suite is not None, result.problems
+    plain = next(c for c in result.suite.cases if c.id == "plain")
+    assert [i.text for i in plain.judge_items] == ["Moves the page and keeps links working"]
+    assert plain.timeout_seconds == 300.0
+    warned = " ".join(p.message for p in result.problems)
+    assert "teardown" in warned or "workspace is discarded" in warned
+    assert "unknown scenario key 'artifacts'" not in warned

@@ -174,37 +174,78 @@ def test_turns_and_commands_are_read_and_what_cannot_run_is_warned(tmp_path: Pat
     ("spec", "wanted"),
     [
         ("stimuli: []", "must be a non-empty list of stimuli"),
-        ("type: smoke\nstimuli: [{name: a, prompt: p}]", "type: must be one of capability"),
-        ("config: {executor: my-plugin}\nstimuli: [{name: a, prompt: p}]", "executor plugin"),
-        ("stimuli: [{name: a}]", "a stimulus needs a prompt"),
-        ("stimuli: [{name: a, turns: []}]", "must hold at least one user message"),
-        (
-            "stimuli: [{name: a, turns: [x, y], graders: [{type: completed, turn: 2}]}]",
-            "this stimulus has 2 turn(s), so `turn` must be a turn from 0 to 1, not 2",
-        ),
-        (
-            "stimuli: [{name: a, prompt: p, graders: [{type: completed, turn: 1}]}]",
-            "so `turn` can only be 0, not 1",
-        ),
-        ("config: {timeout: soon}\nstimuli: [{name: a, prompt: p}]", "must be a duration"),
-        (
-            "stimuli: [{name: a, prompt: p, environment: {files: [{src: nope.cs, dest: x}]}}]",
-            "'nope.cs' does not exist next to the eval file",
-        ),
         (
             "stimuli: [{name: a, prompt: p, environment: {files: [{src: ../../../x, dest: x}]}}]",
             "leads outside the repository",
         ),
-        ("stimuli: [{name: a, prompt: p, expect_activation: maybe}]", "must be true or false"),
     ],
 )
-def test_what_vally_refuses_or_cannot_run_is_an_error(
-    tmp_path: Path, spec: str, wanted: str
-) -> None:
+def test_what_vally_refuses_is_an_error(tmp_path: Path, spec: str, wanted: str) -> None:
     write(tmp_path, {"evals/x/eval.yaml": spec + "\n"})
     result = load(tmp_path, "evals/x/eval.yaml")
     assert not result.ok
     assert any(wanted in m for m in messages(result, Severity.ERROR)), result.problems
+
+
+GOOD = "{name: good, prompt: p, graders: [{type: completed}]}"
+
+
+@pytest.mark.parametrize(
+    ("spec", "wanted", "cases"),
+    [
+        ("type: smoke\nstimuli: [GOOD]", "read as capability", ["good"]),
+        ("config: {executor: my-plugin}\nstimuli: [GOOD]", "executor plugin", ["good"]),
+        ("config: {timeout: soon}\nstimuli: [GOOD]", "must be a duration", ["good"]),
+        ("stimuli: [{name: a}, GOOD]", "a stimulus needs a prompt", ["good"]),
+        ("stimuli: [{name: a, turns: []}, GOOD]", "must hold at least one user message", ["good"]),
+        (
+            "stimuli: [{name: a, turns: [x, y], graders: [{type: completed, turn: 2},"
+            " {type: completed}]}]",
+            "this stimulus has 2 turn(s), so `turn` must be a turn from 0 to 1, not 2",
+            ["a"],
+        ),
+        (
+            "stimuli: [{name: a, prompt: p, environment: {files: [{src: nope.cs, dest: x}]}}]",
+            "'nope.cs' does not exist next to the eval file",
+            ["a"],
+        ),
+        (
+            "stimuli: [{name: a, prompt: p, expect_activation: maybe}, GOOD]",
+            "true or false",
+            ["good"],
+        ),
+        (
+            "stimuli: [{name: a, prompt: p, rubric: [x, {y: z}]}]",
+            "judged as the sentence 'y: z'",
+            ["a"],
+        ),
+    ],
+)
+def test_what_vally_cannot_read_is_left_out_warned_and_the_rest_runs(
+    tmp_path: Path, spec: str, wanted: str, cases: list[str]
+) -> None:
+    write(tmp_path, {"evals/x/eval.yaml": spec.replace("GOOD", GOOD) + "\n"})
+    result = load(tmp_path, "evals/x/eval.yaml")
+    assert result.ok and result.suite is not None, result.problems
+    assert [c.id for c in result.suite.cases] == cases
+    assert any(wanted in m for m in messages(result, Severity.WARNING)), result.problems
+
+
+def test_a_vally_file_none_of_whose_stimuli_reads_is_not_run(tmp_path: Path) -> None:
+    write(tmp_path, {"evals/x/eval.yaml": "stimuli: [{name: a}, {name: b, turns: []}]\n"})
+    result = load(tmp_path, "evals/x/eval.yaml")
+    assert result.suite is None and not result.errors and not result.failed
+    assert result.problems[0].message.startswith("not run: no stimulus of this file can run")
+
+
+@pytest.mark.parametrize(
+    ("value", "wanted"), [("2m40s", 160.0), ("1h30m", 5400.0), ("1.5s", 1.5), (90, 90.0)]
+)
+def test_durations_read_as_vally_writes_them(tmp_path: Path, value: object, wanted: float) -> None:
+    write(tmp_path, {"evals/x/eval.yaml": f"config: {{timeout: {value}}}\nstimuli: [{GOOD}]\n"})
+    result = load(tmp_path, "evals/x/eval.yaml")
+    assert result.ok and result.suite is not None
+    assert result.suite.cases[0].timeout_seconds == wanted
 
 
 @pytest.mark.parametrize(

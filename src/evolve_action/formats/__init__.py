@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from evolve_action.formats import discovery, families, identity, placement, shapes
-from evolve_action.formats.base import LoadContext
+from evolve_action.formats.base import STRICT, LoadContext
 from evolve_action.formats.caliper.load import is_caliper
 from evolve_action.formats.documents import Document, DocumentError, read
 from evolve_action.formats.skillgrade.load import is_skillgrade
@@ -69,7 +69,11 @@ def _load(
         if loader is None:
             message = f"this build of evolve-action cannot read {fmt.value} files yet"
             return _failed(rel, fmt, Origin(rel), message)
-        result: object = loader(doc, ctx)
+        token = STRICT.set(strict)
+        try:
+            result: object = loader(doc, ctx)
+        finally:
+            STRICT.reset(token)
     except Exception as exc:  # a loader bug must not stop the other files
         return _failed(rel, fmt, Origin(rel), _bug(fmt, exc))
     if not isinstance(result, LoadResult):

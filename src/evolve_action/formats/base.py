@@ -7,12 +7,16 @@ file with errors yields `LoadResult(suite=None, ...)` so the rest of the work go
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evolve_action.formats.documents import Document, pointer
 from evolve_action.model.evals import Format, LoadResult, Origin, Problem, Severity, Skill, Suite
 from evolve_action.util.limits import MAX_PROBLEMS
+
+# `validate --strict`: every part that does not read stays an error (`demote_since` is off).
+STRICT: ContextVar[bool] = ContextVar("strict_loading", default=False)
 
 
 @dataclass(frozen=True)
@@ -38,12 +42,21 @@ class Problems:
     count: int = 0  # problems added, shown or not
     errors: int = 0  # of them errors
     _shown_errors: int = 0
+    _kept: set[int] = field(default_factory=set)  # refusals `demote_since` leaves errors
 
     def origin(self, *at: str | int) -> Origin:
         return Origin(self.doc.rel, self.doc.line(*at), pointer(*at))
 
     def error(self, at: tuple[str | int, ...], message: str) -> None:
         self.add(Problem(self.origin(*at), message, Severity.ERROR))
+
+    def refuse(self, at: tuple[str | int, ...], message: str) -> None:
+        """An error that stays one even in a part left out (`demote_since`): what a pull
+        request must not do (a path out of the repository or the workspace, a file over the
+        size limits), never a convention of another tool."""
+        self.error(at, message)
+        if self.items and self.count <= MAX_PROBLEMS:
+            self._kept.add(id(self.items[-1]))
 
     def warn(self, at: tuple[str | int, ...], message: str) -> None:
         self.add(Problem(self.origin(*at), message, Severity.WARNING))
@@ -70,6 +83,35 @@ class Problems:
     @property
     def has_errors(self) -> bool:
         return self.errors > 0
+
+    def not_run(self, at: tuple[str | int, ...], reason: str) -> None:
+        """Say first why nothing of the file runs: a result without a suite whose problems
+        are only warnings is not run, and its first warning is the reason."""
+        self.count += 1
+        self.items.insert(0, Problem(self.origin(*at), f"not run: {reason}", Severity.WARNING))
+
+    def mark(self) -> int:
+        """Where the problems stand now, for `demote_since`."""
+        return len(self.items)
+
+    def demote_since(self, mark: int, consequence: str) -> int:
+        """The errors added since `mark` become warnings ending in `consequence` (what is left
+        out and what still runs): a part of a file that cannot run (one grader, one case) is
+        left out with its reason while the rest of the file runs. Returns how many (under
+        `--strict` none: the errors stay, and the file fails as a whole)."""
+        if STRICT.get():
+            return sum(p.severity is Severity.ERROR for p in self.items[mark:])
+        demoted = 0
+        for i in range(mark, len(self.items)):
+            problem = self.items[i]
+            kept = id(problem) in self._kept
+            if problem.severity is Severity.ERROR and not kept and self.count <= MAX_PROBLEMS:
+                message = f"{problem.message.rstrip('.')}: {consequence}"
+                self.items[i] = Problem(problem.origin, message, Severity.WARNING)
+                demoted += 1
+        self.errors -= demoted
+        self._shown_errors -= demoted
+        return demoted
 
     def warnings(self) -> tuple[Problem, ...]:
         """The warnings kept, which a suite carries to the report."""

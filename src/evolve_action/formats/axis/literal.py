@@ -4,7 +4,9 @@ AXIS scenarios are often `export default { name: "...", prompt: "...", judge: [{
 "..." }], setup: helper(), variants: helper() } satisfies ScenarioInput;`. Nothing here runs
 the module: a small reader takes the object after `export default` and keeps the values
 that are plain literals (strings, `+`-joined strings, template strings without `${}`,
-numbers, booleans, arrays and objects of them). A value written as code (a call, a variable)
+numbers, booleans, arrays and objects of them). The object may also be wrapped in a call
+(`defineScenario({...})`), be CommonJS's `module.exports`, or be a variable the module exports
+by name. A value written as code (a call, a variable)
 becomes `CODE`, so the loader can say what it did not read. Any surprise gives None: the
 scenario is then reported as not read, never guessed.
 """
@@ -18,7 +20,15 @@ CODE = object()  # a value that is code, not a literal
 MAX_TEXT = 256 * 1024
 MAX_DEPTH = 20
 
-_START = re.compile(r"export\s+default\s*(?=\{)")
+# Where the scenario object starts: `export default {`, a wrapping call such as
+# `export default defineScenario({`, CommonJS `module.exports = {`, or a variable the module
+# exports by name (`const scenario: Scenario = {...}; export default scenario;`).
+_CALL = r"(?:[A-Za-z_$][\w$.]*\s*(?:<[^<>()]*>)?\s*\(\s*)?"
+_STARTS = (
+    re.compile(r"export\s+default\s*" + _CALL + r"(?=\{)"),
+    re.compile(r"module\.exports\s*=\s*" + _CALL + r"(?=\{)"),
+)
+_NAMED = re.compile(r"export\s+default\s+([A-Za-z_$][\w$]*)\s*(?:satisfies\s+\w+\s*)?;?\s*$", re.M)
 _TOKEN = re.compile(
     r"""\s+|//[^\n]*|/\*.*?\*/"""  # space and comments
     r"""|(?P<str>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\$]|\\.|\$(?!\{))*`)"""
@@ -34,10 +44,10 @@ def default_export(text: str) -> dict[str, Any] | None:
     """The literal fields of the module's `export default {...}`, or None."""
     if len(text) > MAX_TEXT:
         return None
-    found = _START.search(text)
-    if found is None:
+    start = _start(text)
+    if start is None:
         return None
-    tokens = _tokens(text[found.end() :])
+    tokens = _tokens(text[start:])
     if tokens is None:
         return None
     reader = _Reader(tokens)
@@ -48,12 +58,55 @@ def default_export(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def _start(text: str) -> int | None:
+    """Where the exported object literal's `{` is, or None."""
+    for pattern in _STARTS:
+        found = pattern.search(text)
+        if found is not None:
+            return found.end()
+    named = _NAMED.search(text)
+    if named is None:
+        return None
+    name = re.escape(named.group(1))
+    bound = re.search(rf"(?:const|let|var)\s+{name}\s*(?::[^=]*)?=\s*{_CALL}(?=\{{)", text)
+    return bound.end() if bound is not None else None
+
+
+def _template(text: str, pos: int) -> int | None:
+    """The end of a template string with `${...}` parts starting at `pos`, or None."""
+    depth, i = 0, pos + 1
+    while i < len(text):
+        char = text[i]
+        if char == "\\":
+            i += 2
+            continue
+        if depth == 0 and char == "`":
+            return i + 1
+        if char == "$" and text.startswith("${", i):
+            depth += 1
+            i += 2
+            continue
+        if depth and char == "}":
+            depth -= 1
+        elif depth and char == "{":
+            depth += 1
+        i += 1
+    return None
+
+
 def _tokens(text: str) -> list[tuple[str, str]] | None:
     out: list[tuple[str, str]] = []
     pos = 0
     depth = 0
     while pos < len(text):
         match = _TOKEN.match(text, pos)
+        if match is None and text.startswith("`", pos):  # a template with `${}`: code
+            end = _template(text, pos)
+            if end is None:
+                return None
+            out.append(("code", text[pos:end]))
+            pos = end
+            continue
         if match is None:
             return None
         pos = match.end()
@@ -136,15 +189,15 @@ class _Reader:
         self.take()
         return out
 
-    def _joined(self) -> str:
+    def _joined(self) -> Any:
         parts = [_string(self.take()[1])]
         while self.peek()[1] == "+" and self.tokens[self.at + 1][0] == "str":
             self.take()
             parts.append(_string(self.take()[1]))
         if self.peek()[1] in (",", "}", "]"):
             return "".join(parts)
-        self._skip_code()
-        raise ValueError("a string joined with code")
+        self._skip_code()  # a string joined with code is code
+        return CODE
 
     def _skip_code(self) -> None:
         """Skip an expression up to the `,` or closing bracket that ends it."""

@@ -4,8 +4,10 @@ A scenario is `{name, prompt, judge: [{check, weight}], setup, variants}` (`rubr
 documents) in a JSON file, or the same object exported by a TypeScript or JavaScript module.
 JSON scenarios are cases: each `check` a weighted judge item, `setup` copy actions fixtures,
 a variant without skills the no-skill arm and the skilled variant's first skill the skill
-under test. Modules are code, which a run here does not execute: they are counted and warned
-once, never run. `agents`, `judging` and `settings` are the action's inputs' to decide.
+under test; a scenario's own `skills` (or the config's) name it too, and `skip: true` leaves
+a scenario out. Modules are code, which a run here does not execute: they are counted and
+warned once, never run. `agents`, `judging` and `settings` are the action's inputs' to
+decide; `env` is never passed to the agent.
 """
 
 from __future__ import annotations
@@ -36,8 +38,14 @@ from evolve_action.util.text import json_kind
 MAX_SCENARIOS = 2_000
 MAX_SETUP_FILES = 500
 CODE = (".ts", ".mts", ".js", ".mjs", ".cjs")
-CONFIG_KEYS = frozenset({"scenarios", "agents", "judging", "settings", "adapters", "$schema"})
-SCENARIO_KEYS = frozenset({"name", "prompt", "judge", "rubric", "setup", "variants", "id"})
+CONFIG_KEYS = frozenset(
+    {"scenarios", "agents", "judging", "settings", "adapters", "$schema", "skills", "name"}
+    | {"artifacts"}
+)
+SCENARIO_KEYS = frozenset(
+    {"name", "prompt", "judge", "rubric", "setup", "variants", "id", "skills", "skip", "agents"}
+    | {"artifacts", "teardown", "limits"}
+)
 NOT_MINE = (
     "not read: an axis.config.json without `scenarios` is not an AXIS config; nothing runs"
     " from it and no check fails for it"
@@ -51,14 +59,29 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         return LoadResult(doc.rel, None, None, (notice,))
     problems = Problems(doc)
     for key in data:
-        if key not in CONFIG_KEYS:
+        if key not in CONFIG_KEYS and key != "env":
             problems.warn((key,), f"unknown AXIS key {key!r} is ignored")
+    if "env" in data:
+        problems.warn(
+            ("env",),
+            "not passed: the job's environment variables never reach the agent of a pull"
+            " request's eval; scenarios that need them run without",
+        )
     folder = (doc.path.parent / data["scenarios"]).resolve()
-    if not folder.is_dir() or not inside(folder, ctx.root.resolve()):
-        problems.error(("scenarios",), f"{data['scenarios']!r} is not a folder of the repository")
+    if not inside(folder, ctx.root.resolve()):
+        problems.error(("scenarios",), f"{data['scenarios']!r} leads outside the repository")
+        return LoadResult(doc.rel, Format.AXIS, None, tuple(problems.items))
+    if not folder.is_dir():  # made by a build step, or a typo: nothing to run either way
+        problems.not_run(
+            ("scenarios",),
+            f"`scenarios` names {data['scenarios']!r}, which is no folder of the repository"
+            " (a folder a build step makes is not made here); fix the path to have it run",
+        )
         return LoadResult(doc.rel, Format.AXIS, None, tuple(problems.items))
     found = _scenario_files(folder)
     reader = _Scenarios(doc, ctx, problems)
+    if isinstance(data.get("skills"), list) and data["skills"]:
+        reader.skill = reader.named_skill(problems, ("skills",), doc.path, data["skills"])
     cases = [c for p in found if (c := reader.case(p)) is not None]
     reader.say_what_code_left_out()
     if not cases:
@@ -139,9 +162,26 @@ class _Scenarios:
         if not isinstance(data, dict) or not isinstance(data.get("prompt"), str):
             return None  # a helper or data file beside the scenarios, not a scenario
         sub = Problems(sdoc)
+        if data.get("skip") is True:  # AXIS leaves it out of a run; so does a run here
+            self._warn(rel, sdoc.line("skip"), "`skip: true`: the scenario is not run")
+            return None
         for key in data:
             if key not in SCENARIO_KEYS:
                 sub.warn((key,), f"unknown scenario key {key!r} is ignored")
+        if "agents" in data:
+            sub.warn(("agents",), "not applied: the action's inputs choose the agent")
+        if data.get("teardown"):
+            sub.warn(("teardown",), "not run: a run's workspace is discarded after grading")
+        if isinstance(data.get("skills"), list) and data["skills"]:
+            named = self.named_skill(sub, ("skills",), path, data["skills"])
+            if self.skill is None:
+                self.skill = named
+            elif named is not None and named.dir != self.skill.dir:
+                sub.warn(
+                    ("skills",),
+                    f"the config's scenarios test {self.skill.name!r}; this scenario runs"
+                    f" with it too, not with {named.name!r} (one skill per config here)",
+                )
         items = _judge(sub, data.get("judge", data.get("rubric")))
         self._variants(sub, path, data.get("variants"))
         files = self._setup(sub, data.get("setup"))
@@ -154,7 +194,8 @@ class _Scenarios:
         name = given if isinstance(given, str) else path.stem
         origin = Origin(rel, sdoc.line())
         return Case(id=path.stem, prompt=data["prompt"], origin=origin, name=name,
-                    items=tuple(items), files=files)  # fmt: skip
+                    items=tuple(items), files=files,
+                    timeout_seconds=_minutes(data.get("limits")))  # fmt: skip
 
     def _variants(self, sub: Problems, path: Path, raw: Any) -> None:
         for i, variant in enumerate(raw if isinstance(raw, list) else []):
@@ -171,6 +212,19 @@ class _Scenarios:
                     "a variant's own judge is not applied: every"
                     " arm is judged by the scenario's checks",
                 )
+
+    def named_skill(
+        self, sub: Problems, at: tuple[str | int, ...], path: Path, skills: list[Any]
+    ) -> Skill | None:
+        """The first of `skills` that is a skill folder of the repository, else None (warned:
+        the skill beside the config is tested)."""
+        found = self._skill(path, skills)
+        if found is None:
+            sub.warn(at, f"{skills[0]!r} is no skill folder of the repository (no SKILL.md);"
+                     " the skill beside the config is tested")  # fmt: skip
+        elif len(skills) > 1:
+            sub.warn(at, f"only the first skill found, {found.name!r}, is installed")
+        return found
 
     def _skill(self, path: Path, skills: list[Any]) -> Skill | None:
         for entry in skills:
@@ -224,6 +278,9 @@ class _Scenarios:
 
 
 def _judge(sub: Problems, raw: Any) -> list[JudgeItem]:
+    if isinstance(raw, str) and raw.strip():  # a plain-text rubric: one check, judged whole
+        return [JudgeItem("check-1", raw.strip(), sub.origin("rubric"), Scale.BINARY,
+                          source="judge")]  # fmt: skip
     if not isinstance(raw, list):
         if raw is not None:
             sub.warn(("judge",), f"must be a list of {{check, weight}}, not {json_kind(raw)}")
@@ -247,6 +304,14 @@ def _judge(sub: Problems, raw: Any) -> list[JudgeItem]:
             )
         )
     return items
+
+
+def _minutes(limits: Any) -> float | None:
+    """A scenario's `limits.time_minutes` as its timeout in seconds."""
+    minutes = limits.get("time_minutes") if isinstance(limits, dict) else None
+    if isinstance(minutes, bool) or not isinstance(minutes, int | float) or minutes <= 0:
+        return None
+    return float(minutes) * 60
 
 
 def replace_severity(problem: Problem) -> Problem:

@@ -65,9 +65,15 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         return LoadResult(doc.rel, None, None, (notice,))
     problems = Problems(doc)
     skill = _skill(doc, ctx, problems)
-    cases = [c for at, raw in found if (c := _case(doc, at, raw, skill, ctx, problems))]
-    if not cases:
-        problems.error((), "no case reads: each needs a `query` and `expected_behavior`")
+    cases: list[Case] = []
+    for at, raw in found:
+        mark = problems.mark()
+        case = _case(doc, at, raw, skill, ctx, problems)
+        left_out = problems.demote_since(mark, "this case is not run; the file's other cases run")
+        cases += [case] if case is not None and not left_out else []
+    if not cases and not problems.has_errors:
+        problems.not_run((), "no case reads: each needs a `query` and `expected_behavior`")
+        return LoadResult(doc.rel, Format.BEST_PRACTICE, None, tuple(problems.items))
     suite = Suite(
         format=Format.BEST_PRACTICE, path=doc.path, rel=doc.rel, skill=skill, cases=tuple(cases),
         name=_name(doc), policy=SuitePolicy(threshold=_threshold(doc.data)),

@@ -1,6 +1,7 @@
 """Typed readers of the grader formats' fields (Vally, skill-validator, waza, tessl,
 promptfoo), each reporting at the field's line; durations as Vally writes them (`2m`,
-`300s`, `30000ms`; a bare number is seconds, as its guide writes)."""
+`300s`, `30000ms`, compound as in `2m40s` or `1h30m`; a bare number is seconds, as its guide
+writes)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from evolve_action.util.text import json_kind
 At = tuple[str | int, ...]
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+_COMPOUND = re.compile(r"^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$")
+_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
 _JS_UNICODE = re.compile(r"\\u\{([0-9A-Fa-f]{1,6})\}|\\u([0-9A-Fa-f]{4})")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
 
@@ -23,10 +26,15 @@ def seconds(problems: Problems, at: At, value: Any) -> float | None:
     if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
         return float(value)
     match = _DURATION.match(value) if isinstance(value, str) else None
-    if match is None or float(match.group(1)) <= 0:
-        problems.error(at, f"must be a duration such as 2m, 300s or 30000ms, not {value!r}")
-        return None
-    return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+    if match is not None and float(match.group(1)) > 0:
+        return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+    if isinstance(value, str) and _COMPOUND.match(value.strip()):
+        # A Go-style sum such as `2m40s` (Vally's and waza's timeouts are read that way).
+        total = sum(float(n) * _UNIT_SECONDS[u] for n, u in _PART.findall(value))
+        if total > 0:
+            return total
+    problems.error(at, f"must be a duration such as 2m, 300s, 2m40s or 30000ms, not {value!r}")
+    return None
 
 
 def text(problems: Problems, at: At, value: Any) -> str | None:
@@ -36,6 +44,17 @@ def text(problems: Problems, at: At, value: Any) -> str | None:
     return value
 
 
+def label(problems: Problems, at: At, value: Any, fallback: str) -> str:
+    """A case's name: text as written, a number or a boolean YAML read from it as its text,
+    else `fallback` (warned): a name only labels the case, so its case still runs."""
+    if isinstance(value, str) and value.strip():
+        return value
+    if isinstance(value, int | float | bool):
+        return str(value).lower() if isinstance(value, bool) else str(value)
+    problems.warn(at, f"no name (a non-empty string), so the case is reported as {fallback!r}")
+    return fallback
+
+
 def strings(problems: Problems, at: At, value: Any) -> list[str] | None:
     if isinstance(value, str):
         return [value]
@@ -43,6 +62,33 @@ def strings(problems: Problems, at: At, value: Any) -> list[str] | None:
         problems.error(at, f"must be a list of strings, not {json_kind(value)}")
         return None
     return list(value)
+
+
+def statements(problems: Problems, at: At, value: Any) -> list[str] | None:
+    """Judge statements (a rubric): a list of strings. An item YAML read as a mapping because
+    the author's sentence holds `: ` is the sentence again (warned); an item that is no text
+    at all is left out (warned) and the others are judged."""
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list):
+        problems.error(at, f"must be a list of strings, not {json_kind(value)}")
+        return None
+    said: list[str] = []
+    for j, item in enumerate(value):
+        if isinstance(item, str) and item.strip():
+            said.append(item)
+        elif isinstance(item, dict) and len(item) == 1:
+            key, rest = next(iter(item.items()))
+            tail = ", ".join(map(str, rest)) if isinstance(rest, list) else str(rest)
+            said.append(f"{key}: {tail}")
+            problems.warn(
+                (*at, j),
+                "YAML read this item as a mapping (its text holds `: `); it is judged as the"
+                f" sentence {said[-1]!r}; quote it to say so",
+            )
+        else:
+            problems.warn((*at, j), f"not judged: a rubric item is text, not {json_kind(item)}")
+    return said
 
 
 def mapping(problems: Problems, at: At, value: Any) -> dict[str, Any] | None:

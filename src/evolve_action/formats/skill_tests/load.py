@@ -48,7 +48,15 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
     if not isinstance(tests, list) or not tests:
         problems.error(("tests",), f"must be a list of tests, not {json_kind(tests)}")
         tests = []
-    cases = [c for i, raw in enumerate(tests) if (c := _case(problems, i, raw, skill.name))]
+    cases: list[Case] = []
+    for i, raw in enumerate(tests):
+        mark = problems.mark()
+        case = _case(problems, i, raw, skill.name)
+        left_out = problems.demote_since(mark, "this test is not run; the file's other tests run")
+        cases += [case] if case is not None and not left_out else []
+    if tests and not cases and not problems.has_errors:
+        problems.not_run(("tests",), "no test reads (below, why)")
+        return LoadResult(doc.rel, Format.SKILL_TESTS, None, tuple(problems.items))
     suite = Suite(
         format=Format.SKILL_TESTS, path=doc.path, rel=doc.rel, skill=skill, cases=tuple(cases),
         name=skill.name,
@@ -62,7 +70,7 @@ def _case(problems: Problems, i: int, raw: Any, skill: str) -> Case | None:
     if not isinstance(raw, dict):
         problems.error(at, f"a test is a mapping, not {json_kind(raw)}")
         return None
-    prompt, should = raw.get("prompt"), raw.get("should_trigger")
+    prompt, should = raw.get("prompt"), _flag(raw.get("should_trigger"))
     if not isinstance(prompt, str) or not prompt.strip() or not isinstance(should, bool):
         problems.error(at, "a test needs a `prompt` and `should_trigger: true|false`")
         return None
@@ -89,3 +97,10 @@ def _skill(named: Any, ctx: LoadContext) -> Skill:
     if not name or name == ctx.skill.name:
         return ctx.skill
     return Skill(name, ctx.skill.dir, ctx.skill.plugin, ctx.skill.plugin_dir)
+
+
+def _flag(value: Any) -> Any:
+    """`should_trigger` as YAML or a quoted word wrote it: "true" / "false" read as the flag."""
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    return value

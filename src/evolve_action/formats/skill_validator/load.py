@@ -2,7 +2,8 @@
 `tests/<plugin>/<skill>/eval.yaml`) holding `scenarios:`.
 
 A scenario (eng/skill-validator/README.md) has `name`, `prompt`, `setup` (`copy_test_files`,
-`files` with `source` relative to the skill folder or inline `content`, `commands`),
+`files` with `source` relative to the eval file's folder (the tool's rule; the skill folder
+is tried next, as older versions read it) or inline `content`, `commands`),
 `assertions`, `rubric`, `expect_tools`, `reject_tools`, `max_turns`, `max_tokens`, `timeout`
 (seconds) and `expect_activation`. Assertions are Vally's static graders under snake_case
 names (`output_contains` ignores case), so they run as the same checks; constraints and
@@ -18,12 +19,13 @@ starts, and, as skill-validator does, their exit codes are not checked.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
-from evolve_action.formats.graders.fields import At, js_regex, strings, text
+from evolve_action.formats.graders.fields import At, js_regex, label, statements, strings, text
 from evolve_action.formats.graders.gates import LIKERT_ANCHORS, activation_check, constraint_items
 from evolve_action.formats.graders.params import grader
 from evolve_action.formats.placement import inside
@@ -83,17 +85,31 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
     skill = skill_for(doc.path, ctx)
     cases: list[Case] = []
     seen: dict[str, Origin] = {}
+    dropped = 0
     for i, raw in enumerate(data["scenarios"]):
+        mark = problems.mark()
         case = _case(doc, ctx, problems, skill, ("scenarios", i), raw)
+        if problems.demote_since(mark, "this scenario is not run; the file's other ones run"):
+            dropped += 1
+            continue
         if case is None:
             continue
-        if case.id in seen:
-            problems.error(("scenarios", i, "name"), f"{case.id!r} is already at {seen[case.id]}")
-            continue
+        if case.id in seen:  # results need one id per case; the tool runs both
+            new_id = next(
+                f"{case.id} ({n})" for n in range(2, 10**6) if f"{case.id} ({n})" not in seen
+            )
+            problems.warn(
+                ("scenarios", i, "name"),
+                f"{case.id!r} is already at {seen[case.id]}; this one is reported as {new_id!r}",
+            )
+            case = replace(case, id=new_id)
         seen[case.id] = case.origin
         cases.append(case)
     if not data["scenarios"]:
         problems.warn(("scenarios",), "no scenarios: add some, or remove the file")
+    if not cases and dropped and not problems.has_errors:
+        problems.not_run(("scenarios",), "no scenario of this file can run here (below, why)")
+        return None
     return Suite(
         format=Format.SKILL_VALIDATOR,
         path=doc.path,
@@ -132,9 +148,9 @@ def _case(
     for key in raw:
         if key not in SCENARIO_KEYS:
             problems.warn((*at, key), f"unknown scenario key {key!r} is ignored; check it")
-    name = text(problems, (*at, "name"), raw.get("name"))
+    name = label(problems, (*at, "name"), raw.get("name"), f"scenario-{int(at[-1]) + 1}")
     prompt = text(problems, (*at, "prompt"), raw.get("prompt"))
-    if name is None or prompt is None:
+    if prompt is None:
         return None
     files, commands = _setup(doc, ctx, problems, skill, (*at, "setup"), raw.get("setup"))
     items: list[Item] = _assertions(problems, (*at, "assertions"), raw.get("assertions"))
@@ -151,7 +167,9 @@ def _case(
     if timeout is not None and (
         isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
     ):
-        problems.error((*at, "timeout"), f"must be a number of seconds, not {timeout!r}")
+        problems.warn(
+            (*at, "timeout"), f"not applied: must be a number of seconds, not {timeout!r}"
+        )
         timeout = None
     return Case(
         id=name,
@@ -184,7 +202,9 @@ def _setup(
             if p.is_file() and not p.is_symlink() and p != doc.path
         )  # fmt: skip
         if len(siblings) > MAX_COPIED:
-            problems.error((*at, "copy_test_files"), f"copies over {MAX_COPIED} files; stage fewer")
+            problems.refuse(
+                (*at, "copy_test_files"), f"copies over {MAX_COPIED} files; stage fewer"
+            )
             return [], commands
         files += [
             Fixture(p.absolute(), p.relative_to(doc.path.parent).as_posix(), origin)
@@ -194,7 +214,8 @@ def _setup(
     if not isinstance(entries, list):
         problems.error((*at, "files"), f"must be a list, not {json_kind(entries)}")
         return files, commands
-    base = skill.dir or doc.path.parent  # `source` is relative to the skill folder
+    # The tool reads `source` from the eval file's folder; older versions read the skill's.
+    bases = [doc.path.parent, *([skill.dir] if skill.dir else [])]
     inline: list[str] = []
     for j, entry in enumerate(entries):
         where = (*at, "files", j)
@@ -204,7 +225,7 @@ def _setup(
         dest = entry["path"].rstrip("/")  # absolute is refused: the tool would write there
         bad_dest = fixture_dest(dest)
         if bad_dest is not None:
-            problems.error((*where, "path"), f"{entry['path']!r}: {bad_dest}")
+            problems.refuse((*where, "path"), f"{entry['path']!r}: {bad_dest}")
             continue
         if "content" in entry:
             fixture = _inline(problems, where, entry["content"], dest, doc, inline)
@@ -213,15 +234,15 @@ def _setup(
         source = text(problems, (*where, "source"), entry.get("source"))
         if source is None:
             continue
-        path = base / source
-        if not inside(path, root) or not path.is_file():
-            problems.error(
+        found = [b / source for b in bases if inside(b / source, root) and (b / source).is_file()]
+        if not found:
+            problems.warn(
                 (*where, "source"),
-                f"{source!r} is no file inside the repository (read relative to the skill"
-                " folder); add it or fix the path",
+                f"{source!r} is no file inside the repository (read relative to the eval file's"
+                " folder, then the skill's): the scenario runs without it; add it or fix the path",
             )
             continue
-        files.append(Fixture(path.absolute(), dest, problems.origin(*where)))
+        files.append(Fixture(found[0].absolute(), dest, problems.origin(*where)))
     return files, commands
 
 
@@ -230,11 +251,11 @@ def _inline(
 ) -> Fixture | None:
     """A file written inline (`{path, content}`), staged as its text, within the size limits."""
     if not isinstance(content, str):
-        problems.error((*at, "content"), f"must be the file's text, not {json_kind(content)}")
+        problems.refuse((*at, "content"), f"must be the file's text, not {json_kind(content)}")
         return None
     too_big = inline_refusal(content, inline)
     if too_big is not None:
-        problems.error((*at, "content"), too_big)
+        problems.refuse((*at, "content"), too_big)
         return None
     inline.append(content)
     return Fixture(doc.path.absolute(), dest, problems.origin(*at), content=content)
@@ -260,8 +281,14 @@ def _assertions(problems: Problems, at: At, value: Any) -> list[Item]:
     for j, raw in enumerate(value):
         kind = raw.get("type") if isinstance(raw, dict) else None
         if kind not in ASSERTIONS:
+            # A type this reader does not run (a newer tool's `run_command_and_assert`, a
+            # typo) leaves that assertion out; the scenario's other assertions still run.
             known = ", ".join(ASSERTIONS)
-            problems.error((*at, j, "type"), f"unknown assertion type {kind!r}; use one of {known}")
+            problems.warn(
+                (*at, j, "type"),
+                f"assertion type {kind!r} is not run here (this reader runs {known});"
+                " the scenario's other assertions and rubric run",
+            )
             continue
         family, negate, subject, param = ASSERTIONS[kind]
         params: dict[str, Any] = {"negate": negate}
@@ -293,7 +320,7 @@ def _assertions(problems: Problems, at: At, value: Any) -> list[Item]:
 def _rubric(problems: Problems, at: At, value: Any) -> list[Item]:
     if value is None:
         return []
-    said = strings(problems, at, value) or []
+    said = statements(problems, at, value) or []
     return [
         JudgeItem(
             f"rubric-{j + 1}",

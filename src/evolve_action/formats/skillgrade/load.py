@@ -55,7 +55,12 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
         if key in defaults:
             problems.warn(("defaults", key), f"{key} is not applied: the action's inputs decide")
     tasks = _list(data.get("tasks"))
-    cases = [c for i, raw in enumerate(tasks) if (c := _case(doc, ctx, problems, i, raw))]
+    cases: list[Case] = []
+    for i, raw in enumerate(tasks):
+        mark = problems.mark()
+        case = _case(doc, ctx, problems, i, raw)
+        left_out = problems.demote_since(mark, "this task is not run; the file's other tasks run")
+        cases += [case] if case is not None and not left_out else []
     if not cases and tasks:
         lead = Problem(Origin(doc.rel, doc.line("tasks")), "not run: no task has a grader that"
                        " runs here", Severity.WARNING)  # fmt: skip
@@ -63,12 +68,12 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
     if not cases:
         problems.error(("tasks",), "no task: give one an instruction and graders")
     threshold = defaults.get("threshold")
-    mark = float(threshold) if isinstance(threshold, int | float) else None
+    pass_mark = float(threshold) if isinstance(threshold, int | float) else None
     trials = defaults.get("trials")
     suite = Suite(
         format=Format.SKILLGRADE, path=doc.path, rel=doc.rel, skill=ctx.skill, cases=tuple(cases),
         runs=trials if isinstance(trials, int) and trials > 0 else None,
-        policy=SuitePolicy(threshold=mark),
+        policy=SuitePolicy(threshold=pass_mark),
         warnings=problems.warnings(),
     )  # fmt: skip
     return problems.result(Format.SKILLGRADE, suite)

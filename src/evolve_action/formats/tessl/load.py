@@ -15,12 +15,13 @@ the scenario names (its folder name or task), else the first, with a warning say
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
-from evolve_action.formats.graders.fields import text
+from evolve_action.formats.graders.fields import At, text
 from evolve_action.formats.placement import inside
 from evolve_action.model.evals import (
     Case,
@@ -108,33 +109,42 @@ def _checklist(problems: Problems, value: Any) -> list[JudgeItem]:
     items: list[JudgeItem] = []
     for j, raw in enumerate(value):
         at = ("checklist", j)
-        if not isinstance(raw, dict):
-            problems.error(at, f"a checklist item is a mapping, not {json_kind(raw)}")
-            continue
-        name = text(problems, (*at, "name"), raw.get("name"))
-        description = text(problems, (*at, "description"), raw.get("description"))
-        points = raw.get("max_score")
-        if isinstance(points, bool) or not isinstance(points, int | float) or points <= 0:
-            problems.error((*at, "max_score"), f"must be a number above 0, not {points!r}")
-            continue
-        for key in raw:
-            if key not in ("name", "description", "max_score", "category"):
-                problems.warn((*at, key), f"unknown checklist key {key!r} is ignored")
-        if name is None or description is None:
-            continue
-        items.append(
-            JudgeItem(
-                f"{j + 1}. {name}",
-                f"{name}: {description} (the share of {points:g} points it earns)",
-                problems.origin(*at),
-                Scale.UNIT,
-                kind="criterion",
-                weight=float(points),
-                group=str(raw.get("category", "")),
-                source="checklist",
-            )
-        )
+        mark = problems.mark()
+        item = _item(problems, at, j, raw)
+        if not problems.demote_since(mark, "this item is not judged; the others are"):
+            items += [item] if item is not None else []
+    if not items and not problems.has_errors:
+        problems.not_run(("checklist",), "no checklist item reads (below, why)")
     return items
+
+
+def _item(problems: Problems, at: At, j: int, raw: Any) -> JudgeItem | None:
+    if not isinstance(raw, dict):
+        problems.error(at, f"a checklist item is a mapping, not {json_kind(raw)}")
+        return None
+    name = text(problems, (*at, "name"), raw.get("name"))
+    description = text(problems, (*at, "description"), raw.get("description"))
+    points = raw.get("max_score")
+    if isinstance(points, str) and re.fullmatch(r"\s*\d+(?:\.\d+)?\s*", points):
+        points = float(points)  # written as text: the number it says
+    if isinstance(points, bool) or not isinstance(points, int | float) or points <= 0:
+        problems.error((*at, "max_score"), f"must be a number above 0, not {points!r}")
+        return None
+    for key in raw:
+        if key not in ("name", "description", "max_score", "category"):
+            problems.warn((*at, key), f"unknown checklist key {key!r} is ignored")
+    if name is None or description is None:
+        return None
+    return JudgeItem(
+        f"{j + 1}. {name}",
+        f"{name}: {description} (the share of {points:g} points it earns)",
+        problems.origin(*at),
+        Scale.UNIT,
+        kind="criterion",
+        weight=float(points),
+        group=str(raw.get("category", "")),
+        source="checklist",
+    )
 
 
 def _skill(scenario: Path, task: str, ctx: LoadContext, problems: Problems) -> Skill:

@@ -74,7 +74,10 @@ def grader_items(
     items: list[Item] = []
     ids: set[str] = set()
     for j, raw in enumerate(graders):
+        mark = problems.mark()
         item = _grader(problems, (*at, "graders", j), raw, rubric, j, turns)
+        if problems.demote_since(mark, "this grader is not run; the stimulus's other graders run"):
+            continue
         if item is None:
             continue
         if item.id in ids:  # Vally names need not be unique; results here need them to be

@@ -10,7 +10,9 @@ graders judge items of the one judge call (`vally_graders.py`).
 A stimulus of several `turns` is a conversation the agent answers turn by turn
 (`vally_turns`); `environment.commands` run in the confinement before the agent starts.
 What Vally does that a run here cannot is said, never skipped quietly: a custom executor is
-an error.
+warned (the action's agent runs); a setting that does not read leaves its default (warned);
+a grader that does not read is left out and a stimulus that does not read is not run, each
+warned while the rest of the file runs; a file none of whose stimuli can run is not run.
 The skill under test is the one `environment.skills` names, else the skilled arm of a
 `*.experiment.yaml` at the repository root that lists this eval (`vally_skills.py`), else
 the one discovery found beside the file.
@@ -63,9 +65,14 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
             problems.warn((key,), f"unknown Vally key {key!r} is ignored; check its spelling")
     kind = data.get("type")
     if kind is not None and kind not in TYPES:
-        problems.error(("type",), f"must be one of {', '.join(TYPES)}, not {kind!r}")
+        problems.warn(
+            ("type",), f"read as capability: Vally's types are {', '.join(TYPES)}, not {kind!r}"
+        )
+        kind = None
+    mark = problems.mark()  # settings that tune a run: a bad one leaves the default
     runs, timeout = _config(data, problems)
     scoring = _scoring(data.get("scoring"), problems)
+    problems.demote_since(mark, "left out; the default applies and the stimuli run")
     skill = vally_skills.skill_for(doc, ctx, problems)
     shared = Shared(doc, ctx, problems, skill, timeout, data.get("environment"))
     stimuli = data.get("stimuli")
@@ -75,7 +82,10 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
     cases: list[Case] = []
     seen: dict[str, Origin] = {}
     for i, raw in enumerate(stimuli):
+        mark = problems.mark()
         case = build_case(shared, ("stimuli", i), raw)
+        if problems.demote_since(mark, "this stimulus is not run; the file's other stimuli run"):
+            continue
         if case is None:
             continue
         if case.id in seen:  # Vally runs both; results here need one id per case
@@ -89,6 +99,9 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
             case = replace(case, id=new_id)
         seen[case.id] = case.origin
         cases.append(case)
+    if not cases and not problems.has_errors:
+        problems.not_run(("stimuli",), "no stimulus of this file can run here (below, why)")
+        return None
     name = data.get("name") if isinstance(data.get("name"), str) else ""
     return Suite(
         format=Format.VALLY,
@@ -140,10 +153,10 @@ def _config(data: dict[str, Any], problems: Problems) -> tuple[int | None, float
             timeout = seconds(problems, at, value)
         elif key == "executor":
             if value not in EXECUTORS:
-                problems.error(
+                problems.warn(
                     at,
-                    f"executor {value!r} is a Vally executor plugin, which cannot run here:"
-                    " evolve-action runs the agent itself with the action's models. Remove it"
+                    f"not applied: executor {value!r} is a Vally executor plugin, which cannot"
+                    " run here; the action's own agent runs the stimuli with its models"
                     " (copilot-sdk, the built-in one, is read as the action's agent)",
                 )
         elif key in CONFIG_NO_EFFECT:

@@ -14,7 +14,15 @@ from typing import Any
 
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
-from evolve_action.formats.graders.fields import At, mapping, seconds, strings, text
+from evolve_action.formats.graders.fields import (
+    At,
+    label,
+    mapping,
+    seconds,
+    statements,
+    strings,
+    text,
+)
 from evolve_action.formats.graders.gates import activation_check, constraint_items
 from evolve_action.formats.placement import inside
 from evolve_action.formats.vally.graders import grader_items
@@ -55,9 +63,9 @@ def build_case(shared: Shared, at: At, raw: Any) -> Case | None:
             problems.warn(
                 (*at, key), f"unknown stimulus key {key!r} is ignored; check its spelling"
             )
-    name = text(problems, (*at, "name"), raw.get("name"))
+    name = label(problems, (*at, "name"), raw.get("name"), f"stimulus-{int(at[-1]) + 1}")
     turns = user_turns(problems, at, raw)
-    if name is None or turns is None:
+    if turns is None:
         return None
     files, commands = _environment(shared, at, raw.get("environment"))
     timeout = shared.timeout
@@ -95,7 +103,7 @@ def build_case(shared: Shared, at: At, raw: Any) -> Case | None:
 def _rubric(problems: Problems, at: At, value: Any) -> list[str]:
     if value is None:
         return []
-    return strings(problems, (*at, "rubric"), value) or []
+    return statements(problems, (*at, "rubric"), value) or []
 
 
 def _environment(shared: Shared, at: At, own: Any) -> tuple[list[Fixture], list[SetupCommand]]:
@@ -143,20 +151,22 @@ def _fixtures(shared: Shared, at: At, entry: Any) -> list[Fixture]:
     root = shared.ctx.root.resolve()
     source = shared.doc.path.parent / src
     if not inside(source, root):
-        problems.error((*at, "src"), f"{src!r} leads outside the repository; keep fixtures in it")
+        problems.refuse((*at, "src"), f"{src!r} leads outside the repository; keep fixtures in it")
         return []
     origin = problems.origin(*at)
     dest = dest.strip("/") or "."
     if source.is_file():
         return [Fixture(source.absolute(), dest, origin)]
-    if not source.is_dir():
-        problems.error(
-            (*at, "src"), f"{src!r} does not exist next to the eval file; add it or fix the path"
+    if not source.is_dir():  # Vally would fail the trial; here the case runs without it
+        problems.warn(
+            (*at, "src"),
+            f"{src!r} does not exist next to the eval file: the stimulus runs without it;"
+            " add it or fix the path",
         )
         return []
     found = sorted(p for p in source.rglob("*") if p.is_file() and not p.is_symlink())
     if len(found) > MAX_FILES:
-        problems.error((*at, "src"), f"{src!r} holds more than {MAX_FILES} files; stage fewer")
+        problems.refuse((*at, "src"), f"{src!r} holds more than {MAX_FILES} files; stage fewer")
         return []
     return [
         Fixture(p.absolute(), _join(dest, p.relative_to(source).as_posix()), origin) for p in found

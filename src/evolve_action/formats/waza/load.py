@@ -128,7 +128,10 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
     cases: list[Case] = []
     seen: dict[str, Origin] = {}
     for path, at in _task_files(doc, ctx, problems, data.get("tasks")):
+        mark = problems.mark()
         case = _task(doc, ctx, problems, path, at, skill, timeout, shared)
+        if problems.demote_since(mark, "this task is not run; the suite's other tasks run"):
+            continue
         if case is None:
             continue
         if case.id in seen:
@@ -136,6 +139,9 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
             continue
         seen[case.id] = case.origin
         cases.append(case)
+    if not cases and not problems.has_errors:
+        problems.not_run(("tasks",), "no task of this suite can run here (below, why)")
+        return None
     name = data.get("name") if isinstance(data.get("name"), str) else ""
     return Suite(
         format=Format.WAZA,
@@ -205,7 +211,11 @@ def _task_files(
         matches = sorted(p for p in doc.path.parent.glob(pattern) if p.is_file())
         matches = [p for p in matches if inside(p, root)]
         if not matches:
-            problems.error(("tasks", i), f"{pattern!r} names no task file next to the eval; fix it")
+            problems.warn(
+                ("tasks", i),
+                f"{pattern!r} names no task file next to the eval (nothing of it runs; the"
+                " other patterns' tasks do); fix it",
+            )
             continue
         for path in matches:
             if path not in seen and len(seen) < MAX_TASKS:
@@ -302,8 +312,12 @@ def _files(
         source = next(
             (b / rel for b in bases if (b / rel).is_file() and inside(b / rel, root)), None
         )
-        if source is None:
-            problems.error(at, f"inputs.files {rel!r} is not in the context folder; add it")
+        if source is None:  # the task runs without it, as a reference left unresolved
+            problems.warn(
+                at,
+                f"inputs.files {rel!r} is not in the context folder: the task runs without"
+                " it; add it",
+            )
             continue
         files.append(Fixture(source.absolute(), rel, problems.origin(*at)))
     return files
