@@ -29,6 +29,8 @@ from evolve_action.formats.graders.params import (
     Tools,
     WallTime,
 )
+from evolve_action.formats.trajectory.calls import run_trajectory
+from evolve_action.formats.trajectory.wants import named
 from evolve_action.model.checking import CheckContext, params_of, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult, ToolCall
@@ -275,16 +277,19 @@ async def skill_invocation(check: Check, ctx: CheckContext) -> ItemResult:
 
 @register("vally.tools", Tools)
 async def tools(check: Check, ctx: CheckContext) -> ItemResult:
+    """Each expected tool called, no rejected one (`*`: any tool); a tool matches by any
+    form of its name (`model.trajectory`), an MCP tool by its bare name too."""
     if not ctx.reports_tool_calls:
         return _result(check, None, "this transcript does not record tool calls")
-    used = {c.name for c in ctx.transcript.tool_calls}
+    steps = run_trajectory(ctx).steps
+    used = sorted({s.label for s in steps})
     p = params_of(check, Tools)
-    missing = [t for t in p.expect_tools if t != "*" and t not in used]
+    missing = [t for t in p.expect_tools if t != "*" and not any(map(named(t), steps))]
     rejected = p.reject_tools
-    banned = sorted(used if "*" in rejected else used & set(rejected))
+    banned = used if "*" in rejected else [t for t in rejected if any(map(named(t), steps))]
     problems = [f"never used {', '.join(missing)}"] if missing else []
     problems += [f"used rejected {', '.join(banned)}"] if banned else []
-    said = "; ".join(problems) or f"tools used: {', '.join(sorted(used)) or 'none'}"
+    said = "; ".join(problems) or f"tools used: {', '.join(used) or 'none'}"
     return _result(check, not problems, said)
 
 

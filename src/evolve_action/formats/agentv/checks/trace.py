@@ -20,7 +20,7 @@ from evolve_action.formats.agentv.kinds import (
     SkillUse,
     ToolTrajectory,
 )
-from evolve_action.formats.trajectory.calls import tool_names, verdict
+from evolve_action.formats.trajectory.calls import run_trajectory, verdict
 from evolve_action.formats.trajectory.matchers import Trajectory
 from evolve_action.model.checking import CheckContext, params_of, register
 from evolve_action.model.evals import Check
@@ -267,5 +267,5 @@ def _loads_skill(call: ToolCall, skill: str) -> bool:
 async def agentv_trajectory(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return skipped(check, "this transcript does not record tool calls")
-    held, evidence = verdict(params_of(check, Trajectory), tool_names(ctx.transcript))
+    held, evidence = verdict(params_of(check, Trajectory), run_trajectory(ctx).steps)
     return scored(check, ctx, 1.0 if held else 0.0, evidence)
