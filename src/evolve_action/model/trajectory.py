@@ -25,6 +25,10 @@ from typing import Any
 from evolve_action.model.outcomes import ToolCall, Transcript
 
 MCP_PREFIX = "mcp__"
+# Where a trajectory check's evidence says how the run went wrong, after the expected and the
+# observed sequences: the comment keeps this conclusion whole when it must shorten the rest.
+CONCLUSIONS = ("; parted at ", "; missing: ")
+OBSERVED = "; observed: "  # between the expected sequence (or the rule) and the observed one
 # How agents other than Claude join a server's name to its tool's, most specific first.
 _JOINS = ("__", "_", "-", ".", "/")
 
@@ -102,6 +106,16 @@ def _step(index: int, call: ToolCall, servers: tuple[str, ...]) -> ToolStep:
         index, call.name, server, tool, parse_arguments(call.arguments), call.arguments,
         call.result, call.is_error,
     )  # fmt: skip
+
+
+def conclusion(evidence: str) -> tuple[str, str, str]:
+    """(what was expected, the observed calls, the conclusion) of a trajectory check's
+    evidence; (evidence, "", "") for any other evidence."""
+    at = max(evidence.rfind(mark) for mark in CONCLUSIONS)
+    seen = evidence.find(OBSERVED)
+    if at <= 0 or not 0 < seen < at:
+        return evidence, "", ""
+    return evidence[:seen], evidence[seen + len(OBSERVED) : at], evidence[at + 2 :]
 
 
 def parse_arguments(raw: str) -> Any:

@@ -19,10 +19,11 @@ from collections.abc import Sequence
 from enum import StrEnum
 
 from evolve_action.formats.trajectory.wants import Outcome, Want
-from evolve_action.model.trajectory import ToolStep
+from evolve_action.model.trajectory import CONCLUSIONS, OBSERVED, ToolStep
 
 SHOWN = 12  # steps of a sequence the evidence lists; the rest are counted
 ARROW = " → "
+PARTED, MISSING = CONCLUSIONS  # the evidence's conclusion follows one of them
 # The LCS table is expected × observed cells; past this the in-order credit falls back to
 # the greedy matched prefix, which is a lower bound of it.
 MAX_CELLS = 200_000
@@ -58,7 +59,7 @@ def strict(wants: Sequence[Want], steps: Sequence[ToolStep]) -> Outcome:
         part = f"the run stopped at step {prefix}; expected {wants[prefix].label} next"
     else:
         part = f"expected {wants[prefix].label}, saw {steps[prefix].label}"
-    return Outcome(False, score, f"{head}; parted at step {prefix + 1}: {part}")
+    return Outcome(False, score, f"{head}{PARTED}step {prefix + 1}: {part}")
 
 
 def in_order(wants: Sequence[Want], steps: Sequence[ToolStep]) -> Outcome:
@@ -77,13 +78,13 @@ def in_order(wants: Sequence[Want], steps: Sequence[ToolStep]) -> Outcome:
     missed = wants[len(matched)]
     if not matched:
         part = f"no {missed.label} call at all"
-        return Outcome(False, score, f"{head}; parted at expected step 1: {part}")
+        return Outcome(False, score, f"{head}{PARTED}expected step 1: {part}")
     last = matched[-1]
     after = steps[last + 1].label if last + 1 < len(steps) else "nothing"
     part = f"expected {missed.label} after call {last + 1} ({steps[last].label}), saw {after}" + (
         "" if any(map(missed, steps)) else f"; {missed.label} is never called"
     )
-    return Outcome(False, score, f"{head}; parted at expected step {len(matched) + 1}: {part}")
+    return Outcome(False, score, f"{head}{PARTED}expected step {len(matched) + 1}: {part}")
 
 
 def any_order(wants: Sequence[Want], steps: Sequence[ToolStep]) -> Outcome:
@@ -96,7 +97,7 @@ def any_order(wants: Sequence[Want], steps: Sequence[ToolStep]) -> Outcome:
     head = _head("expected in any order", wants, steps)
     if not missing:
         return Outcome(True, 1.0, head)
-    return Outcome(False, score, f"{head}; missing: {', '.join(missing)}")
+    return Outcome(False, score, f"{head}{MISSING}{', '.join(missing)}")
 
 
 def _augment(
@@ -134,7 +135,7 @@ def _common(wants: Sequence[Want], steps: Sequence[ToolStep]) -> int:
 
 def _head(said: str, wants: Sequence[Want], steps: Sequence[ToolStep], at: int = 0) -> str:
     expected = sequence([w.label for w in wants])
-    return f"{said}: {expected}; observed: {sequence([s.label for s in steps], at)}"
+    return f"{said}: {expected}{OBSERVED}{sequence([s.label for s in steps], at)}"
 
 
 def sequence(labels: Sequence[str], around: int = 0) -> str:

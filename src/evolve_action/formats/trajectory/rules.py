@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from evolve_action.formats.trajectory.order import sequence
 from evolve_action.formats.trajectory.wants import Outcome, Want
-from evolve_action.model.trajectory import ToolStep, Trajectory
+from evolve_action.model.trajectory import OBSERVED, ToolStep, Trajectory
 
 
 def called(want: Want, steps: Sequence[ToolStep], low: int = 1, high: int | None = None) -> Outcome:
@@ -21,7 +21,7 @@ def called(want: Want, steps: Sequence[ToolStep], low: int = 1, high: int | None
     wanted = bounds(low, high)
     where = f" (call {', '.join(map(str, hits[:8]))}{', …' if len(hits) > 8 else ''})"
     said = f"{want.label}: {len(hits)} matching call(s){where if hits else ''}, wanted {wanted}"
-    return Outcome(inside, 1.0 if inside else 0.0, f"{said}; observed: {_observed(steps)}")
+    return Outcome(inside, 1.0 if inside else 0.0, f"{said}{OBSERVED}{_observed(steps)}")
 
 
 def not_called(want: Want, steps: Sequence[ToolStep]) -> Outcome:
@@ -33,14 +33,14 @@ def all_called(wants: Sequence[Want], steps: Sequence[ToolStep]) -> Outcome:
     missing = [w.label for w in wants if not any(map(w, steps))]
     held = not missing
     said = f"never called: {', '.join(missing)}" if missing else "all called"
-    return Outcome(held, 1.0 if held else 0.0, f"{said}; observed: {_observed(steps)}")
+    return Outcome(held, 1.0 if held else 0.0, f"{said}{OBSERVED}{_observed(steps)}")
 
 
 def none_called(wants: Sequence[Want], steps: Sequence[ToolStep]) -> Outcome:
     used = [w.label for w in wants if any(map(w, steps))]
     held = not used
     said = f"called: {', '.join(used)}" if used else "none called"
-    return Outcome(held, 1.0 if held else 0.0, f"{said}; observed: {_observed(steps)}")
+    return Outcome(held, 1.0 if held else 0.0, f"{said}{OBSERVED}{_observed(steps)}")
 
 
 def max_turns(run: Trajectory, limit: int) -> Outcome:
