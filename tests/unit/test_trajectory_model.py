@@ -33,7 +33,7 @@ from evolve_action.grade.checks import CheckContext, run_check
 from evolve_action.model.evals import Case, Check, Format, Origin, Skill, Suite
 from evolve_action.model.mcp import McpServer
 from evolve_action.model.outcomes import ItemResult, ToolCall, Transcript
-from evolve_action.model.trajectory import ToolStep, split_name, trajectory_of
+from evolve_action.model.trajectory import ToolStep, call_forms, split_name, trajectory_of
 from evolve_action.util.regex import RegexError
 from tests.fakes.commands import run_command
 
@@ -261,3 +261,13 @@ def test_evolve_reads_tool_sequence_and_says_what_is_wrong_with_it(tmp_path: Pat
     (bad,) = load_all(tmp_path)
     said = " | ".join(p.message for p in bad.errors)
     assert "missing tools" in said and "must be one of strict, in_order, any_order" in said
+
+
+def test_a_reported_call_answers_to_every_form_agentv_reads_too() -> None:
+    assert call_forms(ToolCall("mcp__gh__search", "{}")) == (
+        "mcp__gh__search", "search", "gh/search", "gh.search",
+    )  # fmt: skip
+    assert call_forms(ToolCall("search", "{}", server="gh"))[2:] == (
+        "gh/search", "gh.search", "mcp__gh__search",
+    )  # fmt: skip
+    assert call_forms(ToolCall("Read", "{}")) == ("Read",)

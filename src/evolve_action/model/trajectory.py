@@ -49,11 +49,7 @@ class ToolStep:
     @property
     def forms(self) -> tuple[str, ...]:
         """Every name an eval may write for this step."""
-        if not self.server:
-            return (self.name,) if self.name == self.tool else (self.name, self.tool)
-        s, t = self.server, self.tool
-        names = (self.name, t, f"{s}/{t}", f"{s}.{t}", f"{MCP_PREFIX}{s}__{t}")
-        return tuple(dict.fromkeys(names))
+        return name_forms(self.name, self.server, self.tool)
 
     @property
     def label(self) -> str:
@@ -77,6 +73,19 @@ def trajectory_of(transcript: Transcript, servers: Iterable[str] = ()) -> Trajec
     known = tuple(sorted(set(servers), key=len, reverse=True))
     steps = tuple(_step(i, call, known) for i, call in enumerate(transcript.tool_calls, 1))
     return Trajectory(steps, transcript.turns)
+
+
+def name_forms(name: str, server: str, tool: str) -> tuple[str, ...]:
+    """The names a call reported as `name` (of `tool` on `server`) answers to."""
+    if not server:
+        return (name,) if name == tool else (name, tool)
+    names = (name, tool, f"{server}/{tool}", f"{server}.{tool}", f"{MCP_PREFIX}{server}__{tool}")
+    return tuple(dict.fromkeys(names))
+
+
+def call_forms(call: ToolCall, servers: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Every name an eval may write for one reported call."""
+    return name_forms(call.name, *split_name(call.name, call.server, servers))
 
 
 def split_name(name: str, server: str = "", servers: tuple[str, ...] = ()) -> tuple[str, str]:
