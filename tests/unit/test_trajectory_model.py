@@ -267,7 +267,8 @@ def test_a_reported_call_answers_to_every_form_agentv_reads_too() -> None:
     assert call_forms(ToolCall("mcp__gh__search", "{}")) == (
         "mcp__gh__search", "search", "gh/search", "gh.search",
     )  # fmt: skip
-    assert call_forms(ToolCall("search", "{}", server="gh"))[2:] == (
+    assert call_forms(ToolCall("search", "{}", server="gh")) == (
+        "search",
         "gh/search", "gh.search", "mcp__gh__search",
     )  # fmt: skip
     assert call_forms(ToolCall("Read", "{}")) == ("Read",)
