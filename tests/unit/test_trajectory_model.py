@@ -29,6 +29,7 @@ from evolve_action.formats.trajectory.wants import (
     named,
     values_match,
 )
+from evolve_action.formats.waza.params import SequenceParams as WazaSequence
 from evolve_action.grade.checks import CheckContext, run_check
 from evolve_action.model.evals import Case, Check, Format, Origin, Skill, Suite
 from evolve_action.model.mcp import McpServer
@@ -272,3 +273,35 @@ def test_a_reported_call_answers_to_every_form_agentv_reads_too() -> None:
         "gh/search", "gh.search", "mcp__gh__search",
     )  # fmt: skip
     assert call_forms(ToolCall("Read", "{}")) == ("Read",)
+
+
+def _run(check: Check, calls: list[str], reports: bool = True) -> ItemResult:
+    origin = Origin("eval.yaml", 1)
+    case = Case("1", "do it", origin, items=(check,))
+    suite = Suite(Format.WAZA, Path("eval.yaml"), "eval.yaml", Skill("demo", None), (case,))
+    t = Transcript(tool_calls=[ToolCall(n, "{}") for n in calls])
+    ctx = CheckContext(suite, case, Path("."), t, run_command, 5, reports_tool_calls=reports)
+    return asyncio.run(run_check(check, ctx))
+
+
+@pytest.mark.parametrize(
+    ("mode", "calls", "passed"),
+    [
+        ("exact_match", ["Read", "Edit"], True),
+        ("exact_match", ["Edit", "Read"], False),
+        ("in_order_match", ["Read", "Bash", "Edit"], True),
+        ("in_order_match", ["Edit", "Read"], False),
+        ("any_order_match", ["Edit", "Read"], True),
+        ("any_order_match", ["Edit", "Edit"], False),
+    ],
+)
+def test_waza_action_sequence_reads_the_trajectory(
+    mode: str, calls: list[str], passed: bool
+) -> None:
+    check = Check("seq", "waza.action_sequence", "seq", Origin("eval.yaml", 1),
+                  WazaSequence(mode, ("Read", "Edit")))  # fmt: skip
+    got = _run(check, calls)
+    assert got.passed is passed and ("parted at" in got.evidence or "missing" in got.evidence) != (
+        passed
+    )
+    assert _run(check, calls, reports=False).passed is None

@@ -59,6 +59,12 @@ def _scored(check: Check, failures: Sequence[str], total: int, ok_said: str) -> 
     )
 
 
+def _unrecorded(check: Check) -> ItemResult:
+    """Skipped, never passed: without recorded calls a tool rule has no evidence."""
+    said = "skipped: this transcript does not record tool calls"
+    return ItemResult(check.id, check.text, None, said, kind=check.kind, source=check.source)
+
+
 @register("waza.text", TextParams)
 async def text_grader(check: Check, ctx: CheckContext) -> ItemResult:
     p, output = params_of(check, TextParams), ctx.transcript.final_text
@@ -160,6 +166,8 @@ async def behavior(check: Check, ctx: CheckContext) -> ItemResult:
 
 @register("waza.tool_constraint", ToolParams)
 async def tool_constraint(check: Check, ctx: CheckContext) -> ItemResult:
+    if not ctx.reports_tool_calls:
+        return _unrecorded(check)
     p = params_of(check, ToolParams)
     failures = _missing_and_rejected(ctx, p.expect_tools, p.reject_tools)
     total = len(p.expect_tools) + len(p.reject_tools)
@@ -188,6 +196,8 @@ ORDERS = {"exact_match": Order.STRICT, "exact": Order.STRICT, "any_order_match":
 async def action_sequence(check: Check, ctx: CheckContext) -> ItemResult:
     """One condition: pass or fail, as waza scores it; the evidence shows where the
     observed calls part from the expected ones."""
+    if not ctx.reports_tool_calls:
+        return _unrecorded(check)
     p = params_of(check, SequenceParams)
     order = ORDERS.get(p.mode, Order.IN_ORDER)
     got = check_order([named(t) for t in p.expected], run_trajectory(ctx).steps, order)
