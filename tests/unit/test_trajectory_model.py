@@ -120,6 +120,7 @@ def test_called_with_arguments_counts_only_the_matching_calls() -> None:
     run = trajectory_of(t).steps
     assert called(named("Bash", args={"command": "pytest -q"}), run).passed
     assert called(named("Bash", args_regex="pytest"), run, 1, 1).passed
+    assert called(named("Bash", arg_patterns={"command": "^pytest"}), run, 1, 1).passed
     two = called(named("Bash"), run, 1, 1)
     assert not two.passed and "2 matching call(s) (call 1, 2), wanted exactly 1" in two.evidence
     assert not_called(named("Write"), run).passed

@@ -68,17 +68,23 @@ def named(
     *,
     args: Mapping[str, Any] | None = None,
     args_regex: str = "",
+    arg_patterns: Mapping[str, str] | None = None,
     label: str = "",
 ) -> Want:
     """The want of a call to the tool `written`, with arguments holding `args` (a subset of
-    the call's object) and whose raw JSON arguments `args_regex` searches."""
+    the call's object), whose raw JSON arguments `args_regex` searches, and whose named
+    arguments' values `arg_patterns` search (RE2)."""
     names = name_test(written, naming)
     raw = compile_re2(args_regex) if args_regex else None
+    for pattern in (arg_patterns or {}).values():
+        compile_re2(pattern)  # a bad one raises here, for the caller to report
 
     def test(step: ToolStep) -> bool:
         if not any(names(form) for form in step.forms):
             return False
         if args is not None and not arguments_match(args, step.arguments):
+            return False
+        if arg_patterns and not values_match(arg_patterns, step.arguments):
             return False
         return raw is None or raw.search(step.raw_arguments) is not None
 
