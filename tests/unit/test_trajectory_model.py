@@ -5,10 +5,12 @@ the three orders with their partial credit and the point where expected and obse
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
 
+from evolve_action.execute.harness import codex
 from evolve_action.formats import load_all
 from evolve_action.formats.evolve.assertions import derived_text
 from evolve_action.formats.evolve.params import typed
@@ -306,3 +308,25 @@ def test_waza_action_sequence_reads_the_trajectory(
         passed
     )
     assert _run(check, calls, reports=False).passed is None
+
+
+def test_codex_reports_an_mcp_call_with_its_server_and_arguments() -> None:
+    item = {
+        "id": "item_1", "type": "mcp_tool_call", "server": "gh", "tool": "search",
+        "arguments": {"q": "bug"}, "result": {"content": [{"type": "text", "text": "2"}]},
+        "status": "completed",
+    }  # fmt: skip
+    stream = "\n".join(
+        json.dumps(e)
+        for e in (
+            {"type": "item.completed", "item": item},
+            {"type": "turn.completed", "usage": {"input_tokens": 1, "output_tokens": 1}},
+        )
+    )
+    out = codex.parse(stream, exit_code=0)
+    (call,) = out.tool_calls
+    assert (call.name, call.server, call.arguments, call.is_error) == (
+        "search", "gh", '{"q":"bug"}', False,
+    )  # fmt: skip
+    (step,) = trajectory_of(Transcript(tool_calls=[call])).steps
+    assert step.label == "gh/search" and named("mcp__gh__search")(step)
