@@ -317,3 +317,7 @@ async def skipped(check: Check, ctx: CheckContext) -> ItemResult:
     return _result(
         check, None, f"not graded: {params_of(check, Grader).skip or 'not runnable here'}"
     )
+
+
+# Vally's `tool-calls` grader is its own module; importing it registers its kind with these.
+from evolve_action.formats.graders import tool_calls as _tool_calls  # noqa: E402, F401
