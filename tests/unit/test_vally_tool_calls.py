@@ -1,6 +1,7 @@
 """Vally's `tool-calls` grader read from a real eval file and graded over the trajectory:
 required (counts, `final`, argument regexes), disallowed, `sequence` in relative order, Copilot's
-tool names read as the agent's, MCP tools by any name form, and what cannot run said."""
+tool names read as the agent's, MCP tools by any name form, and what cannot run said; and
+waza's `tool_calls` over the same trajectory."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ import pytest
 
 from evolve_action.formats import load_file
 from evolve_action.formats.base import LoadContext
+from evolve_action.formats.waza.params import CallsParams
 from evolve_action.grade.checks import CheckContext, run_check
-from evolve_action.model.evals import Format, LoadResult, Skill
+from evolve_action.model.evals import Case, Check, Format, LoadResult, Origin, Skill, Suite
 from evolve_action.model.outcomes import ItemResult, ToolCall, Transcript
 from tests.fakes.commands import run_command
 
@@ -91,3 +93,31 @@ def test_what_cannot_run_here_is_said_and_skipped(tmp_path: Path) -> None:
     assert got.passed is None and got.kind == "vally.skipped"
     empty = load(tmp_path, "{}\n")
     assert not empty.ok and "needs at least one of required" in empty.errors[0].message
+
+
+# --- waza's tool_calls, over the same trajectory ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("params", "passed", "score"),
+    [
+        (CallsParams(("Read", "gh/create_release")), True, 1.0),
+        (CallsParams(("Read", "Write"), ("*",)), False, 1 / 3),
+        (
+            CallsParams(forbidden_tools=("validate_release",), min_calls=2, max_calls=3),
+            False,
+            1 / 3,
+        ),
+        (CallsParams(min_calls=4, max_calls=4), True, 1.0),
+    ],
+)
+def test_waza_tool_calls_scores_the_share_of_conditions_that_hold(
+    params: CallsParams, passed: bool, score: float
+) -> None:
+    origin = Origin("eval.yaml", 1)
+    check = Check("calls", "waza.tool_calls", "tool_calls calls", origin, params)
+    case = Case("1", "p", origin, items=(check,))
+    suite = Suite(Format.WAZA, Path("eval.yaml"), "eval.yaml", Skill("dumps", None), (case,))
+    ctx = CheckContext(suite, case, Path("."), Transcript(tool_calls=RUN), run_command, 5)
+    got = asyncio.run(run_check(check, ctx))
+    assert (got.passed, got.score) == (passed, pytest.approx(score)), got.evidence

@@ -14,10 +14,11 @@ from pathlib import Path
 
 from evolve_action.formats.graders.checks import read_text, skills_loaded, workspace_files
 from evolve_action.formats.trajectory.calls import run_trajectory
-from evolve_action.formats.trajectory.order import Order, check_order
+from evolve_action.formats.trajectory.order import Order, check_order, sequence
 from evolve_action.formats.trajectory.wants import named
 from evolve_action.formats.waza.params import (
     BehaviorParams,
+    CallsParams,
     CodeParams,
     FileParams,
     SequenceParams,
@@ -185,6 +186,28 @@ def _sequence(actual: list[str], wanted: list[str], mode: str, extra: bool = Tru
     rest = iter(actual)  # in order, others allowed between
     ordered = all(any(a == w for a in rest) for w in wanted)
     return ordered and (extra or len(actual) == len(wanted))
+
+
+@register("waza.tool_calls", CallsParams)
+async def tool_calls(check: Check, ctx: CheckContext) -> ItemResult:
+    """Each required tool, each forbidden tool and each bound is one condition; the score is
+    the share that hold, as waza scores it."""
+    if not ctx.reports_tool_calls:
+        return _unrecorded(check)
+    p, steps = params_of(check, CallsParams), run_trajectory(ctx).steps
+    failures = [f"never called {t}" for t in p.required_tools if not any(map(named(t), steps))]
+    for tool in p.forbidden_tools:
+        hits = [s.label for s in steps if tool == "*" or named(tool)(s)]
+        if hits:
+            failures.append(f"called forbidden {tool} ({len(hits)}×)")
+    bounds = [b for b in (p.min_calls, p.max_calls) if b is not None]
+    if p.min_calls is not None and len(steps) < p.min_calls:
+        failures.append(f"{len(steps)} tool calls, fewer than {p.min_calls}")
+    if p.max_calls is not None and len(steps) > p.max_calls:
+        failures.append(f"{len(steps)} tool calls, more than {p.max_calls}")
+    total = len(p.required_tools) + len(p.forbidden_tools) + len(bounds)
+    seen = sequence([s.label for s in steps])
+    return _scored(check, failures, total, f"all {total} tool_calls conditions hold: {seen}")
 
 
 # waza's matching modes → the trajectory order they check (`formats/trajectory/order.py`)
