@@ -30,6 +30,7 @@ from evolve_action.formats.graders.params import (
     WallTime,
 )
 from evolve_action.formats.trajectory.calls import run_trajectory
+from evolve_action.formats.trajectory.rules import max_turns
 from evolve_action.formats.trajectory.wants import named
 from evolve_action.model.checking import CheckContext, params_of, register
 from evolve_action.model.evals import Check
@@ -299,15 +300,14 @@ async def limits(check: Check, ctx: CheckContext) -> ItemResult:
     over: list[str] = []
     notes: list[str] = []
     p = params_of(check, Limits)
-    for key, got, limit in (
-        ("max_turns", t.turns, p.max_turns),
-        ("max_tokens", t.usage.total_tokens, p.max_tokens),
-    ):
-        if limit is None:
-            continue
-        notes.append(f"{key.removeprefix('max_')} {got} of {limit}")
+    if p.max_turns is not None:  # the trajectory's rule (`formats/trajectory/rules.py`)
+        turns = max_turns(run_trajectory(ctx), p.max_turns)
+        (notes if turns.passed else over).append(turns.evidence)
+    if p.max_tokens is not None:
+        got, limit = t.usage.total_tokens, p.max_tokens
+        notes.append(f"tokens {got} of {limit}")
         if got > limit:
-            over.append(f"{key.removeprefix('max_')} {got} > {limit}")
+            over.append(f"tokens {got} > {limit}")
     return _result(check, not over, "; ".join(over or notes))
 
 
