@@ -197,6 +197,17 @@ def test_any_order_needs_each_expected_call_once_in_any_order() -> None:
 def test_any_order_matches_a_narrow_want_before_a_broad_one_takes_its_call() -> None:
     broad, narrow = named("*", Naming.GLOB), named("Edit")
     assert any_order([broad, narrow], steps("Edit", "Read")).passed
+    # A chain: each broad want must move along for the last narrow one to be met.
+    chain = [named("*", Naming.GLOB), named("[EW]*", Naming.GLOB), named("Write")]
+    assert any_order(chain, steps("Write", "Edit", "Read")).passed
+
+
+def test_any_order_on_a_long_run_falls_back_to_the_greedy_matching() -> None:
+    run = steps(*["Bash"] * 5000)
+    many = any_order([named("Bash")] * 60, run)  # 300 000 tests: past the cap, greedy
+    assert many.passed and many.score == 1.0
+    short = any_order([named("Bash")] * 60 + [named("Read")], run)
+    assert not short.passed and short.score == pytest.approx(60 / 61)
 
 
 @pytest.mark.parametrize("order", list(Order))

@@ -15,6 +15,7 @@ at step 2: expected Edit, saw Bash".
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from enum import StrEnum
 
@@ -88,10 +89,7 @@ def in_order(wants: Sequence[Want], steps: Sequence[ToolStep]) -> Outcome:
 
 
 def any_order(wants: Sequence[Want], steps: Sequence[ToolStep]) -> Outcome:
-    owner: dict[int, int] = {}  # step index → the want it is matched to
-    for w in range(len(wants)):
-        _augment(w, wants, steps, owner, set())
-    met = set(owner.values())
+    met = _matched(wants, steps)
     missing = [wants[w].label for w in range(len(wants)) if w not in met]
     score = len(met) / len(wants) if wants else 1.0
     head = _head("expected in any order", wants, steps)
@@ -100,19 +98,64 @@ def any_order(wants: Sequence[Want], steps: Sequence[ToolStep]) -> Outcome:
     return Outcome(False, score, f"{head}{MISSING}{', '.join(missing)}")
 
 
-def _augment(
-    w: int, wants: Sequence[Want], steps: Sequence[ToolStep], owner: dict[int, int], seen: set[int]
-) -> bool:
-    """Kuhn's augmenting path: give want `w` a step, moving earlier wants if they have
-    another (so one broad want does not take the only step a narrow one could use)."""
-    for i, step in enumerate(steps):
-        if i in seen or not wants[w](step):
+def _matched(wants: Sequence[Want], steps: Sequence[ToolStep]) -> set[int]:
+    """The wants met, each by a distinct step: a maximum matching, so one broad want does not
+    take the only step a narrow one could use. A greedy pass first (each want the first free
+    step it tests), then augmenting paths (Kuhn's, breadth first) within MAX_CELLS edge
+    visits. Past MAX_CELLS want × step tests the greedy matching stands: a lower bound."""
+    owner: dict[int, int] = {}  # step → the want it meets
+    owned: dict[int, int] = {}  # want → its step
+    if len(wants) * len(steps) > MAX_CELLS:
+        for w, want in enumerate(wants):
+            free = next((i for i, s in enumerate(steps) if i not in owner and want(s)), None)
+            if free is not None:
+                owner[free], owned[w] = w, free
+        return set(owned)
+    edges = [[i for i, s in enumerate(steps) if want(s)] for want in wants]
+    for w, mine in enumerate(edges):
+        free = next((i for i in mine if i not in owner), None)
+        if free is not None:
+            owner[free], owned[w] = w, free
+    budget = MAX_CELLS
+    for w in range(len(wants)):
+        if w in owned or len(owner) == len(steps) or budget <= 0:
             continue
-        seen.add(i)
-        if i not in owner or _augment(owner[i], wants, steps, owner, seen):
-            owner[i] = w
-            return True
-    return False
+        budget -= _augment(w, edges, owner, owned)
+    return set(owned)
+
+
+def _augment(w: int, edges: list[list[int]], owner: dict[int, int], owned: dict[int, int]) -> int:
+    """Find a path from want `w` to a free step and shift the wants along it; the number of
+    edges visited, found or not."""
+    reached: dict[int, int] = {}  # step → the want whose edge reached it
+    queue: deque[int] = deque([w])
+    visits = 0
+    while queue:
+        u = queue.popleft()
+        for i in edges[u]:
+            visits += 1
+            if i in reached:
+                continue
+            reached[i] = u
+            if i not in owner:
+                _shift(i, reached, owner, owned)
+                return visits
+            queue.append(owner[i])
+    return visits
+
+
+def _shift(
+    step: int, reached: dict[int, int], owner: dict[int, int], owned: dict[int, int]
+) -> None:
+    """Each want on the path takes the step it reached; the step it held goes to the want
+    that reached that one, back to the want the path started from (which held none)."""
+    while True:
+        want = reached[step]
+        held = owned.get(want)
+        owner[step], owned[want] = want, step
+        if held is None:
+            return
+        step = held
 
 
 def _common(wants: Sequence[Want], steps: Sequence[ToolStep]) -> int:
