@@ -222,7 +222,7 @@ def test_waza_035_keys_expected_aliases_and_follow_ups(tmp_path: Path) -> None:
         expected:
           skill_activated: true
           output_excludes: [I cannot]
-        graders: [{type: tool_calls, config: {}}]
+        graders: [{type: tool_calls, config: {required_tools: [view], max_calls: 9}}]
         """)
     )
     (result,) = [r for r in load_all(root) if r.rel == "explainer/eval.yaml"]
@@ -231,4 +231,5 @@ def test_waza_035_keys_expected_aliases_and_follow_ups(tmp_path: Path) -> None:
     assert case.follow_ups == ("Now explain the recursion.",)
     ids = {i.id for i in case.items}
     assert {"expected.should_trigger", "expected.output"} <= ids
-    assert any("'tool_calls' is not run here" in p.message for p in result.problems)
+    (calls,) = [c for c in case.checks if c.kind == "waza.tool_calls"]
+    assert (calls.params.required_tools, calls.params.max_calls) == (("Read",), 9)  # type: ignore[attr-defined]

@@ -13,6 +13,7 @@ from evolve_action.formats.trajectory import matchers
 from evolve_action.formats.trajectory.calls import verdict
 from evolve_action.grade.checks import CheckContext, run_check
 from evolve_action.model.outcomes import ToolCall, Transcript
+from evolve_action.model.trajectory import trajectory_of
 from tests.fakes.commands import run_command
 
 CALLS = ["Skill", "Read", "Read", "Write"]
@@ -37,7 +38,7 @@ CALLS = ["Skill", "Read", "Read", "Write"]
 def test_promptfoo_semantics(kind: str, value: object, held: bool) -> None:
     params = matchers.parse(kind, value)
     assert isinstance(params, matchers.Trajectory)
-    assert verdict(params, CALLS)[0] is held
+    assert verdict(params, trajectory_of(transcript()).steps)[0] is held
 
 
 @pytest.mark.parametrize("value", [None, [], {"min": 1}, {"name": "Read", "min": "x"}, [3]])

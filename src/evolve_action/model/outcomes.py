@@ -84,6 +84,9 @@ class ToolCall:
     is_error: bool = False
     call_id: str = ""
     duration_s: float = 0.0
+    # The MCP server of the tool, when the harness reports it apart from the name (Codex);
+    # else "" (a built-in tool, or a server named in `name`: `model.trajectory` splits it).
+    server: str = ""
 
 
 @dataclass(slots=True)

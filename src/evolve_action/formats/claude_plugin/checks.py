@@ -8,9 +8,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from evolve_action.formats.trajectory.calls import run_trajectory
+from evolve_action.formats.trajectory.order import sequence
+from evolve_action.formats.trajectory.rules import called
+from evolve_action.formats.trajectory.wants import Want, named
 from evolve_action.model.checking import CheckContext, params_of, register
 from evolve_action.model.evals import Check, CheckParams
-from evolve_action.model.outcomes import ItemResult, ToolCall
+from evolve_action.model.outcomes import ItemResult
 from evolve_action.util.globs import TOOL, regex
 from evolve_action.util.regex import RegexError, compile_re2
 
@@ -52,13 +56,9 @@ def _result(check: Check, passed: bool | None, evidence: str) -> ItemResult:
     return ItemResult(check.id, check.text, passed, evidence[:EVIDENCE], kind=check.kind)
 
 
-def _matching(calls: list[ToolCall], p: ToolParams) -> list[int]:
-    pattern = compile_re2(p.input_match) if p.input_match else None
-    return [
-        i
-        for i, call in enumerate(calls)
-        if call.name == p.tool and (pattern is None or pattern.search(call.arguments))
-    ]
+def _want(p: ToolParams) -> Want:
+    """The side's tool by any form of its name, its input searched by `input_match`."""
+    return named(p.tool, args_regex=p.input_match)
 
 
 @register("claude-plugin.regex", RegexParams)
@@ -85,33 +85,33 @@ async def tool_used(check: Check, ctx: CheckContext) -> ItemResult:
         return _result(check, None, "skipped: the harness does not report tool calls")
     p = params_of(check, ToolParams)
     try:
-        count = len(_matching(ctx.transcript.tool_calls, p))
+        got = called(_want(p), run_trajectory(ctx).steps, p.low, p.high)
     except RegexError as exc:
         return _result(check, False, f"invalid input_match: {exc}")
-    inside = count >= p.low and (p.high is None or count <= p.high)
-    bounds = f"{p.low}..{'' if p.high is None else p.high}"
-    return _result(check, inside, f"{p.tool} matched {count} call(s), wanted {bounds}")
+    return _result(check, got.passed, got.evidence)
 
 
 @register("claude-plugin.tool_order", OrderParams)
 async def tool_order(check: Check, ctx: CheckContext) -> ItemResult:
+    """The first call of `before` comes before the first call of `after`."""
     if not ctx.reports_tool_calls:
         return _result(check, None, "skipped: the harness does not report tool calls")
     p = params_of(check, OrderParams)
+    steps = run_trajectory(ctx).steps
     try:
-        first = _matching(ctx.transcript.tool_calls, p.before)
-        then = _matching(ctx.transcript.tool_calls, p.after)
+        first, then = _want(p.before), _want(p.after)
     except RegexError as exc:
         return _result(check, False, f"invalid input_match: {exc}")
-    if not first or not then:
-        missing = p.before.tool if not first else p.after.tool
-        return _result(check, False, f"no matching {missing} call")
-    held = first[0] < then[0]
-    return _result(
-        check,
-        held,
-        f"first {p.before.tool} at call {first[0] + 1}, first {p.after.tool} at call {then[0] + 1}",
-    )
+    a = next((s.index for s in steps if first(s)), None)
+    b = next((s.index for s in steps if then(s)), None)
+    head = f"expected: {first.label} → {then.label}; observed: {sequence([s.label for s in steps])}"
+    if a is None or b is None:
+        missing = first.label if a is None else then.label
+        return _result(check, False, f"{head}; no matching {missing} call")
+    if a < b:
+        return _result(check, True, head)
+    parted = f"parted at step {b}: expected {first.label}, saw {then.label}"
+    return _result(check, False, f"{head}; {parted}")
 
 
 @register("claude-plugin.file_exists", FileParams)

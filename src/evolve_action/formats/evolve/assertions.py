@@ -17,9 +17,12 @@ from evolve_action.model.evals import Check, Item, JudgeItem, Scale
 from evolve_action.util.regex import regex_problem
 from evolve_action.util.text import json_kind
 
-DETERMINISTIC = ("file_exists", "file_absent", "regex", "not_regex", "command", "tool_call")
+DETERMINISTIC = (
+    "file_exists", "file_absent", "regex", "not_regex", "command", "tool_call", "tool_sequence",
+)  # fmt: skip
 TYPES = (*DETERMINISTIC, "llm")
-FIELDS = ("path", "pattern", "run", "cwd", "tool", "requires", "expect_exit")
+FIELDS = ("path", "pattern", "run", "cwd", "tool", "requires", "expect_exit", "tools", "order")
+ORDERS = ("strict", "in_order", "any_order")  # `tool_sequence`: see formats/trajectory/order.py
 # Other tools' names for a judged statement; real skill-creator files use them.
 JUDGE_ALIASES = ("llm_judge", "llm-judge")
 # skill-creator's untyped assertion objects: the key that holds the statement to grade, in
@@ -65,6 +68,10 @@ def derived_text(kind: str, params: dict[str, Any]) -> str:
         tool = params.get("tool", "")
         with_args = f" with args /{pattern}/" if pattern else ""
         return f"agent called tool /{tool}/{with_args}"
+    if kind == "tool_sequence":
+        tools = params.get("tools") or []
+        order = params.get("order") or "in_order"
+        return f"agent called tools {order.replace('_', ' ')}: {' → '.join(map(str, tools))}"
     return kind
 
 
@@ -191,8 +198,12 @@ class AssertionReader:
             "not_regex": "pattern",
             "command": "run",
             "tool_call": "tool",
+            "tool_sequence": "tools",
         }[kind]
-        self._string(at, value, required, required=True)
+        if kind == "tool_sequence":
+            self._sequence(at, value)
+        else:
+            self._string(at, value, required, required=True)
         for name in ("path", "pattern", "run", "cwd", "tool", "requires"):
             if name != required:
                 self._string(at, value, name, required=False)
@@ -218,6 +229,19 @@ class AssertionReader:
                 message = regex_problem(pattern, multiline=multiline)
                 if message:
                     self.problems.error((*at, name), message)
+
+    def _sequence(self, at: Path_, value: dict[str, Any]) -> None:
+        """`tool_sequence`: `tools`, a non-empty list of tool names, and `order`."""
+        tools = value.get("tools")
+        if not isinstance(tools, list) or not tools:
+            where = (*at, "tools") if "tools" in value else at
+            self.problems.error(where, "missing tools: a list of tool names, e.g. [Read, Edit]")
+        elif not all(isinstance(t, str) and t.strip() for t in tools):
+            self.problems.error((*at, "tools"), "every tool must be a non-empty name")
+        order = value.get("order", "in_order")
+        if order not in ORDERS:
+            said = f"must be one of {', '.join(ORDERS)}, not {order!r}"
+            self.problems.error((*at, "order"), said)
 
     def _string(self, at: Path_, value: dict[str, Any], name: str, *, required: bool) -> str:
         got = value.get(name)

@@ -16,9 +16,13 @@ from evolve_action.formats.evolve.params import (
     CommandParams,
     FileParams,
     RegexParams,
+    SequenceParams,
     ToolCallParams,
     TriggerParams,
 )
+from evolve_action.formats.trajectory.calls import run_trajectory
+from evolve_action.formats.trajectory.order import Order, check_order
+from evolve_action.formats.trajectory.wants import Naming, named
 from evolve_action.model.checking import CheckContext, params_of, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult
@@ -155,22 +159,34 @@ async def command(check: Check, ctx: CheckContext) -> ItemResult:
 
 @register("evolve.tool_call", ToolCallParams)
 async def tool_call(check: Check, ctx: CheckContext) -> ItemResult:
+    """Some call's name (any form of it: an MCP tool's bare name too) is searched by `tool`,
+    and its raw JSON arguments by `pattern`."""
     if not ctx.reports_tool_calls:
         return _result(check, None, "skipped: harness does not report tool calls")
     p = params_of(check, ToolCallParams)
     tool = p.tool
     try:
-        name_re = compile_re2(tool)
-        args_re = compile_re2(p.pattern) if p.pattern else None
+        want = named(tool, Naming.REGEX, args_regex=p.pattern)
     except RegexError as exc:
         return _result(check, False, f"invalid pattern: {exc}")
-    for call in ctx.transcript.tool_calls:
-        if name_re.search(call.name) is None:
-            continue
-        if args_re is not None and args_re.search(call.arguments) is None:
-            continue
-        return _result(check, True, f"{call.name} {_head(call.arguments)}")
+    for step in run_trajectory(ctx).steps:
+        if want(step):
+            return _result(check, True, f"{step.name} {_head(step.raw_arguments)}")
     return _result(check, False, f"no tool_call matched /{tool}/")
+
+
+@register("evolve.tool_sequence", SequenceParams)
+async def tool_sequence(check: Check, ctx: CheckContext) -> ItemResult:
+    """The tools called in `order` (formats/trajectory/order.py): pass or fail, with the
+    order's partial credit as the item's score."""
+    if not ctx.reports_tool_calls:
+        return _result(check, None, "skipped: harness does not report tool calls")
+    p = params_of(check, SequenceParams)
+    got = check_order([named(t) for t in p.tools], run_trajectory(ctx).steps, Order(p.order))
+    return ItemResult(
+        check.id, check.text, got.passed, got.evidence, score=got.score, kind=check.kind,
+        source=check.source,
+    )  # fmt: skip
 
 
 # --- triggers ------------------------------------------------------------------------------

@@ -39,6 +39,14 @@ class ToolCallParams(CheckParams):
 
 
 @dataclass(frozen=True, slots=True)
+class SequenceParams(CheckParams):
+    """`tool_sequence`: the tools, by name, in the order `order` checks."""
+
+    tools: tuple[str, ...]
+    order: str = "in_order"  # strict | in_order | any_order
+
+
+@dataclass(frozen=True, slots=True)
 class TriggerParams(CheckParams):
     """`triggers.fired`."""
 
@@ -64,4 +72,8 @@ def typed(kind: str, fields: Mapping[str, Any]) -> CheckParams:
         return CommandParams(text("run"), text("cwd"), text("requires"), exit_code)
     if kind == "tool_call":
         return ToolCallParams(text("tool"), text("pattern"))
+    if kind == "tool_sequence":
+        tools = fields.get("tools")
+        names = tuple(t for t in tools if isinstance(t, str)) if isinstance(tools, list) else ()
+        return SequenceParams(names, text("order") or "in_order")
     raise ValueError(f"evolve has no assertion type {kind!r}")

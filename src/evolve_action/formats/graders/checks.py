@@ -29,6 +29,9 @@ from evolve_action.formats.graders.params import (
     Tools,
     WallTime,
 )
+from evolve_action.formats.trajectory.calls import run_trajectory
+from evolve_action.formats.trajectory.rules import max_turns
+from evolve_action.formats.trajectory.wants import named
 from evolve_action.model.checking import CheckContext, params_of, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult, ToolCall
@@ -275,16 +278,19 @@ async def skill_invocation(check: Check, ctx: CheckContext) -> ItemResult:
 
 @register("vally.tools", Tools)
 async def tools(check: Check, ctx: CheckContext) -> ItemResult:
+    """Each expected tool called, no rejected one (`*`: any tool); a tool matches by any
+    form of its name (`model.trajectory`), an MCP tool by its bare name too."""
     if not ctx.reports_tool_calls:
         return _result(check, None, "this transcript does not record tool calls")
-    used = {c.name for c in ctx.transcript.tool_calls}
+    steps = run_trajectory(ctx).steps
+    used = sorted({s.label for s in steps})
     p = params_of(check, Tools)
-    missing = [t for t in p.expect_tools if t != "*" and t not in used]
+    missing = [t for t in p.expect_tools if t != "*" and not any(map(named(t), steps))]
     rejected = p.reject_tools
-    banned = sorted(used if "*" in rejected else used & set(rejected))
+    banned = used if "*" in rejected else [t for t in rejected if any(map(named(t), steps))]
     problems = [f"never used {', '.join(missing)}"] if missing else []
     problems += [f"used rejected {', '.join(banned)}"] if banned else []
-    said = "; ".join(problems) or f"tools used: {', '.join(sorted(used)) or 'none'}"
+    said = "; ".join(problems) or f"tools used: {', '.join(used) or 'none'}"
     return _result(check, not problems, said)
 
 
@@ -294,15 +300,14 @@ async def limits(check: Check, ctx: CheckContext) -> ItemResult:
     over: list[str] = []
     notes: list[str] = []
     p = params_of(check, Limits)
-    for key, got, limit in (
-        ("max_turns", t.turns, p.max_turns),
-        ("max_tokens", t.usage.total_tokens, p.max_tokens),
-    ):
-        if limit is None:
-            continue
-        notes.append(f"{key.removeprefix('max_')} {got} of {limit}")
+    if p.max_turns is not None:  # the trajectory's rule (`formats/trajectory/rules.py`)
+        turns = max_turns(run_trajectory(ctx), p.max_turns)
+        (notes if turns.passed else over).append(turns.evidence)
+    if p.max_tokens is not None:
+        got, limit = t.usage.total_tokens, p.max_tokens
+        notes.append(f"tokens {got} of {limit}")
         if got > limit:
-            over.append(f"{key.removeprefix('max_')} {got} > {limit}")
+            over.append(f"tokens {got} > {limit}")
     return _result(check, not over, "; ".join(over or notes))
 
 
@@ -312,3 +317,7 @@ async def skipped(check: Check, ctx: CheckContext) -> ItemResult:
     return _result(
         check, None, f"not graded: {params_of(check, Grader).skip or 'not runnable here'}"
     )
+
+
+# Vally's `tool-calls` grader is its own module; importing it registers its kind with these.
+from evolve_action.formats.graders import tool_calls as _tool_calls  # noqa: E402, F401

@@ -81,6 +81,27 @@ class Tools(Grader):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ToolMatch:
+    """One entry of Vally's `tool-calls` grader: regexes (RE2) over a call's name (any form
+    of it), its `command` and `path` arguments, any argument by name, and its result."""
+
+    name: str
+    command: str = ""
+    path: str = ""  # our tools call it `file_path`; either is read
+    args: tuple[tuple[str, str], ...] = ()
+    result: str = ""
+    min_count: int = 1  # `required` entries only
+    final: bool = False  # `required`: the matching call is the run's last tool call
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCalls(Grader):
+    required: tuple[ToolMatch, ...] = ()
+    disallowed: tuple[ToolMatch, ...] = ()
+    sequence: tuple[ToolMatch, ...] = ()  # called in this relative order, others between
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Limits(Grader):
     max_turns: int | None = None
     max_tokens: int | None = None
@@ -99,6 +120,7 @@ TYPES: dict[str, type[Grader]] = {
     "activation": Activation,
     "skill-invocation": SkillInvocation,
     "tools": Tools,
+    "tool-calls": ToolCalls,
     "limits": Limits,
     "skipped": Grader,  # any of the above that cannot run here
 }

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from evolve_action.formats.promptfoo.params import LimitParams, ScriptParams, TextParams
-from evolve_action.formats.trajectory.calls import tool_names, verdict
+from evolve_action.formats.trajectory.calls import run_trajectory, verdict
 from evolve_action.formats.trajectory.matchers import Trajectory
 from evolve_action.model.checking import CheckContext, params_of, register
 from evolve_action.model.evals import Check
@@ -160,5 +160,5 @@ async def latency(check: Check, ctx: CheckContext) -> ItemResult:
 async def promptfoo_trajectory(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return _result(check, None, "this transcript does not record tool calls")
-    held, evidence = verdict(params_of(check, Trajectory), tool_names(ctx.transcript))
+    held, evidence = verdict(params_of(check, Trajectory), run_trajectory(ctx).steps)
     return _result(check, held, evidence)

@@ -1,40 +1,48 @@
 """Whether the agent's tool calls hold a trajectory assertion (`matchers.py` reads it): the
 rule of AgentV 5's `agentv.trajectory` (scored as AgentV scores) and promptfoo's
 `promptfoo.trajectory`, each registered by its family. Tool names match as globs,
-case-sensitive."""
+case-sensitive, against every form of a step's name (`model.trajectory`).
+
+Also the one way a check reads the run's trajectory (`run_trajectory`): the case's MCP
+server names split the joined tool names some agents report.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from evolve_action.formats.trajectory.matchers import ToolCount, ToolSequence, ToolsUsed, Trajectory
-from evolve_action.model.outcomes import Transcript
-from evolve_action.util.globs import name_matches
+from evolve_action.formats.trajectory.order import in_order, strict
+from evolve_action.formats.trajectory.rules import all_called, called, none_called
+from evolve_action.formats.trajectory.wants import Naming, Outcome, named
+from evolve_action.model.checking import CheckContext
+from evolve_action.model.trajectory import ToolStep, trajectory_of
+from evolve_action.model.trajectory import Trajectory as Run
 
 
-def verdict(params: Trajectory, tools: list[str]) -> tuple[bool, str]:
+def verdict(params: Trajectory, steps: Sequence[ToolStep]) -> tuple[bool, str]:
     """Whether the calls satisfy the assertion, and the evidence."""
-    actual = ", ".join(tools) or "(none)"
+    got = outcome(params, steps)
+    return got.passed, got.evidence
+
+
+def outcome(params: Trajectory, steps: Sequence[ToolStep]) -> Outcome:
+    """The assertion's outcome; promptfoo and AgentV 5 score it pass/fail, so the order
+    checks' partial credit is rounded down to 0 unless the order holds."""
     if isinstance(params, ToolsUsed):
-        used = [p for p in params.tools if any(name_matches(p, t) for t in tools)]
-        held = not used if params.inverse else len(used) == len(params.tools)
-        return held, f"used {used or 'none'} of {list(params.tools)}; calls: {actual}"
+        wants = [named(t, Naming.GLOB) for t in params.tools]
+        # `not-` of a list: none of them was called (promptfoo's reading, not "some missing")
+        return none_called(wants, steps) if params.inverse else all_called(wants, steps)
     if isinstance(params, ToolCount):
-        count = sum(name_matches(params.tool, t) for t in tools)
-        inside = count >= params.min and (params.max is None or count <= params.max)
-        return inside != params.inverse, f"{params.tool} called {count} time(s); calls: {actual}"
-    assert isinstance(params, ToolSequence)
-    steps = params.steps
-    if params.exact:
-        held = len(tools) == len(steps) and all(
-            name_matches(s, t) for t, s in zip(tools, steps, strict=False)
-        )
+        got = called(named(params.tool, Naming.GLOB), steps, params.min, params.max)
     else:
-        at = 0
-        for tool in tools:
-            if at < len(steps) and name_matches(steps[at], tool):
-                at += 1
-        held = at == len(steps)
-    return held != params.inverse, f"calls: {actual}"
+        assert isinstance(params, ToolSequence)
+        wants = [named(s, Naming.GLOB) for s in params.steps]
+        got = strict(wants, steps) if params.exact else in_order(wants, steps)
+    got = Outcome(got.passed, 1.0 if got.passed else 0.0, got.evidence)
+    return got.inverted() if params.inverse else got
 
 
-def tool_names(transcript: Transcript) -> list[str]:
-    return [c.name for c in transcript.tool_calls]
+def run_trajectory(ctx: CheckContext) -> Run:
+    """The finished run's trajectory, its MCP tools split by the servers the case declares."""
+    return trajectory_of(ctx.transcript, (s.name for s in ctx.case.mcp_servers))

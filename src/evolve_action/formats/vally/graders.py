@@ -27,6 +27,8 @@ from evolve_action.formats.graders.fields import (
 )
 from evolve_action.formats.graders.gates import LIKERT_ANCHORS
 from evolve_action.formats.graders.params import grader
+from evolve_action.formats.graders.tool_calls import label
+from evolve_action.formats.vally.tool_calls import LISTS, tool_calls_params
 from evolve_action.formats.vally.turns import grader_turn
 from evolve_action.model.evals import Check, Item, JudgeItem, JudgeParams, Scale
 from evolve_action.util.text import json_kind
@@ -160,6 +162,8 @@ def _params(problems: Problems, at: At, kind: str, config: dict[str, Any]) -> di
     if kind == "wall-time":
         limit = seconds(problems, (*cat, "max"), config.get("max"))
         return None if limit is None else {"max_s": limit}
+    if kind == "tool-calls":
+        return tool_calls_params(problems, cat, config)
     if kind == "skill-invocation":
         return {
             "required": strings(problems, (*cat, "required"), config.get("required", [])) or [],
@@ -213,6 +217,9 @@ def _describe(kind: str, p: dict[str, Any]) -> str:
         return f"wall-time ≤ {p['max_s']:g} s"
     if kind == "skill-invocation":
         return f"skill-invocation required {p['required']} disallowed {p['disallowed']}"
+    if kind == "tool-calls":
+        said = [f"{k} {', '.join(label(m) for m in p[k])}" for k in LISTS if p.get(k)]
+        return f"tool-calls {'; '.join(said)}"
     return f"{kind} {subject!r}{where}" if subject else kind
 
 

@@ -13,8 +13,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from evolve_action.formats.graders.checks import read_text, skills_loaded, workspace_files
+from evolve_action.formats.trajectory.calls import run_trajectory
+from evolve_action.formats.trajectory.order import Order, check_order, sequence
+from evolve_action.formats.trajectory.wants import named
 from evolve_action.formats.waza.params import (
     BehaviorParams,
+    CallsParams,
     CodeParams,
     FileParams,
     SequenceParams,
@@ -54,6 +58,12 @@ def _scored(check: Check, failures: Sequence[str], total: int, ok_said: str) -> 
         kind=check.kind,
         source=check.source,
     )
+
+
+def _unrecorded(check: Check) -> ItemResult:
+    """Skipped, never passed: without recorded calls a tool rule has no evidence."""
+    said = "skipped: this transcript does not record tool calls"
+    return ItemResult(check.id, check.text, None, said, kind=check.kind, source=check.source)
 
 
 @register("waza.text", TextParams)
@@ -129,8 +139,14 @@ async def file_grader(check: Check, ctx: CheckContext) -> ItemResult:
     return _scored(check, failures, total, f"all {total} file conditions hold")
 
 
-def _used(ctx: CheckContext) -> list[str]:
-    return [c.name for c in ctx.transcript.tool_calls]
+def _missing_and_rejected(
+    ctx: CheckContext, expect: Sequence[str], reject: Sequence[str]
+) -> list[str]:
+    """A failure per expected tool never called and per rejected tool called (any form of
+    a step's name: an MCP tool by its bare name too)."""
+    steps = run_trajectory(ctx).steps
+    failures = [f"never used {t}" for t in expect if not any(map(named(t), steps))]
+    return failures + [f"used rejected {t}" for t in reject if any(map(named(t), steps))]
 
 
 @register("waza.behavior", BehaviorParams)
@@ -144,26 +160,20 @@ async def behavior(check: Check, ctx: CheckContext) -> ItemResult:
     }
     limited = {name: (got, limit) for name, (got, limit) in measured.items() if limit is not None}
     failures = [f"{name} {got} > {limit}" for name, (got, limit) in limited.items() if got > limit]
-    total = len(limited)
-    used = set(_used(ctx))
-    for tool in p.expect_tools:
-        total += 1
-        if tool not in used:
-            failures.append(f"never used {tool}")
-    for tool in p.reject_tools:
-        total += 1
-        if tool in used:
-            failures.append(f"used forbidden {tool}")
+    total = len(limited) + len(p.expect_tools) + len(p.reject_tools)
+    failures += _missing_and_rejected(ctx, p.expect_tools, p.reject_tools)
     return _scored(check, failures, total, f"all {total} behavior rules hold")
 
 
 @register("waza.tool_constraint", ToolParams)
 async def tool_constraint(check: Check, ctx: CheckContext) -> ItemResult:
-    p, used = params_of(check, ToolParams), set(_used(ctx))
-    failures = [f"never used {t}" for t in p.expect_tools if t not in used]
-    failures += [f"used rejected {t}" for t in p.reject_tools if t in used]
+    if not ctx.reports_tool_calls:
+        return _unrecorded(check)
+    p = params_of(check, ToolParams)
+    failures = _missing_and_rejected(ctx, p.expect_tools, p.reject_tools)
     total = len(p.expect_tools) + len(p.reject_tools)
-    return _scored(check, failures, total, f"tools used: {', '.join(sorted(used)) or 'none'}")
+    used = sorted({s.label for s in run_trajectory(ctx).steps})
+    return _scored(check, failures, total, f"tools used: {', '.join(used) or 'none'}")
 
 
 def _sequence(actual: list[str], wanted: list[str], mode: str, extra: bool = True) -> bool:
@@ -178,13 +188,43 @@ def _sequence(actual: list[str], wanted: list[str], mode: str, extra: bool = Tru
     return ordered and (extra or len(actual) == len(wanted))
 
 
+@register("waza.tool_calls", CallsParams)
+async def tool_calls(check: Check, ctx: CheckContext) -> ItemResult:
+    """Each required tool, each forbidden tool and each bound is one condition; the score is
+    the share that hold, as waza scores it."""
+    if not ctx.reports_tool_calls:
+        return _unrecorded(check)
+    p, steps = params_of(check, CallsParams), run_trajectory(ctx).steps
+    failures = [f"never called {t}" for t in p.required_tools if not any(map(named(t), steps))]
+    for tool in p.forbidden_tools:
+        hits = [s.label for s in steps if tool == "*" or named(tool)(s)]
+        if hits:
+            failures.append(f"called forbidden {tool} ({len(hits)}×)")
+    bounds = [b for b in (p.min_calls, p.max_calls) if b is not None]
+    if p.min_calls is not None and len(steps) < p.min_calls:
+        failures.append(f"{len(steps)} tool calls, fewer than {p.min_calls}")
+    if p.max_calls is not None and len(steps) > p.max_calls:
+        failures.append(f"{len(steps)} tool calls, more than {p.max_calls}")
+    total = len(p.required_tools) + len(p.forbidden_tools) + len(bounds)
+    seen = sequence([s.label for s in steps])
+    return _scored(check, failures, total, f"all {total} tool_calls conditions hold: {seen}")
+
+
+# waza's matching modes → the trajectory order they check (`formats/trajectory/order.py`)
+ORDERS = {"exact_match": Order.STRICT, "exact": Order.STRICT, "any_order_match": Order.ANY_ORDER,
+          "any": Order.ANY_ORDER}  # fmt: skip
+
+
 @register("waza.action_sequence", SequenceParams)
 async def action_sequence(check: Check, ctx: CheckContext) -> ItemResult:
+    """One condition: pass or fail, as waza scores it; the evidence shows where the
+    observed calls part from the expected ones."""
+    if not ctx.reports_tool_calls:
+        return _unrecorded(check)
     p = params_of(check, SequenceParams)
-    actual, wanted = _used(ctx), list(p.expected)
-    ok = _sequence(actual, wanted, p.mode)
-    said = f"calls {actual} against {wanted} ({p.mode})"
-    return _scored(check, [] if ok else [said], 1, said)
+    order = ORDERS.get(p.mode, Order.IN_ORDER)
+    got = check_order([named(t) for t in p.expected], run_trajectory(ctx).steps, order)
+    return _scored(check, [] if got.passed else [got.evidence], 1, got.evidence)
 
 
 @register("waza.skill_invocation", SequenceParams)

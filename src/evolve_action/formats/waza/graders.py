@@ -24,6 +24,7 @@ from evolve_action.formats.waza.params import (
     file_params,
     text_params,
 )
+from evolve_action.formats.waza.tool_calls import tool_calls_params
 from evolve_action.model.evals import Check, CheckParams, Item, JudgeItem, Scale
 from evolve_action.util.text import json_kind
 
@@ -88,10 +89,6 @@ def _grader(problems: Problems, at: At, raw: Any, number: str) -> Item | None:
     if kind in UNSUPPORTED:
         problems.warn((*at, "type"), f"grader {kind!r} is not run here: it {UNSUPPORTED[kind]}")
         return None
-    if kind == "tool_calls":
-        problems.warn((*at, "type"), "grader 'tool_calls' is not run here: its call-by-call"
-                      " expectations are not read yet; use tool_constraint")  # fmt: skip
-        return None
     if kind == "code" and "assertions" in raw and "assertions" not in config:
         config = {**config, "assertions": raw["assertions"]}
     params = _params(problems, (*at, "config"), kind, config)
@@ -135,6 +132,8 @@ def _params(problems: Problems, at: At, kind: str, config: dict[str, Any]) -> Ch
             for k in ("expect_tools", "reject_tools")
         )
         return ToolParams(expect, reject)
+    if kind == "tool_calls":
+        return tool_calls_params(problems, at, config)
     if kind == "action_sequence":
         mode = config.get("matching_mode", "in_order_match")
         if mode not in SEQUENCE_MODES:

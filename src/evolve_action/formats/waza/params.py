@@ -58,6 +58,16 @@ class ToolParams(CheckParams):
 
 
 @dataclass(frozen=True, slots=True)
+class CallsParams(CheckParams):
+    """`tool_calls`: tools that must and must not be called, and bounds on all calls."""
+
+    required_tools: tuple[str, ...] = ()
+    forbidden_tools: tuple[str, ...] = ()
+    min_calls: int | None = None
+    max_calls: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SequenceParams(CheckParams):
     """`action_sequence` (the tools called) and `skill_invocation` (the skills loaded)."""
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from evolve_action.model.outcomes import RunResult, Side, Status
-from evolve_action.publish.render.build.cases import link
+from evolve_action.publish.render.build.cases import evidence_cell, link
 from evolve_action.publish.render.escape import cell
 from evolve_action.publish.render.names import CaseIndex
 from evolve_action.publish.render.view import FailureRow
@@ -72,7 +72,7 @@ def models_phrase(index: CaseIndex, models: list[str]) -> str:
 
 def _evidence(counts: Counter[str]) -> str:
     (shown, _), *others = counts.most_common()
-    text = cell(shown, 160) if shown else "(no evidence given)"
+    text = evidence_cell(shown, 160) if shown else "(no evidence given)"
     if others:
         rest = sum(c for _, c in others)
         text += f" (another evidence on {plural(rest, 'run')})"

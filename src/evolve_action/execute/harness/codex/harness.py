@@ -139,6 +139,19 @@ def _item(out: CliOutcome, item: dict[str, Any], messages: list[str]) -> None:
         changes = compact(item.get("changes", []))
         failed = item.get("status") == "failed"
         out.tool_calls.append(ToolCall(kind, changes, "", failed, str(item.get("id", ""))))
+    elif kind == "mcp_tool_call":  # the server and its tool, as the model called it
+        result = item.get("result") or item.get("error") or ""
+        failed = item.get("status") == "failed" or bool(item.get("error"))
+        out.tool_calls.append(
+            ToolCall(
+                str(item.get("tool") or kind),
+                compact(item.get("arguments") or {}),
+                compact(result),
+                failed,
+                str(item.get("id", "")),
+                server=str(item.get("server") or ""),
+            )
+        )
     elif kind in _TOOL_ITEMS:
         result = item.get("result") or item.get("output") or ""
         out.tool_calls.append(

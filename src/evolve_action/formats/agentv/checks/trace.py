@@ -20,11 +20,12 @@ from evolve_action.formats.agentv.kinds import (
     SkillUse,
     ToolTrajectory,
 )
-from evolve_action.formats.trajectory.calls import tool_names, verdict
+from evolve_action.formats.trajectory.calls import run_trajectory, verdict
 from evolve_action.formats.trajectory.matchers import Trajectory
 from evolve_action.model.checking import CheckContext, params_of, register
 from evolve_action.model.evals import Check
 from evolve_action.model.outcomes import ItemResult, ToolCall
+from evolve_action.model.trajectory import call_forms
 
 # AgentV's read-only ("exploration") tools, by lower-cased name.
 EXPLORATION_TOOLS = frozenset(
@@ -61,7 +62,8 @@ def _any_order(p: ToolTrajectory, calls: list[ToolCall]) -> tuple[int, int, list
     wanted: dict[str, int] = dict(p.minimums)
     if not wanted:
         wanted = dict(Counter(c.tool for c in p.expected))
-    counts = Counter(c.name for c in calls)
+    forms = [call_forms(c) for c in calls]
+    counts = Counter({tool: sum(tool in f for f in forms) for tool in wanted})
     short = [
         f"{tool}: called {counts[tool]}×, needs {n}"
         for tool, n in wanted.items()
@@ -75,7 +77,7 @@ def _in_order(
 ) -> tuple[int, int, list[str]]:
     hits, total, notes, at = 0, len(expected), [], 0
     for step, want in enumerate(expected, start=1):
-        while at < len(calls) and calls[at].name != want.tool:
+        while at < len(calls) and want.tool not in call_forms(calls[at]):
             at += 1
         if at == len(calls):
             notes.append(f"step {step}: {want.tool} not called (in order)")
@@ -96,7 +98,7 @@ def _exact(expected: Sequence[ExpectedCall], calls: list[ToolCall]) -> tuple[int
             notes.append(f"step {step}: expected {want.tool}, but the calls ended")
             continue
         call = calls[step - 1]
-        if call.name != want.tool:
+        if want.tool not in call_forms(call):
             notes.append(f"step {step}: expected {want.tool}, got {call.name}")
         elif not _matches(want, call):
             notes.append(f"step {step}: {want.tool} called with other arguments")
@@ -134,7 +136,7 @@ def _subset(expected: Sequence[ExpectedCall], calls: list[ToolCall]) -> tuple[in
 
 
 def _matches(want: ExpectedCall, call: ToolCall) -> bool:
-    return call.name == want.tool and args_match(want.args, call.arguments, want.args_match)
+    return want.tool in call_forms(call) and args_match(want.args, call.arguments, want.args_match)
 
 
 def _latency(
@@ -267,5 +269,5 @@ def _loads_skill(call: ToolCall, skill: str) -> bool:
 async def agentv_trajectory(check: Check, ctx: CheckContext) -> ItemResult:
     if not ctx.reports_tool_calls:
         return skipped(check, "this transcript does not record tool calls")
-    held, evidence = verdict(params_of(check, Trajectory), tool_names(ctx.transcript))
+    held, evidence = verdict(params_of(check, Trajectory), run_trajectory(ctx).steps)
     return scored(check, ctx, 1.0 if held else 0.0, evidence)

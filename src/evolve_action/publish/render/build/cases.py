@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from evolve_action.model.evals import LoadResult
 from evolve_action.model.outcomes import ErrorKind, RunResult, Side, Status
 from evolve_action.model.spend import money
+from evolve_action.model.trajectory import conclusion
 from evolve_action.publish.render.escape import cell, code, inline
 from evolve_action.publish.render.names import CaseIndex as CaseIndex
 from evolve_action.publish.render.view import Problem, Suggestion
@@ -28,6 +29,22 @@ if TYPE_CHECKING:
 
 MAX_SKIPS = 10  # skip reasons repeat; a few examples say enough
 MAX_PHRASES = 20  # per list (improved, new, ...): past this a list reads as noise
+
+
+def evidence_cell(text: str, limit: int) -> str:
+    """A check's evidence as one escaped cell of at most about `limit` characters. A
+    trajectory check's conclusion (where the observed calls parted from the expected ones)
+    is kept whole, up to half the room; the expected and observed sequences share the rest."""
+    flat = " ".join(text.split())
+    expected, observed, tail = conclusion(flat)
+    if not tail or len(flat) <= limit:
+        return cell(flat, limit)
+    room = min(len(tail), limit // 2)
+    rest = limit - room - len("; observed: ; ")
+    # Each sequence gets half of the rest, and what the other one does not need.
+    own = min(len(expected), max(rest // 2, rest - len(observed)))
+    sequences = f"{cell(expected, own)}; observed: {cell(observed, rest - own)}"
+    return f"{sequences}; {cell(tail, room)}"
 
 
 def link(report: ReportInput, index: CaseIndex, rel: str, case_id: str) -> str:
@@ -54,7 +71,8 @@ def why(report: ReportInput, c: CaseStats) -> str:
             continue
         for item in run.items:
             if item.passed is False:
-                evidence = f" → {cell(item.evidence, 100)}" if item.evidence.strip() else ""
+                said = evidence_cell(item.evidence, 100)
+                evidence = f" → {said}" if item.evidence.strip() else ""
                 return cell(item.text, 100) + evidence
         return f"score {run.score:.2f}, below the pass threshold"
     return ""
