@@ -92,7 +92,10 @@ def test_what_cannot_run_here_is_said_and_skipped(tmp_path: Path) -> None:
     got = grade(tmp_path, "required: [{name: bash, at_step: 2}]\n", RUN)
     assert got.passed is None and got.kind == "vally.skipped"
     empty = load(tmp_path, "{}\n")
-    assert not empty.ok and "needs at least one of required" in empty.errors[0].message
+    # A grader that does not read is left out, warned; not an error (the file is not surely
+    # wrong, and its other stimuli would run).
+    assert not empty.errors
+    assert any("needs at least one of required" in p.message for p in empty.problems)
 
 
 # --- waza's tool_calls, over the same trajectory ----------------------------------------------
