@@ -175,6 +175,11 @@ class FakeLLM:
         return f"{self.url}/v1"
 
     @property
+    def gemini_openai_base_url(self) -> str:
+        """What the `openai` SDK is given for Gemini models (`ProviderRow.sdk_base_url`)."""
+        return f"{self.url}/v1beta/openai"
+
+    @property
     def gemini_base_url(self) -> str:
         """What `GOOGLE_GEMINI_BASE_URL` takes: `/v1beta/models/...` is below it."""
         return self.url
@@ -237,6 +242,8 @@ def _authorized(api: str, headers: Mapping[str, str], expected: str | None) -> b
 _ROUTES = {
     "/v1/messages": "anthropic",
     "/v1/chat/completions": "openai",
+    # Gemini's OpenAI-compatible API (what our `openai` SDK adapter calls for Gemini models).
+    "/v1beta/openai/chat/completions": "openai",
     "/v1/responses": "responses",
 }
 

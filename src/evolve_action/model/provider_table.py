@@ -1,12 +1,14 @@
 """Every fact about one model provider, in one row: adding a provider is adding a row.
 
-What reads a row: the key map (`keys_of`, from the settings' `<key-input>` fields), the
+What reads a row: the key inputs (`settings/inputs.py` makes one per row, and the key map
+`keys_of` reads them back from `Settings.api_keys`), the
 credentials (`registry.credentials`), the SDK adapter built for it (`adapter`, imported only
 when the provider is used), the SDK preload (`execute/providers/transport.py`), the SDK
 exceptions the retry loop classifies (`faults.py`), the CLI proxy's upstream when no base
 URL is set (`public_api`), the prices (`prices_id`, the provider's id in the `genai-prices`
 package), the default model of a `models` token naming only the provider, and the default
-judge (`judge_rank`, lowest first, among the providers with a key). A provider speaking a
+judge (`judge_rank`, lowest first, among the providers with a key), and the credential
+proxy's wire for a CLI (`proxy_wire`). A provider speaking a
 wire that already has an adapter (an OpenAI-compatible API, say) is a row and nothing else;
 a new wire is a row plus its adapter module (`anthropic.py` + `anthropic_wire.py` are the
 pattern).
@@ -42,11 +44,31 @@ class ProviderRow:
     # A one-call answer is best constrained by a JSON schema on the answer text (Chat
     # Completions' structured output) rather than by forcing a tool call (`Provider`).
     answers_with_schema: bool = False
+    # Where the SDK adapter's API sits below the origin the base-URL variable names, when it
+    # is not the origin itself: Gemini's OpenAI-compatible API is `<origin>/v1beta/openai`,
+    # while its CLI is given the origin and calls `<origin>/v1beta/models/...`.
+    sdk_path: str = ""
+    # The shape of the vendor's own API, which its CLI speaks through the credential proxy,
+    # when it is not the SDK adapter's `wire` (its auth header, usage fields, error bodies).
+    native_wire: str = ""
+    label: str = ""  # the vendor's name in the key input's description
 
     @property
-    def settings_field(self) -> str:
-        """The `Settings` attribute of the key input (`anthropic-api-key` → `anthropic_api_key`)."""
-        return self.key_input.replace("-", "_")
+    def proxy_wire(self) -> str:
+        """What the credential proxy speaks to this provider's API for a CLI."""
+        return self.native_wire or self.wire
+
+    @property
+    def key_description(self) -> str:
+        """The key input's description (action.yml, docs/inputs.md, `--help`)."""
+        return f"{self.label or self.id} API key (else {self.key_env})."
+
+    def sdk_base_url(self, base_url: str | None) -> str | None:
+        """The SDK client's base URL: the configured one (else, for an API below an origin,
+        the public one) with the row's `sdk_path`; None leaves the SDK's own default."""
+        if not self.sdk_path:
+            return base_url
+        return (base_url or self.public_api).rstrip("/") + self.sdk_path
 
     @property
     def secret_envs(self) -> tuple[str, ...]:
@@ -60,6 +82,7 @@ PROVIDERS: dict[str, ProviderRow] = {
     for row in (
         ProviderRow(
             id="anthropic",
+            label="Anthropic",
             key_input="anthropic-api-key",
             key_env="ANTHROPIC_API_KEY",
             base_url_env="ANTHROPIC_BASE_URL",
@@ -73,6 +96,7 @@ PROVIDERS: dict[str, ProviderRow] = {
         ),
         ProviderRow(
             id="openai",
+            label="OpenAI",
             key_input="openai-api-key",
             key_env="OPENAI_API_KEY",
             base_url_env="OPENAI_BASE_URL",
@@ -87,6 +111,28 @@ PROVIDERS: dict[str, ProviderRow] = {
             key_optional_with_base_url=True,
             answers_with_schema=True,
         ),
+        # Gemini through its OpenAI-compatible endpoint with the `openai` SDK: the same
+        # adapter and wire as OpenAI's (no new dependency, one request shape for our loop);
+        # its CLI speaks the native generateContent API through the proxy (`native_wire`).
+        # Its 429s say RESOURCE_EXHAUSTED for a rate limit and an empty quota alike, so no
+        # code marks a quota gone for good.
+        ProviderRow(
+            id="gemini",
+            label="Gemini",
+            key_input="gemini-api-key",
+            key_env="GEMINI_API_KEY",
+            base_url_env="GOOGLE_GEMINI_BASE_URL",
+            public_api="https://generativelanguage.googleapis.com",
+            sdk=("openai", "openai.resources.chat.chat", "anyio._backends._asyncio"),
+            adapter="evolve_action.execute.providers.openai:OpenAIProvider",
+            wire="openai",
+            prices_id="google",
+            default_model="gemini-2.5-pro",
+            judge_rank=2,
+            answers_with_schema=True,
+            sdk_path="/v1beta/openai",
+            native_wire="gemini",
+        ),
     )
 }
 
@@ -97,8 +143,14 @@ def known() -> str:
 
 
 def keys_of(settings: object) -> dict[str, str]:
-    """Each provider's key from its input (`Settings.<key_input>`), "" when unset."""
-    return {row.id: str(getattr(settings, row.settings_field, "") or "") for row in rows()}
+    """Each provider's key from its input (`Settings.api_keys`, by provider id), "" when unset."""
+    given = getattr(settings, "api_keys", None) or {}
+    return {row.id: str(given.get(row.id, "") or "") for row in rows()}
+
+
+def by_key_input() -> dict[str, ProviderRow]:
+    """The rows by the name of their key input (`anthropic-api-key` → anthropic's row)."""
+    return {row.key_input: row for row in rows()}
 
 
 def rows() -> tuple[ProviderRow, ...]:

@@ -162,7 +162,7 @@ def build_provider(
     inner = _adapter(kind)(
         provider_id=kind.id,
         api_key=creds.api_key,
-        base_url=creds.base_url,
+        base_url=kind.sdk_base_url(creds.base_url),
         timeout_s=timeout_s,
         sdk_max_retries=sdk_max_retries,
         answers_with_schema=kind.answers_with_schema,
