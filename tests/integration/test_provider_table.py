@@ -57,10 +57,10 @@ async def test_a_row_on_an_existing_wire_runs_and_is_priced(
 
 
 def test_a_row_is_in_the_key_map_and_the_credentials_check(row: provider_table.ProviderRow) -> None:
-    class Settings:
-        api_keys = {"deepseek": "secret"}
+    from evolve_action.settings.inputs import Settings
 
-    assert provider_table.keys_of(Settings())["deepseek"] == "secret"
+    keyed = Settings(api_keys={"deepseek": "secret"})
+    assert provider_table.keys_of(keyed)["deepseek"] == "secret"
     assert provider_table.has_credentials({}, {"DEEPSEEK_API_KEY": "k"})
     with pytest.raises(ValueError, match="did you mean deepseek/deepseek-chat"):
         check_model("deepseek/deepseek-chta", environ={})

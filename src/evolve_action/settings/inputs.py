@@ -64,7 +64,7 @@ from evolve_action.settings.parsers import (
 
 # The agent CLIs `agent` may name: `execute.harness.registry.HARNESSES`' names, which a
 # test keeps equal to this (settings are parsed before any stage is imported).
-AGENTS = ("claude", "codex", "copilot", "opencode")
+AGENTS = ("claude", "codex", "copilot", "opencode", "gemini")
 
 
 def _agent(name: str, raw: str) -> str:
@@ -277,8 +277,8 @@ INPUTS: tuple[InputSpec, ...] = (
         "agent",
         "",
         "With `harness: cli`, the agent CLI every model runs on: `claude`, `codex`, `copilot`"
-        " (GitHub Copilot CLI) or `opencode` (Anthropic and OpenAI models on the last two);"
-        " empty: each model's vendor's own CLI (docs/harness.md).",
+        " (GitHub Copilot CLI), `opencode` (Anthropic and OpenAI models on these two) or"
+        " `gemini` (Gemini CLI); empty: each model's vendor's own CLI (docs/harness.md).",
         parse=_agent,
     ),
     InputSpec(

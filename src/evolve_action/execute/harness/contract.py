@@ -90,6 +90,12 @@ class Harness(ABC):
     # without one, its runs are errors that say so, never runs without the skill.
     needs_on_path: ClassVar[tuple[str, ...]] = ()
 
+    def unusable(self, found: dict[str, str]) -> str | None:
+        """Why the programs of `needs_on_path` found on the job's PATH (name → path) cannot
+        serve it (Gemini CLI's Node.js too old, say), in words that name the CLI; None: they
+        can."""
+        return None
+
     def prepare_home(self, home: Path, run: Invocation) -> None:
         """Write what the CLI needs in its fresh HOME before it starts (its state folders;
         a settings file where a CLI refuses to start without one)."""

@@ -322,14 +322,17 @@ def _missing_helpers(names: Sequence[str], path: str) -> dict[str, str]:
     """Why each CLI whose tools need a program the job's PATH lacks cannot run."""
     missing = {}
     for name in names:
-        absent = [
-            p for p in registry.HARNESSES[name].needs_on_path if not shutil.which(p, path=path)
-        ]
+        harness = registry.HARNESSES[name]
+        found = {p: shutil.which(p, path=path) for p in harness.needs_on_path}
+        absent = [p for p, where in found.items() if where is None]
         if absent:
             missing[name] = (
-                f"{name} needs {', '.join(absent)} on PATH (its tools run it) and this job's "
-                f"PATH has none; install it (ripgrep is `apt-get install ripgrep`)"
+                f"{name} needs {', '.join(absent)} on PATH (it runs it) and this job's PATH "
+                "has none; install it (ripgrep is `apt-get install ripgrep`, Node.js 20+ "
+                "is the `nodejs` package of Debian trixie or nodejs.org's build)"
             )
+        elif (why := harness.unusable({p: w for p, w in found.items() if w})) is not None:
+            missing[name] = why
     return missing
 
 
