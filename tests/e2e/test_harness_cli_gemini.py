@@ -1,7 +1,9 @@
-"""`evolve-action run --harness cli --models gemini/...`: a pull request whose skill change
-breaks its one case is caught by the real pinned Gemini CLI (a Node.js program: the test
-skips without Node.js 20+), confined at each level this machine gives, against the fake
-Gemini API; the judge is our SDK loop on Gemini's OpenAI-compatible path of the same fake.
+"""`harness: cli` on a Gemini model, run the Actions way (`INPUT_*`, an event file, the GitHub
+and LLM fakes, the real process): a pull request whose skill change breaks its one case is
+caught by the real pinned Gemini CLI (a Node.js program: the test skips without Node.js 20+),
+confined at each level this machine gives, against the fake Gemini API; the judge is our SDK
+loop on Gemini's OpenAI-compatible path of the same fake. The check fails and the comment
+says `regressed`.
 
 The skill's new text makes the agent shout, which the eval's regex rejects. The agent's one
 command is hostile: it prints every environment it can read (base64-encoded) and tries to
@@ -12,21 +14,27 @@ printed, or the results; nothing may be written outside the workspace.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from evolve_action.commands.cli import main
 from evolve_action.execute.harness.gemini import launch as gemini_launch
+from tests.actions import REPO, pull_request_event, runner_env
 from tests.e2e.local_run import commit_sides, greeter_repo
 from tests.e2e.test_harness_cli_agents import CASE, PROBE, decoded
+from tests.e2e.test_pull_request import run_container
 from tests.fakes.cli_agents import cli_dir
+from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import Answer, Call, FakeLLM, Reply, Request, call, text
-from tests.fakes.scripts import grading, tool_names
-from tests.levels import LEVELS, at_level
+from tests.fakes.scripts import grading
+from tests.gitrepo import git
+from tests.levels import LEVELS, env_at_level
 from tests.sample_evals import GREETER_SKILL
 
 REAL = {"GEMINI_API_KEY": "AIza-real-e2e-gemini-91c3e7"}
@@ -52,12 +60,20 @@ def node() -> None:
         pytest.skip(f"Gemini CLI needs Node.js {gemini_launch.MIN_NODE}+ on PATH")
 
 
+def judged(request: Request) -> Answer:
+    """The judge's verdicts as its answer's JSON text (a JSON schema, not a forced tool, is
+    how the judge asks on the Chat Completions wire)."""
+    graded = grading(request)
+    assert isinstance(graded, Reply) and graded.calls
+    return text(json.dumps({**graded.calls[0].arguments, "rubric_scores": {}}))
+
+
 def script(outside: Path) -> Callable[[Request], Answer]:
     """The agent follows the skill it activated (the head's shouts), through its shell."""
 
     def answer(request: Request) -> Answer:
-        if "submit_grading" in tool_names(request):
-            return grading(request)
+        if request.api == "openai":  # our judge, on Gemini's OpenAI-compatible path
+            return judged(request)
         greeting = "HELLO ADA" if b"SHOUT" in request.raw else "Hello, Ada!"
         command = (
             f"printf '%s\\n' '{greeting}' > hello.txt; {PROBE} | base64 -w0; echo; "
@@ -73,39 +89,67 @@ def script(outside: Path) -> Callable[[Request], Answer]:
     return answer
 
 
+def actions_env(
+    root: Path, tmp: Path, llm: FakeLLM, gh: GitHubFake, level: str, **inputs: str
+) -> dict[str, str]:
+    """The environment GitHub gives the action's process on a pull request from `pr` to
+    `main`, with `inputs`, confining at `level`."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    base, head = git(root, "rev-parse", "main"), git(root, "rev-parse", "pr")
+    event = pull_request_event(tmp / "event.json", base, head)
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp),
+        **runner_env(
+            tmp, event_name="pull_request", event=event, workspace=root, sha=head, api_url=gh.url
+        ),
+        "INPUT_RUNS": "4",
+        "INPUT_HARNESS": "cli",
+        "INPUT_CACHE-DIR": str(tmp / "cache"),
+        "INPUT_RESULTS-DIR": str(tmp / "results"),
+        "INPUT_FAIL-ON-REGRESSION": "true",
+        "EVOLVE_CLI_DIR": str(cli_dir()),
+        "EVOLVE_RETRY_BASE_DELAY_S": "0.01",
+    }
+    env.update({f"INPUT_{k.upper().replace('_', '-')}": v for k, v in inputs.items()})
+    # The PATH without bwrap is made of links in a folder the sandbox users can enter (the
+    # CLI's shell finds `bash` through it): beside the CLIs, not in /tmp, which the user
+    # level closes to them, nor in pytest's folders, root's alone.
+    scratch = Path(tempfile.mkdtemp(prefix="path-", dir=cli_dir().parent))
+    scratch.chmod(0o755)
+    return env_at_level(level, env, scratch)
+
+
 @pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    with FakeLLM() as server:
-        for name, value in REAL.items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.gemini_base_url)
-        monkeypatch.setenv("EVOLVE_RETRY_BASE_DELAY_S", "0.01")
-        yield server
-        assert not server.script_errors, server.script_errors
+def served() -> Iterator[tuple[FakeLLM, GitHubFake]]:
+    with FakeLLM() as llm, GitHubFake() as gh:
+        yield llm, gh
+        assert not llm.script_errors, llm.script_errors
+    for scratch in cli_dir().parent.glob("path-*"):
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_a_regression_is_caught_on_gemini_cli_with_no_leak_and_no_escape(
-    level: str,
-    repo: Path,
-    llm: FakeLLM,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
+    level: str, repo: Path, served: tuple[FakeLLM, GitHubFake], tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("EVOLVE_CLI_DIR", str(cli_dir()))
+    llm, gh = served
     outside = tmp_path / "outside"
     outside.mkdir()
     llm.script = script(outside)
-    out = tmp_path / "results"
-    argv = ["run", "--root", str(repo), "--base", "main", "--models", MODEL, "--runs", "4"]
-    argv += ["--judge-model", MODEL, "--harness", "cli"]
-    with at_level(level):
-        code = main([*argv, "--results-dir", str(out), "--quiet"])
-    comment = capsys.readouterr().out
+    gh.add_pull(REPO, 7, git(repo, "rev-parse", "pr"), base_sha=git(repo, "rev-parse", "main"))
+    env = actions_env(repo, tmp_path / "job", llm, gh, level, models=MODEL, judge_model=MODEL)
+    env |= {**REAL, "GOOGLE_GEMINI_BASE_URL": llm.gemini_base_url}
+    done = run_container(env, repo)
+    out = tmp_path / "job" / "results"
     doc: dict[str, Any] = json.loads((out / "results.json").read_text())
 
-    assert code == 1, comment
+    seen = [r.tool_results for r in llm.requests if r.api == "gemini"]  # the tools' answers
+    assert done.returncode == 1, (seen[-1:], done.stdout[-2000:], done.stderr[-2000:])
+    (check,) = gh.check_runs
+    assert check["conclusion"] == "failure", check
+    (comment,) = gh.comments[(REPO, 7)]
+    assert "regressed" in comment["body"]
     labels = {(c["model"], c["case_id"]): c["label"] for c in doc["aggregate"]["cases"]}
     assert labels == {(MODEL, "greet"): "regressed"}, labels
     statuses = {(r["side"], r["status"]) for r in doc["runs"]}

@@ -72,7 +72,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.fakes import gemini_wire
+from tests.fakes import copilot_api, gemini_wire
 from tests.fakes.llm_script import (
     Answer,
     Call,
@@ -124,6 +124,7 @@ class FakeLLM:
         self.latency = latency
         self.api_key = api_key
         self.requests: list[Request] = []
+        self.listings: list[dict[str, str]] = []  # the headers of each GET (model listings)
         self.script_errors: list[str] = []
         # The `model` field of every answer (a provider serving a new snapshot behind the
         # alias asked for); None answers with the model the request named.
@@ -276,6 +277,17 @@ def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                     return
                 answer = answer.then or text("late")
             self._reply(api, raw, answer, path)
+
+        def do_GET(self) -> None:
+            # GitHub's Copilot API lists its models before any call (`copilot_api.py`).
+            path = self.path.split("?", 1)[0]
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            with fake._lock:
+                fake.listings.append(headers)
+            if path != copilot_api.PATH:
+                self._send(404, {"message": f"no route {path}"})
+                return
+            self._send(*copilot_api.answer(headers, fake.api_key))
 
         def _reply(self, api: str, raw: bytes, answer: Answer, path: str = "") -> None:
             if isinstance(answer, Disconnect):

@@ -52,6 +52,16 @@ class ProviderRow:
     # when it is not the SDK adapter's `wire` (its auth header, usage fields, error bodies).
     native_wire: str = ""
     label: str = ""  # the vendor's name in the key input's description
+    # Used only when a model names it: its key is another input's (GitHub Copilot's is the
+    # job's GitHub token), so it has no key input of its own, is never a default model or
+    # judge, and its key being there does not count as "a model key is set".
+    opt_in: bool = False
+    # A free request the key must pass before any run (`GET <api><preflight>`): a 401 or 403
+    # there makes every run of the provider an `auth` error, before anything is spent.
+    preflight: str = ""
+    refusal_hint: str = ""  # what to do when the preflight refuses the key
+    # Why its models are not in `genai-prices` (they run unpriced, said so); "" when they are.
+    unpriced: str = ""
 
     @property
     def proxy_wire(self) -> str:
@@ -133,6 +143,33 @@ PROVIDERS: dict[str, ProviderRow] = {
             sdk_path="/v1beta/openai",
             native_wire="gemini",
         ),
+        # GitHub Copilot's API, keyless in Actions: the workflow's GITHUB_TOKEN with
+        # `permissions: copilot-requests: write` bills the requests to the organization. Only
+        # the Copilot CLI runs it (`harness: cli`), through the proxy, which alone holds the
+        # token. The API serves Anthropic models on `/v1/messages` and OpenAI models on
+        # `/responses` and `/chat/completions`, with the token as a bearer.
+        ProviderRow(
+            id="copilot",
+            label="GitHub Copilot",
+            key_input="github-token",
+            key_env="COPILOT_GITHUB_TOKEN",
+            base_url_env="COPILOT_API_URL",
+            public_api="https://api.githubcopilot.com",
+            sdk=("openai", "openai.resources.chat.chat", "anyio._backends._asyncio"),
+            adapter="evolve_action.execute.providers.openai:OpenAIProvider",
+            wire="openai",
+            prices_id="",
+            default_model="claude-sonnet-4.6",
+            opt_in=True,
+            preflight="/models",
+            refusal_hint=(
+                "the workflow's token can make Copilot requests only with `permissions:"
+                " copilot-requests: write` in a repository owned by an organization that allows"
+                " Copilot CLI billed to it, and never on a pull request from a fork (its token"
+                " is read-only)"
+            ),
+            unpriced="GitHub Copilot bills premium requests, not tokens",
+        ),
     )
 }
 
@@ -143,14 +180,24 @@ def known() -> str:
 
 
 def keys_of(settings: object) -> dict[str, str]:
-    """Each provider's key from its input (`Settings.api_keys`, by provider id), "" when unset."""
+    """Each provider's key from its input (`Settings.api_keys`, by provider id; an opt-in
+    row's from the input it shares, `Settings.github_token`), "" when unset."""
     given = getattr(settings, "api_keys", None) or {}
-    return {row.id: str(given.get(row.id, "") or "") for row in rows()}
+    out = {}
+    for row in rows():
+        shared = getattr(settings, row.key_input.replace("-", "_"), "") if row.opt_in else ""
+        out[row.id] = str(given.get(row.id, "") or shared or "")
+    return out
 
 
 def by_key_input() -> dict[str, ProviderRow]:
-    """The rows by the name of their key input (`anthropic-api-key` → anthropic's row)."""
-    return {row.key_input: row for row in rows()}
+    """The rows with a key input of their own, by its name (`anthropic-api-key` → anthropic)."""
+    return {row.key_input: row for row in rows() if not row.opt_in}
+
+
+def defaults() -> tuple[ProviderRow, ...]:
+    """The rows a job may choose without being told (default models, "a key is set")."""
+    return tuple(row for row in rows() if not row.opt_in)
 
 
 def rows() -> tuple[ProviderRow, ...]:
@@ -178,6 +225,7 @@ def quota_codes() -> frozenset[str]:
 
 def has_credentials(keys: Mapping[str, str], environ: Mapping[str, str]) -> bool:
     """Whether some provider has a key (an input or its variable) or a keyless base URL."""
-    return any(keys.values()) or any(
-        environ.get(name) for row in rows() for name in row.secret_envs
+    keyed = {row.id for row in defaults()}
+    return any(v for k, v in keys.items() if k in keyed) or any(
+        environ.get(name) for row in defaults() for name in row.secret_envs
     )

@@ -95,7 +95,10 @@ INPUTS: tuple[InputSpec, ...] = (
         "github-token", "${{ github.token }}", "Token for comments, check runs and statuses.", True
     ),
     # One key input per provider row (`model/provider_table.py`), in the table's order.
-    *(InputSpec(row.key_input, "", row.key_description, True) for row in provider_table.rows()),
+    *(
+        InputSpec(row.key_input, "", row.key_description, True)
+        for row in provider_table.by_key_input().values()
+    ),
     InputSpec(
         "models",
         "",

@@ -54,6 +54,9 @@ class Invocation:
     system: str | None = None  # the case's extra system text
     # The case's MCP servers, resolved (`model.mcp`): the only servers the CLI may offer.
     mcp: tuple[McpLaunch, ...] = ()
+    # Its `needs_on_path` programs as found on the job's PATH, links resolved (the sandbox
+    # user may not reach a link that leads to them): Gemini CLI's `node`.
+    helpers: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def endpoint(self) -> str:

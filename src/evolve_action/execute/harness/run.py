@@ -119,7 +119,7 @@ class CliHarness:
                 prompt=_prompt(spec.case), max_turns=max_turns,
                 trigger=spec.case.kind is CaseKind.TRIGGER, sandboxed=sandboxed,
                 base_url=f"http://127.0.0.1:{PORT_MARK}", token=session.token,
-                system=spec.case.system or None,
+                system=spec.case.system or None, helpers=self._helpers(harness.needs_on_path),
             )  # fmt: skip
             harness.prepare_home(workspace / HOME_DIR, invocation)
             command = harness.command(invocation)
@@ -134,6 +134,10 @@ class CliHarness:
             raise _error(ErrorKind.HARNESS, f"{name}: {done.error}", Transcript(), spec)
         outcome = harness.parse(done.stdout, exit_code=done.exit_code, stderr=done.stderr)
         return _finish(outcome, session, spec, binary, done, timeout_s, max_turns, name)
+
+    def _helpers(self, names: Sequence[str]) -> dict[str, str]:
+        found = {name: shutil.which(name, path=self.path) for name in names}
+        return {name: str(Path(where).resolve()) for name, where in found.items() if where}
 
     def _path(self, binary: CliBinary) -> str:
         return ":".join([*(str(d) for d in binary.path_dirs), self.path])

@@ -79,6 +79,8 @@ def check_model(
         return None
     provider, _ = split_model(model)
     row = _kind(provider)
+    if row.unpriced:
+        return f"{model} runs unpriced: {row.unpriced}"
     source = catalog.source()
     unknown = f"{model!r} is not a model {source.name} {source.version} knows"
     if model in priced:

@@ -48,6 +48,8 @@ class Copilot(Harness):
     def command(self, run: Invocation) -> Command:
         env = copilot_launch.endpoint(run.provider, run.endpoint, run.token, model=run.model)
         argv = copilot_launch.command(run.binary)
+        if run.provider == copilot_launch.GITHUB:
+            argv += copilot_launch.SIGNED_IN_FLAGS
         if run.trigger:
             argv += ["--available-tools", *TRIGGER_TOOLS]
         return Command(argv, env, stdin=with_system(run))

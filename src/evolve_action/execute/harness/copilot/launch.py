@@ -37,7 +37,10 @@ VERSION = "1.0.102"
 SKILLS_DIR = ".github/skills"
 # Where else it finds skills (seen: a skill in each folder, listed to the model or not).
 ALSO_READS = (".claude/skills", ".agents/skills")
-PROVIDERS = ("anthropic", "openai")
+PROVIDERS = ("anthropic", "openai", "copilot")
+# GitHub's own Copilot API, signed in with a GitHub token (keyless in Actions); the other
+# providers are its own-provider ("BYOK") variables.
+GITHUB = "copilot"
 SKILL_TOOL = "skill"
 SHELL_TOOL = "bash"
 
@@ -66,12 +69,41 @@ def endpoint(provider: str, api_base: str, token: str, *, model: str) -> dict[st
     """
     if provider not in PROVIDERS:
         raise ValueError(f"Copilot CLI takes {' or '.join(PROVIDERS)} models, not {provider!r}")
+    if provider == GITHUB:
+        return signed_in(api_base, token, model=model)
     return {
         "COPILOT_PROVIDER_TYPE": provider,
         "COPILOT_PROVIDER_BASE_URL": api_base,
         "COPILOT_PROVIDER_API_KEY": token,
         "COPILOT_MODEL": model,
     }
+
+
+def signed_in(api_base: str, token: str, *, model: str) -> dict[str, str]:
+    """The variables of a run on GitHub's Copilot API, signed in with `token` (the proxy
+    session's placeholder: the proxy holds the workflow's GITHUB_TOKEN).
+
+    `COPILOT_API_URL` moves the Copilot API (it calls `<url>/models`, then `<url>/v1/messages`
+    for Claude models); `GH_HOST` (whose path it drops: `/copilot_internal/user`,
+    `/copilot_internal/managed_settings`, `/copilot/mcp_registry` at its root) and
+    `COPILOT_DEBUG_GITHUB_API_URL` (`/copilot_internal/team_customizations`) move the GitHub
+    calls it makes besides, which a 404 answers without harm: they reach the proxy, which
+    answers them itself, never github.com with a token. It is online, not offline.
+    """
+    github = f"{api_base}/github"
+    return {
+        "COPILOT_OFFLINE": "false",
+        # It refuses a token not shaped as one of GitHub's (the proxy strips the prefix).
+        "COPILOT_GITHUB_TOKEN": f"ghs_{token}",
+        "COPILOT_API_URL": api_base,
+        "GH_HOST": github,
+        "COPILOT_DEBUG_GITHUB_API_URL": github,
+        "COPILOT_MODEL": model,
+    }
+
+
+# Signed in to GitHub it would also start GitHub's MCP server, with the token: off.
+SIGNED_IN_FLAGS = ("--disable-builtin-mcps",)
 
 
 def environment(

@@ -48,8 +48,8 @@ class Gemini(Harness):
             (home / name).write_text(text, encoding="utf-8")
 
     def command(self, run: Invocation) -> Command:
-        # `node` is found on the PATH the relay is given (the job's, checked at start).
-        argv = gemini_launch.command(NODE, run.binary, model=run.model)
+        # The job's `node` (checked when the harness opened), else the relay's PATH finds it.
+        argv = gemini_launch.command(run.helpers.get(NODE, NODE), run.binary, model=run.model)
         env = gemini_launch.environment(run.endpoint, run.token)
         return Command(argv, env, stdin=with_system(run))
 

@@ -1,0 +1,105 @@
+"""Keyless Copilot: `--models copilot/...` runs the real Copilot CLI signed in to GitHub's
+Copilot API (here the loopback fake of it, `tests/fakes/copilot_api.py`) with the workflow's
+GITHUB_TOKEN, which only the credential proxy holds: the CLI gets a placeholder.
+
+With a token the API takes, a pull request whose skill change breaks its one case is caught,
+and the token is in no request body, nothing the agent's hostile command printed, and no
+result file. With a token it refuses (no `copilot-requests: write`, or a fork's), every run is
+an `auth` error that says what to do, no model call is made, and the job is not a failure.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evolve_action.commands.cli import main
+from tests.e2e.test_harness_cli_agents import decoded, repo, script  # noqa: F401
+from tests.fakes.cli_agents import cli_dir
+from tests.fakes.llm_server import FakeLLM
+from tests.levels import LEVELS, at_level
+
+TOKEN = "ghs_real-actions-token-5e81b2"
+MODEL = "copilot/claude-sonnet-4.6"
+JUDGE_KEY = "sk-ant-judge-e2e-0c4d"
+
+
+@pytest.fixture
+def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
+    with FakeLLM() as server:
+        monkeypatch.setenv("COPILOT_API_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", JUDGE_KEY)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+        monkeypatch.setenv("EVOLVE_RETRY_BASE_DELAY_S", "0.01")
+        monkeypatch.setenv("EVOLVE_CLI_DIR", str(cli_dir()))
+        yield server
+        assert not server.script_errors, server.script_errors
+
+
+def _run(root: Path, out: Path, token: str, level: str) -> int:
+    argv = ["run", "--root", str(root), "--base", "main", "--models", MODEL, "--runs", "4"]
+    argv += ["--judge-model", "anthropic", "--harness", "cli", "--github-token", token]
+    with at_level(level):
+        return main([*argv, "--results-dir", str(out), "--quiet"])
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_keyless_copilot_catches_the_regression_and_the_token_stays_with_the_proxy(
+    level: str,
+    repo: Path,  # noqa: F811
+    llm: FakeLLM,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    llm.script = script("copilot", outside)
+    out = tmp_path / "results"
+    code = _run(repo, out, TOKEN, level)
+    comment = capsys.readouterr().out
+    doc: dict[str, Any] = json.loads((out / "results.json").read_text())
+
+    assert code == 1, comment
+    labels = {(c["model"], c["case_id"]): c["label"] for c in doc["aggregate"]["cases"]}
+    assert labels == {(MODEL, "greet"): "regressed"}, labels
+    for run in doc["runs"]:
+        assert any(n.startswith("harness: copilot ") for n in run["transcript"]["notes"])
+    agent_calls = [r for r in llm.requests if "submit_grading" not in r.raw.decode()]
+    assert agent_calls and all(r.path == "/v1/messages" for r in agent_calls)
+    # The proxy put the real token in each call and listing; the CLI held a placeholder.
+    assert all(r.headers["authorization"] == f"Bearer {TOKEN}" for r in agent_calls)
+    assert llm.listings and all(h["authorization"] == f"Bearer {TOKEN}" for h in llm.listings)
+    printed = decoded([r.raw.decode("utf-8", "replace") for r in agent_calls])
+    assert printed.count("PATH=") >= len(doc["runs"]), printed[:2000]  # the probe ran
+    assert TOKEN not in printed and "COPILOT_GITHUB_TOKEN=" in printed
+    assert not [r for r in llm.requests if TOKEN in r.raw.decode("utf-8", "replace")]
+    for path in out.rglob("*"):
+        if path.is_file():
+            assert TOKEN not in path.read_text(errors="replace"), path
+    assert not (outside / "escaped.txt").exists()
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_token_without_the_permission_is_a_clear_error_and_nothing_is_spent(
+    level: str,
+    repo: Path,  # noqa: F811
+    llm: FakeLLM,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    llm.api_key = TOKEN  # the only token the fake Copilot API takes
+    out = tmp_path / "results"
+    code = _run(repo, out, "ghs_read-only-fork-token", level)
+    comment = capsys.readouterr().out
+    doc: dict[str, Any] = json.loads((out / "results.json").read_text())
+
+    assert code == 0, comment  # not a failure: nothing could be judged
+    assert llm.requests == []  # no model call: nothing spent
+    assert len(llm.listings) == 1  # the one free listing that found out
+    errors = {r["error"]["kind"] for r in doc["runs"] if r.get("error")}
+    assert errors == {"auth"}, doc["runs"][:1]
+    assert "copilot-requests: write" in comment and "fork" in comment, comment
