@@ -5,7 +5,8 @@ GITHUB_TOKEN, which only the credential proxy holds: the CLI gets a placeholder.
 With a token the API takes, a pull request whose skill change breaks its one case is caught,
 and the token is in no request body, nothing the agent's hostile command printed, and no
 result file. With a token it refuses (no `copilot-requests: write`, or a fork's), every run is
-an `auth` error that says what to do, no model call is made, and the job is not a failure.
+an `auth` error that says what to do, no model call is made, and the check is neutral (run
+the Actions way).
 """
 
 from __future__ import annotations
@@ -18,9 +19,14 @@ from typing import Any
 import pytest
 
 from evolve_action.commands.cli import main
+from tests.actions import REPO
 from tests.e2e.test_harness_cli_agents import decoded, repo, script  # noqa: F401
+from tests.e2e.test_harness_cli_gemini import actions_env, served  # noqa: F401
+from tests.e2e.test_pull_request import run_container
 from tests.fakes.cli_agents import cli_dir
+from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import FakeLLM
+from tests.gitrepo import git
 from tests.levels import LEVELS, at_level
 
 TOKEN = "ghs_real-actions-token-5e81b2"
@@ -84,22 +90,27 @@ def test_keyless_copilot_catches_the_regression_and_the_token_stays_with_the_pro
 
 
 @pytest.mark.parametrize("level", LEVELS)
-def test_a_token_without_the_permission_is_a_clear_error_and_nothing_is_spent(
+def test_a_token_without_the_permission_is_a_clear_error_and_a_neutral_check(
     level: str,
     repo: Path,  # noqa: F811
-    llm: FakeLLM,
+    served: tuple[FakeLLM, GitHubFake],  # noqa: F811
     tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """The Actions way: the workflow's token (`github-token`, `ghs_fake` here) is one the
+    fake Copilot API refuses, as GitHub does a token without `copilot-requests: write`."""
+    llm, gh = served
     llm.api_key = TOKEN  # the only token the fake Copilot API takes
-    out = tmp_path / "results"
-    code = _run(repo, out, "ghs_read-only-fork-token", level)
-    comment = capsys.readouterr().out
-    doc: dict[str, Any] = json.loads((out / "results.json").read_text())
+    gh.add_pull(REPO, 7, git(repo, "rev-parse", "pr"), base_sha=git(repo, "rev-parse", "main"))
+    env = actions_env(repo, tmp_path / "job", llm, gh, level, models=MODEL)
+    env |= {"COPILOT_API_URL": llm.url}
+    done = run_container(env, repo)
+    doc: dict[str, Any] = json.loads((tmp_path / "job/results/results.json").read_text())
 
-    assert code == 0, comment  # not a failure: nothing could be judged
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert llm.requests == []  # no model call: nothing spent
     assert len(llm.listings) == 1  # the one free listing that found out
-    errors = {r["error"]["kind"] for r in doc["runs"] if r.get("error")}
-    assert errors == {"auth"}, doc["runs"][:1]
-    assert "copilot-requests: write" in comment and "fork" in comment, comment
+    assert {r["error_kind"] for r in doc["runs"]} == {"auth"}, doc["runs"][:1]
+    (check,) = gh.check_runs
+    assert check["conclusion"] == "neutral", check
+    (comment,) = gh.comments[(REPO, 7)]
+    assert "copilot-requests: write" in comment["body"], comment["body"]

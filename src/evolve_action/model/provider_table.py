@@ -19,7 +19,7 @@ cost prior) may read it too, which it could not were it in `execute`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 
@@ -223,9 +223,13 @@ def quota_codes() -> frozenset[str]:
     return frozenset().union(*(row.quota_codes for row in rows()))
 
 
-def has_credentials(keys: Mapping[str, str], environ: Mapping[str, str]) -> bool:
-    """Whether some provider has a key (an input or its variable) or a keyless base URL."""
-    keyed = {row.id for row in defaults()}
-    return any(v for k, v in keys.items() if k in keyed) or any(
-        environ.get(name) for row in defaults() for name in row.secret_envs
+def has_credentials(
+    keys: Mapping[str, str], environ: Mapping[str, str], models: Iterable[str] = ()
+) -> bool:
+    """Whether some provider has a key (an input or its variable) or a keyless base URL; an
+    opt-in provider counts only when one of `models` names it."""
+    named = {m.split("/", 1)[0] for m in models if "/" in m}
+    usable = [row for row in rows() if not row.opt_in or row.id in named]
+    return any(keys.get(row.id) for row in usable) or any(
+        environ.get(name) for row in usable for name in row.secret_envs
     )
