@@ -95,5 +95,5 @@ def test_gemini_key_input_comes_from_the_row() -> None:
     spec = BY_NAME["gemini-api-key"]
     assert spec.secret and "GEMINI_API_KEY" in spec.description
     keys = provider_table.keys_of(from_values({"gemini-api-key": "g"}))
-    assert keys == {"anthropic": "", "openai": "", "gemini": "g"}
+    assert keys == {"anthropic": "", "openai": "", "gemini": "g", "copilot": ""}
     assert "secret-value" not in repr(from_values({"gemini-api-key": "secret-value"}))

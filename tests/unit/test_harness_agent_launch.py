@@ -88,7 +88,7 @@ def test_copilot_environment_points_at_the_api_base_with_the_placeholder() -> No
     }
     cached = copilot_launch.environment("openai", "b", TOKEN, model="m", package_cache="/p")
     assert cached["COPILOT_PKG_CACHE_HOME"] == "/p"
-    with pytest.raises(ValueError, match="anthropic or openai models, not 'gemini'"):
+    with pytest.raises(ValueError, match="anthropic, openai or copilot models, not 'gemini'"):
         copilot_launch.environment("gemini", "b", TOKEN, model="m")
 
 

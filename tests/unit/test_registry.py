@@ -58,7 +58,8 @@ def test_resolve_model__errors_say_what_is_accepted(token: str, message: str) ->
 def test_every_default_model_is_in_the_price_table_and_priced() -> None:
     for row in PROVIDERS.values():
         info = catalog.lookup(f"{row.id}/{row.default_model}")
-        assert info is not None and info.priced
+        # A provider that does not bill by token says so (GitHub Copilot's premium requests).
+        assert (info is not None and info.priced) or (info is None and row.unpriced), row.id
     assert catalog.display_name("anthropic/claude-sonnet-4-6") == "Claude Sonnet 4.6"
     assert catalog.display_name("openai/unknown") == "openai/unknown"
 
@@ -143,7 +144,9 @@ def test_check_model__unknown_but_maybe_served_is_a_warning() -> None:
 
 def test_table__the_key_map_and_the_judge_come_from_the_rows() -> None:
     settings = from_values({"anthropic-api-key": "a", "gemini-api-key": "g"})
-    assert keys_of(settings) == {"anthropic": "a", "openai": "", "gemini": "g"}
+    assert keys_of(settings) == {"anthropic": "a", "openai": "", "gemini": "g", "copilot": ""}
+    # GitHub Copilot's key is the job's GitHub token (keyless in Actions), no input of its own.
+    assert keys_of(from_values({"github-token": "ghs_x"}))["copilot"] == "ghs_x"
     for row in PROVIDERS.values():
         assert row.key_input in BY_NAME and BY_NAME[row.key_input].secret, row.key_input
     assert choose_judge("", keys={"openai": "k"}, environ={}) == "openai/gpt-5.4"

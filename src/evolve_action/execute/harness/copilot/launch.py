@@ -68,7 +68,8 @@ def endpoint(provider: str, api_base: str, token: str, *, model: str) -> dict[st
     `openai_base_url` in a test.
     """
     if provider not in PROVIDERS:
-        raise ValueError(f"Copilot CLI takes {' or '.join(PROVIDERS)} models, not {provider!r}")
+        takes = f"{', '.join(PROVIDERS[:-1])} or {PROVIDERS[-1]}"
+        raise ValueError(f"Copilot CLI takes {takes} models, not {provider!r}")
     if provider == GITHUB:
         return signed_in(api_base, token, model=model)
     return {
