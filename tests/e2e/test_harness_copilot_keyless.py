@@ -79,6 +79,8 @@ def test_keyless_copilot_catches_the_regression_and_the_token_stays_with_the_pro
     # The proxy put the real token in each call and listing; the CLI held a placeholder.
     assert all(r.headers["authorization"] == f"Bearer {TOKEN}" for r in agent_calls)
     assert llm.listings and all(h["authorization"] == f"Bearer {TOKEN}" for h in llm.listings)
+    # Its other GitHub calls (settings, user, customizations) stopped at the proxy.
+    assert {h[":path"] for h in llm.listings} == {"/models"}, llm.listings
     printed = decoded([r.raw.decode("utf-8", "replace") for r in agent_calls])
     assert printed.count("PATH=") >= len(doc["runs"]), printed[:2000]  # the probe ran
     assert TOKEN not in printed and "COPILOT_GITHUB_TOKEN=" in printed

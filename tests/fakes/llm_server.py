@@ -124,7 +124,8 @@ class FakeLLM:
         self.latency = latency
         self.api_key = api_key
         self.requests: list[Request] = []
-        self.listings: list[dict[str, str]] = []  # the headers of each GET (model listings)
+        # Each GET (GitHub's model listing): its headers, and its path under ":path".
+        self.listings: list[dict[str, str]] = []
         self.script_errors: list[str] = []
         # The `model` field of every answer (a provider serving a new snapshot behind the
         # alias asked for); None answers with the model the request named.
@@ -283,7 +284,7 @@ def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
             path = self.path.split("?", 1)[0]
             headers = {k.lower(): v for k, v in self.headers.items()}
             with fake._lock:
-                fake.listings.append(headers)
+                fake.listings.append({**headers, ":path": path})
             if path != copilot_api.PATH:
                 self._send(404, {"message": f"no route {path}"})
                 return

@@ -147,3 +147,14 @@ def test_the_fixed_variables_pass_the_confinement_and_the_key_goes_through_the_r
         assert not [name for name in launch.ENV if is_secret_name(name)], launch.NAME
     assert is_secret_name("COPILOT_PROVIDER_API_KEY") and is_secret_name("GEMINI_API_KEY")
     assert list(opencode_launch.endpoint("openai", "u", TOKEN)) == ["OPENCODE_CONFIG_CONTENT"]
+
+
+def test_copilot_signed_in_to_github_holds_a_placeholder_token_and_goes_online() -> None:
+    env = copilot_launch.endpoint(
+        "copilot", "http://p/copilot", "evolve-dummy-9", model="m", github="http://p/github"
+    )
+    # Shaped as an Actions token (the CLI refuses other shapes); the proxy strips the prefix.
+    assert env["COPILOT_GITHUB_TOKEN"] == "ghs_evolve-dummy-9"
+    assert env["COPILOT_API_URL"] == "http://p/copilot" and env["COPILOT_OFFLINE"] == "false"
+    assert env["GH_HOST"] == env["COPILOT_DEBUG_GITHUB_API_URL"] == "http://p/github"
+    assert "COPILOT_PROVIDER_API_KEY" not in env

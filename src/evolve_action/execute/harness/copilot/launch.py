@@ -60,7 +60,9 @@ def command(binary: str) -> list[str]:
     return [binary, "--output-format", "json", "--allow-all", "--trust-folder"]
 
 
-def endpoint(provider: str, api_base: str, token: str, *, model: str) -> dict[str, str]:
+def endpoint(
+    provider: str, api_base: str, token: str, *, model: str, github: str = ""
+) -> dict[str, str]:
     """The variables that point it at `api_base` with a placeholder key.
 
     `api_base` is where the provider's API answers as the upstream base URL would: the
@@ -71,7 +73,7 @@ def endpoint(provider: str, api_base: str, token: str, *, model: str) -> dict[st
         takes = f"{', '.join(PROVIDERS[:-1])} or {PROVIDERS[-1]}"
         raise ValueError(f"Copilot CLI takes {takes} models, not {provider!r}")
     if provider == GITHUB:
-        return signed_in(api_base, token, model=model)
+        return signed_in(api_base, token, model=model, github=github or f"{api_base}/github")
     return {
         "COPILOT_PROVIDER_TYPE": provider,
         "COPILOT_PROVIDER_BASE_URL": api_base,
@@ -80,7 +82,7 @@ def endpoint(provider: str, api_base: str, token: str, *, model: str) -> dict[st
     }
 
 
-def signed_in(api_base: str, token: str, *, model: str) -> dict[str, str]:
+def signed_in(api_base: str, token: str, *, model: str, github: str) -> dict[str, str]:
     """The variables of a run on GitHub's Copilot API, signed in with `token` (the proxy
     session's placeholder: the proxy holds the workflow's GITHUB_TOKEN).
 
@@ -89,9 +91,10 @@ def signed_in(api_base: str, token: str, *, model: str) -> dict[str, str]:
     `/copilot_internal/managed_settings`, `/copilot/mcp_registry` at its root) and
     `COPILOT_DEBUG_GITHUB_API_URL` (`/copilot_internal/team_customizations`) move the GitHub
     calls it makes besides, which a 404 answers without harm: they reach the proxy, which
-    answers them itself, never github.com with a token. It is online, not offline.
+    answers them itself, never github.com with a token: `github` is the proxy's own address
+    beside the provider's route (`<proxy>/github`), which it does not forward. It is online,
+    not offline.
     """
-    github = f"{api_base}/github"
     return {
         "COPILOT_OFFLINE": "false",
         # It refuses a token not shaped as one of GitHub's (the proxy strips the prefix).
