@@ -1,8 +1,8 @@
 """Finding the agent CLIs, and installing the pinned ones into the cache directory when absent.
 
 The registered CLIs (`registry.HARNESSES`: `claude`, `codex`, `copilot`, `opencode`,
-`gemini`) on PATH win (a runner that already has them saves the download). Else the pinned versions in
-`npm/package-lock.json` are used from the install directory, which lives in the cache
+`gemini`) on PATH win (a runner that already has them saves the download). Else the pinned
+versions in `npm/package-lock.json` are used from the install directory, which lives in the cache
 directory so that a cached job does not download them again. When they are not there yet
 they are installed: with `npm ci --ignore-scripts` when npm is present (npm checks every
 tarball against the lock's sha512), else by fetching just this platform's package from the
