@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -137,6 +138,9 @@ async def main_async(runs: int) -> None:
     with tempfile.TemporaryDirectory(prefix="harness-bench-") as tmp, FakeLLM() as fake:
         for harness in (Harness.SDK, Harness.CLI):
             for cli in BENCH_MODELS:
+                if harness is Harness.CLI and cli == "gemini" and not shutil.which("node"):
+                    print("# cli gemini skipped: no node on PATH", file=sys.stderr)
+                    continue
                 line = await measure(harness, cli, runs, fake, Path(tmp))
                 print(json.dumps(line), flush=True)
 

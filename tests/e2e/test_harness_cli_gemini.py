@@ -55,9 +55,12 @@ def repo(tmp_path: Path) -> Path:
 
 @pytest.fixture(autouse=True)
 def node() -> None:
-    found = subprocess.run(["node", "--version"], capture_output=True, text=True, check=False)
+    where = shutil.which("node")
+    if where is None:
+        pytest.skip("node is not on PATH: Gemini CLI is a Node.js program")
+    found = subprocess.run([where, "--version"], capture_output=True, text=True, check=False)
     if not gemini_launch.node_version_ok(found.stdout):
-        pytest.skip(f"Gemini CLI needs Node.js {gemini_launch.MIN_NODE}+ on PATH")
+        pytest.skip(f"Gemini CLI needs Node.js {gemini_launch.MIN_NODE}+, not {found.stdout}")
 
 
 def judged(request: Request) -> Answer:
