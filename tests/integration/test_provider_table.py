@@ -1,6 +1,8 @@
 """A provider on a wire that already has an adapter is one row of `provider_table.PROVIDERS`: a
 throwaway row (DeepSeek, on the OpenAI wire) is resolved, keyed, built on the real SDK
-against the loopback fake, priced from genai-prices under its own id, and checked."""
+against the loopback fake, priced from genai-prices under its own id, and checked. Gemini's
+row is the real case of it: the `openai` SDK against Gemini's OpenAI-compatible path, its key
+input made from the row."""
 
 from __future__ import annotations
 
@@ -55,10 +57,43 @@ async def test_a_row_on_an_existing_wire_runs_and_is_priced(
 
 
 def test_a_row_is_in_the_key_map_and_the_credentials_check(row: provider_table.ProviderRow) -> None:
-    class Settings:
-        deepseek_api_key = "secret"
+    from evolve_action.settings.inputs import Settings
 
-    assert provider_table.keys_of(Settings())["deepseek"] == "secret"
+    keyed = Settings(api_keys={"deepseek": "secret"})
+    assert provider_table.keys_of(keyed)["deepseek"] == "secret"
     assert provider_table.has_credentials({}, {"DEEPSEEK_API_KEY": "k"})
     with pytest.raises(ValueError, match="did you mean deepseek/deepseek-chat"):
         check_model("deepseek/deepseek-chta", environ={})
+
+
+async def test_gemini_runs_on_the_openai_sdk_at_its_openai_compatible_path(
+    fake_llm: FakeLLM,
+) -> None:
+    fake_llm.script = lambda request: text("hello from gemini")
+    row = provider_table.PROVIDERS["gemini"]
+    assert resolve_model("gemini") == f"gemini/{row.default_model}"
+    assert check_model("gemini/gemini-2.5-flash", environ={}) is None
+    # The variable names the origin, as for the CLI; the SDK's API is below it.
+    environ = {"GEMINI_API_KEY": "g-key", "GOOGLE_GEMINI_BASE_URL": fake_llm.gemini_base_url}
+    assert choose_models([], keys={}, environ=environ) == [f"gemini/{row.default_model}"]
+    provider = build_provider("gemini", environ=environ)
+    ask = ChatRequest("gemini-2.5-flash", "", (ChatMessage("user", (TextPart("hi"),)),))
+    answer = await provider.complete(ask)
+    await provider.aclose()
+    (request,) = fake_llm.requests
+    assert request.path == "/v1beta/openai/chat/completions"
+    assert request.headers["authorization"] == "Bearer g-key"
+    assert provider.id == "gemini" and answer.text == "hello from gemini"
+    assert answer.usage.cost_usd is not None and answer.usage.cost_usd > 0  # Google's rates
+    # Without a base URL the SDK goes to Google's endpoint, never to OpenAI's default.
+    assert row.sdk_base_url(None) == "https://generativelanguage.googleapis.com/v1beta/openai"
+
+
+def test_gemini_key_input_comes_from_the_row() -> None:
+    from evolve_action.settings.inputs import BY_NAME, from_values
+
+    spec = BY_NAME["gemini-api-key"]
+    assert spec.secret and "GEMINI_API_KEY" in spec.description
+    keys = provider_table.keys_of(from_values({"gemini-api-key": "g"}))
+    assert keys == {"anthropic": "", "openai": "", "gemini": "g", "copilot": ""}
+    assert "secret-value" not in repr(from_values({"gemini-api-key": "secret-value"}))

@@ -43,7 +43,8 @@ def test_the_cli_prior_is_the_harness_named_by_the_pipeline() -> None:
     assert (runs_on("anthropic"), runs_on("openai")) == ("claude", "codex")
     assert _runs_on(from_values({})) is None
     assert cost_prior.prior_for("anthropic", "claude") == cost_prior.CLI_PRIORS["claude"]
-    assert cost_prior.prior_for("anthropic", "gemini") == cost_prior.FALLBACK
+    assert cost_prior.prior_for("gemini", "gemini") == cost_prior.CLI_PRIORS["gemini"]
+    assert cost_prior.prior_for("anthropic", "no-such-cli") == cost_prior.FALLBACK
     # The share of cached input is a token count from the harness benchmark, not a rate.
     assert 0.8 < cost_prior.CLI_PRIORS["claude"].cached_share < 0.85
 

@@ -88,7 +88,7 @@ def test_copilot_environment_points_at_the_api_base_with_the_placeholder() -> No
     }
     cached = copilot_launch.environment("openai", "b", TOKEN, model="m", package_cache="/p")
     assert cached["COPILOT_PKG_CACHE_HOME"] == "/p"
-    with pytest.raises(ValueError, match="anthropic or openai models, not 'gemini'"):
+    with pytest.raises(ValueError, match="anthropic, openai or copilot models, not 'gemini'"):
         copilot_launch.environment("gemini", "b", TOKEN, model="m")
 
 
@@ -147,3 +147,14 @@ def test_the_fixed_variables_pass_the_confinement_and_the_key_goes_through_the_r
         assert not [name for name in launch.ENV if is_secret_name(name)], launch.NAME
     assert is_secret_name("COPILOT_PROVIDER_API_KEY") and is_secret_name("GEMINI_API_KEY")
     assert list(opencode_launch.endpoint("openai", "u", TOKEN)) == ["OPENCODE_CONFIG_CONTENT"]
+
+
+def test_copilot_signed_in_to_github_holds_a_placeholder_token_and_goes_online() -> None:
+    env = copilot_launch.endpoint(
+        "copilot", "http://p/copilot", "evolve-dummy-9", model="m", github="http://p/github"
+    )
+    # Shaped as an Actions token (the CLI refuses other shapes); the proxy strips the prefix.
+    assert env["COPILOT_GITHUB_TOKEN"] == "ghs_evolve-dummy-9"
+    assert env["COPILOT_API_URL"] == "http://p/copilot" and env["COPILOT_OFFLINE"] == "false"
+    assert env["GH_HOST"] == env["COPILOT_DEBUG_GITHUB_API_URL"] == "http://p/github"
+    assert "COPILOT_PROVIDER_API_KEY" not in env

@@ -39,8 +39,15 @@ def test_the_chosen_agent_runs_anthropic_and_openai_models(agent: str) -> None:
         chosen = registry.for_provider(provider, agent)
         assert chosen is not None and chosen.name == agent
     assert registry.for_provider("gemini", agent) is None
-    assert "runs anthropic, openai models, not gemini" in registry.cannot_run("gemini", agent)
-    assert registry.providers(agent) == {"anthropic", "openai"}
+    assert "models, not gemini" in registry.cannot_run("gemini", agent)
+    keyless = {"copilot"} if agent == "copilot" else set()  # GitHub Copilot's own API
+    assert registry.providers(agent) == {"anthropic", "openai", *keyless}
+
+
+def test_gemini_models_run_on_gemini_cli_and_copilot_models_on_copilot_cli() -> None:
+    assert registry.for_provider("gemini").name == "gemini"  # type: ignore[union-attr]
+    assert registry.for_provider("copilot").name == "copilot"  # type: ignore[union-attr]
+    assert registry.for_provider("gemini", "claude") is None
 
 
 def test_the_input_names_exactly_the_registered_agents() -> None:

@@ -160,5 +160,5 @@ def test_an_unreachable_registry_without_npm_is_a_clear_error(tmp_path: Path) ->
     with pytest.raises(InstallError) as caught:
         install.locate(["claude"], environ=environ, directory=tmp_path / "clis")
     assert "cannot download http://127.0.0.1:9/" in str(caught.value)
-    assert "put claude, codex, copilot and opencode on PATH" in str(caught.value)
+    assert "put claude, codex, copilot, opencode and gemini on PATH" in str(caught.value)
     assert not (tmp_path / "clis" / ".evolve-clis").exists()

@@ -23,7 +23,7 @@ from evolve_action.execute.providers.setup import ModelChoiceError, choose_judge
 from evolve_action.model.outcomes import ErrorKind, Usage
 from evolve_action.model.provider import ProviderError
 from evolve_action.model.provider_table import PROVIDERS, keys_of
-from evolve_action.settings.inputs import Settings
+from evolve_action.settings.inputs import BY_NAME, from_values
 
 
 @pytest.mark.parametrize(
@@ -58,7 +58,8 @@ def test_resolve_model__errors_say_what_is_accepted(token: str, message: str) ->
 def test_every_default_model_is_in_the_price_table_and_priced() -> None:
     for row in PROVIDERS.values():
         info = catalog.lookup(f"{row.id}/{row.default_model}")
-        assert info is not None and info.priced
+        # A provider that does not bill by token says so (GitHub Copilot's premium requests).
+        assert (info is not None and info.priced) or (info is None and row.unpriced), row.id
     assert catalog.display_name("anthropic/claude-sonnet-4-6") == "Claude Sonnet 4.6"
     assert catalog.display_name("openai/unknown") == "openai/unknown"
 
@@ -142,11 +143,15 @@ def test_check_model__unknown_but_maybe_served_is_a_warning() -> None:
 
 
 def test_table__the_key_map_and_the_judge_come_from_the_rows() -> None:
-    settings = Settings(anthropic_api_key="a", openai_api_key="")
-    assert keys_of(settings) == {"anthropic": "a", "openai": ""}
+    settings = from_values({"anthropic-api-key": "a", "gemini-api-key": "g"})
+    assert keys_of(settings) == {"anthropic": "a", "openai": "", "gemini": "g", "copilot": ""}
+    # GitHub Copilot's key is the job's GitHub token (keyless in Actions), no input of its own.
+    assert keys_of(from_values({"github-token": "ghs_x"}))["copilot"] == "ghs_x"
     for row in PROVIDERS.values():
-        assert hasattr(Settings(), row.settings_field), row.key_input
+        assert row.key_input in BY_NAME and BY_NAME[row.key_input].secret, row.key_input
     assert choose_judge("", keys={"openai": "k"}, environ={}) == "openai/gpt-5.4"
+    assert choose_judge("", keys={"gemini": "k"}, environ={}) == "gemini/gemini-2.5-pro"
+    assert choose_judge("", keys={"gemini": "k", "openai": "k"}, environ={}).startswith("openai/")
     assert choose_judge("", keys={}, environ={}) == "anthropic/claude-sonnet-4-6"
     assert choose_judge("", keys={"anthropic": "k", "openai": "k"}, environ={}).startswith(
         "anthropic/"

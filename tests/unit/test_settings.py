@@ -4,8 +4,10 @@ from pathlib import Path
 
 import pytest
 
+from evolve_action.model import provider_table
 from evolve_action.settings.inputs import (
     INPUTS,
+    KEY_INPUTS,
     CommentMode,
     Mode,
     Settings,
@@ -73,7 +75,11 @@ def test_from_values__bad_values_name_the_input(name: str, raw: str, needle: str
 
 def test_every_input_is_a_settings_field_and_parses_its_own_default() -> None:
     fields = set(Settings.__dataclass_fields__)
-    assert {field_name(spec.name) for spec in INPUTS} == fields
+    keys = {spec.name for spec in INPUTS if spec.name in KEY_INPUTS}
+    assert {field_name(spec.name) for spec in INPUTS if spec.name not in keys} | {
+        "api_keys"
+    } == fields
+    assert keys == {row.key_input for row in provider_table.rows() if not row.opt_in}
     defaults = from_values({spec.name: spec.default for spec in INPUTS})
     assert defaults == Settings()
 

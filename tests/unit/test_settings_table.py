@@ -8,7 +8,14 @@ from dataclasses import fields
 from pathlib import Path
 
 from evolve_action.settings.config import _FIELDS, RepoConfig, load_config
-from evolve_action.settings.inputs import DEFAULTS, INPUTS, Settings, SettingsError, field_name
+from evolve_action.settings.inputs import (
+    DEFAULTS,
+    INPUTS,
+    Settings,
+    SettingsError,
+    field_name,
+    value_of,
+)
 from evolve_action.settings.inputs import from_values as parse_inputs
 
 # Keys of the config file that are not inputs of the action: `layout` (shared with evolve) and
@@ -19,7 +26,7 @@ EVOLVE_SHARED = {"layout", "formats"}
 def test_settings_defaults_are_the_table_defaults_parsed() -> None:
     defaults = Settings()
     for spec in INPUTS:
-        assert getattr(defaults, field_name(spec.name)) == DEFAULTS[spec.name], spec.name
+        assert value_of(defaults, spec.name) == DEFAULTS[spec.name], spec.name
 
 
 def test_every_config_key_of_the_action_is_an_input_of_the_table() -> None:

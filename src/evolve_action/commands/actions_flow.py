@@ -66,7 +66,8 @@ def run_to_exit(setup: job.JobSetup, sides: Sides, out: TextIO) -> tuple[int, jo
 
 
 def _has_secrets(settings: Settings, environ: Mapping[str, str]) -> bool:
-    return provider_table.has_credentials(provider_table.keys_of(settings), environ)
+    keys = provider_table.keys_of(settings)
+    return provider_table.has_credentials(keys, environ, settings.models)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 from evolve_action.commands.printing import print_run
 from evolve_action.execute.providers.setup import ModelChoiceError
 from evolve_action.execute.sandbox.confine import unconfined_refusal
+from evolve_action.model import provider_table
 from evolve_action.pipeline.request import Request
 from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.changes import GitError
@@ -160,7 +161,7 @@ def record_push(
 
     try:
         runs = [run_from_doc(r) for r in doc.get("runs", [])]
-        keys = {"anthropic": settings.anthropic_api_key, "openai": settings.openai_api_key}
+        keys = provider_table.keys_of(settings)
         judge = choose_judge(settings.judge_model, keys=keys, environ=environ)
         models = sorted({r.model for r in runs})
         append(settings, config, request.root, environ.get("GITHUB_SHA", ""), runs, judge, models)

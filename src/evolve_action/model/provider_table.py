@@ -1,12 +1,14 @@
 """Every fact about one model provider, in one row: adding a provider is adding a row.
 
-What reads a row: the key map (`keys_of`, from the settings' `<key-input>` fields), the
+What reads a row: the key inputs (`settings/inputs.py` makes one per row, and the key map
+`keys_of` reads them back from `Settings.api_keys`), the
 credentials (`registry.credentials`), the SDK adapter built for it (`adapter`, imported only
 when the provider is used), the SDK preload (`execute/providers/transport.py`), the SDK
 exceptions the retry loop classifies (`faults.py`), the CLI proxy's upstream when no base
 URL is set (`public_api`), the prices (`prices_id`, the provider's id in the `genai-prices`
 package), the default model of a `models` token naming only the provider, and the default
-judge (`judge_rank`, lowest first, among the providers with a key). A provider speaking a
+judge (`judge_rank`, lowest first, among the providers with a key), and the credential
+proxy's wire for a CLI (`proxy_wire`). A provider speaking a
 wire that already has an adapter (an OpenAI-compatible API, say) is a row and nothing else;
 a new wire is a row plus its adapter module (`anthropic.py` + `anthropic_wire.py` are the
 pattern).
@@ -17,7 +19,7 @@ cost prior) may read it too, which it could not were it in `execute`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 
@@ -42,11 +44,41 @@ class ProviderRow:
     # A one-call answer is best constrained by a JSON schema on the answer text (Chat
     # Completions' structured output) rather than by forcing a tool call (`Provider`).
     answers_with_schema: bool = False
+    # Where the SDK adapter's API sits below the origin the base-URL variable names, when it
+    # is not the origin itself: Gemini's OpenAI-compatible API is `<origin>/v1beta/openai`,
+    # while its CLI is given the origin and calls `<origin>/v1beta/models/...`.
+    sdk_path: str = ""
+    # The shape of the vendor's own API, which its CLI speaks through the credential proxy,
+    # when it is not the SDK adapter's `wire` (its auth header, usage fields, error bodies).
+    native_wire: str = ""
+    label: str = ""  # the vendor's name in the key input's description
+    # Used only when a model names it: its key is another input's (GitHub Copilot's is the
+    # job's GitHub token), so it has no key input of its own, is never a default model or
+    # judge, and its key being there does not count as "a model key is set".
+    opt_in: bool = False
+    # A free request the key must pass before any run (`GET <api><preflight>`): a 401 or 403
+    # there makes every run of the provider an `auth` error, before anything is spent.
+    preflight: str = ""
+    refusal_hint: str = ""  # what to do when the preflight refuses the key
+    # Why its models are not in `genai-prices` (they run unpriced, said so); "" when they are.
+    unpriced: str = ""
 
     @property
-    def settings_field(self) -> str:
-        """The `Settings` attribute of the key input (`anthropic-api-key` → `anthropic_api_key`)."""
-        return self.key_input.replace("-", "_")
+    def proxy_wire(self) -> str:
+        """What the credential proxy speaks to this provider's API for a CLI."""
+        return self.native_wire or self.wire
+
+    @property
+    def key_description(self) -> str:
+        """The key input's description (action.yml, docs/inputs.md, `--help`)."""
+        return f"{self.label or self.id} API key (else {self.key_env})."
+
+    def sdk_base_url(self, base_url: str | None) -> str | None:
+        """The SDK client's base URL: the configured one (else, for an API below an origin,
+        the public one) with the row's `sdk_path`; None leaves the SDK's own default."""
+        if not self.sdk_path:
+            return base_url
+        return (base_url or self.public_api).rstrip("/") + self.sdk_path
 
     @property
     def secret_envs(self) -> tuple[str, ...]:
@@ -60,6 +92,7 @@ PROVIDERS: dict[str, ProviderRow] = {
     for row in (
         ProviderRow(
             id="anthropic",
+            label="Anthropic",
             key_input="anthropic-api-key",
             key_env="ANTHROPIC_API_KEY",
             base_url_env="ANTHROPIC_BASE_URL",
@@ -73,6 +106,7 @@ PROVIDERS: dict[str, ProviderRow] = {
         ),
         ProviderRow(
             id="openai",
+            label="OpenAI",
             key_input="openai-api-key",
             key_env="OPENAI_API_KEY",
             base_url_env="OPENAI_BASE_URL",
@@ -87,6 +121,55 @@ PROVIDERS: dict[str, ProviderRow] = {
             key_optional_with_base_url=True,
             answers_with_schema=True,
         ),
+        # Gemini through its OpenAI-compatible endpoint with the `openai` SDK: the same
+        # adapter and wire as OpenAI's (no new dependency, one request shape for our loop);
+        # its CLI speaks the native generateContent API through the proxy (`native_wire`).
+        # Its 429s say RESOURCE_EXHAUSTED for a rate limit and an empty quota alike, so no
+        # code marks a quota gone for good.
+        ProviderRow(
+            id="gemini",
+            label="Gemini",
+            key_input="gemini-api-key",
+            key_env="GEMINI_API_KEY",
+            base_url_env="GOOGLE_GEMINI_BASE_URL",
+            public_api="https://generativelanguage.googleapis.com",
+            sdk=("openai", "openai.resources.chat.chat", "anyio._backends._asyncio"),
+            adapter="evolve_action.execute.providers.openai:OpenAIProvider",
+            wire="openai",
+            prices_id="google",
+            default_model="gemini-2.5-pro",
+            judge_rank=2,
+            answers_with_schema=True,
+            sdk_path="/v1beta/openai",
+            native_wire="gemini",
+        ),
+        # GitHub Copilot's API, keyless in Actions: the workflow's GITHUB_TOKEN with
+        # `permissions: copilot-requests: write` bills the requests to the organization. Only
+        # the Copilot CLI runs it (`harness: cli`), through the proxy, which alone holds the
+        # token. The API serves Anthropic models on `/v1/messages` and OpenAI models on
+        # `/responses` and `/chat/completions`, with the token as a bearer.
+        ProviderRow(
+            id="copilot",
+            label="GitHub Copilot",
+            key_input="github-token",
+            key_env="COPILOT_GITHUB_TOKEN",
+            base_url_env="COPILOT_API_URL",
+            public_api="https://api.githubcopilot.com",
+            sdk=("openai", "openai.resources.chat.chat", "anyio._backends._asyncio"),
+            adapter="evolve_action.execute.providers.openai:OpenAIProvider",
+            wire="openai",
+            prices_id="",
+            default_model="claude-sonnet-4.6",
+            opt_in=True,
+            preflight="/models",
+            refusal_hint=(
+                "the workflow's token can make Copilot requests only with `permissions:"
+                " copilot-requests: write` in a repository owned by an organization that allows"
+                " Copilot CLI billed to it, and never on a pull request from a fork (its token"
+                " is read-only)"
+            ),
+            unpriced="GitHub Copilot bills premium requests, not tokens",
+        ),
     )
 }
 
@@ -97,8 +180,24 @@ def known() -> str:
 
 
 def keys_of(settings: object) -> dict[str, str]:
-    """Each provider's key from its input (`Settings.<key_input>`), "" when unset."""
-    return {row.id: str(getattr(settings, row.settings_field, "") or "") for row in rows()}
+    """Each provider's key from its input (`Settings.api_keys`, by provider id; an opt-in
+    row's from the input it shares, `Settings.github_token`), "" when unset."""
+    given = getattr(settings, "api_keys", None) or {}
+    out = {}
+    for row in rows():
+        shared = getattr(settings, row.key_input.replace("-", "_"), "") if row.opt_in else ""
+        out[row.id] = str(given.get(row.id, "") or shared or "")
+    return out
+
+
+def by_key_input() -> dict[str, ProviderRow]:
+    """The rows with a key input of their own, by its name (`anthropic-api-key` → anthropic)."""
+    return {row.key_input: row for row in rows() if not row.opt_in}
+
+
+def defaults() -> tuple[ProviderRow, ...]:
+    """The rows a job may choose without being told (default models, "a key is set")."""
+    return tuple(row for row in rows() if not row.opt_in)
 
 
 def rows() -> tuple[ProviderRow, ...]:
@@ -124,8 +223,13 @@ def quota_codes() -> frozenset[str]:
     return frozenset().union(*(row.quota_codes for row in rows()))
 
 
-def has_credentials(keys: Mapping[str, str], environ: Mapping[str, str]) -> bool:
-    """Whether some provider has a key (an input or its variable) or a keyless base URL."""
-    return any(keys.values()) or any(
-        environ.get(name) for row in rows() for name in row.secret_envs
+def has_credentials(
+    keys: Mapping[str, str], environ: Mapping[str, str], models: Iterable[str] = ()
+) -> bool:
+    """Whether some provider has a key (an input or its variable) or a keyless base URL; an
+    opt-in provider counts only when one of `models` names it."""
+    named = {m.split("/", 1)[0] for m in models if "/" in m}
+    usable = [row for row in rows() if not row.opt_in or row.id in named]
+    return any(keys.get(row.id) for row in usable) or any(
+        environ.get(name) for row in usable for name in row.secret_envs
     )

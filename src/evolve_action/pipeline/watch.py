@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TextIO
 
 from evolve_action.execute.providers.setup import choose_judge, choose_models
+from evolve_action.model import provider_table
 from evolve_action.model.outcomes import RunResult
 from evolve_action.pipeline import job, watch_seen, watch_state
 from evolve_action.pipeline.pricing import Prices
@@ -163,7 +164,7 @@ def run(
     stop = stop or Stop()
     try:
         records = history.read(settings.history_dir)
-        keys = {"anthropic": settings.anthropic_api_key, "openai": settings.openai_api_key}
+        keys = provider_table.keys_of(settings)
         models = choose_models(settings.models, keys=keys, environ=request.environ)
         judge = choose_judge(settings.judge_model, keys=keys, environ=request.environ)
         seen = look(models, settings, config, request.environ, records)

@@ -19,6 +19,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
+from evolve_action.model import provider_table
 from evolve_action.settings.parsers import (
     AUTO as AUTO,
 )
@@ -63,7 +64,7 @@ from evolve_action.settings.parsers import (
 
 # The agent CLIs `agent` may name: `execute.harness.registry.HARNESSES`' names, which a
 # test keeps equal to this (settings are parsed before any stage is imported).
-AGENTS = ("claude", "codex", "copilot", "opencode")
+AGENTS = ("claude", "codex", "copilot", "opencode", "gemini")
 
 
 def _agent(name: str, raw: str) -> str:
@@ -93,8 +94,11 @@ INPUTS: tuple[InputSpec, ...] = (
     InputSpec(
         "github-token", "${{ github.token }}", "Token for comments, check runs and statuses.", True
     ),
-    InputSpec("anthropic-api-key", "", "Anthropic API key (else ANTHROPIC_API_KEY).", True),
-    InputSpec("openai-api-key", "", "OpenAI API key (else OPENAI_API_KEY).", True),
+    # One key input per provider row (`model/provider_table.py`), in the table's order.
+    *(
+        InputSpec(row.key_input, "", row.key_description, True)
+        for row in provider_table.by_key_input().values()
+    ),
     InputSpec(
         "models",
         "",
@@ -105,8 +109,8 @@ INPUTS: tuple[InputSpec, ...] = (
     InputSpec(
         "judge-model",
         "",
-        "The one judge model for base and head. Empty: Anthropic's default model when an"
-        " Anthropic key is set, else OpenAI's.",
+        "The one judge model for base and head. Empty: the default model of the first provider"
+        f" with a key, in the order {', '.join(provider_table.judge_order())}.",
     ),
     InputSpec(
         "runs",
@@ -276,8 +280,8 @@ INPUTS: tuple[InputSpec, ...] = (
         "agent",
         "",
         "With `harness: cli`, the agent CLI every model runs on: `claude`, `codex`, `copilot`"
-        " (GitHub Copilot CLI) or `opencode` (Anthropic and OpenAI models on the last two);"
-        " empty: each model's vendor's own CLI (docs/harness.md).",
+        " (GitHub Copilot CLI), `opencode` (Anthropic and OpenAI models on these two) or"
+        " `gemini` (Gemini CLI); empty: each model's vendor's own CLI (docs/harness.md).",
         parse=_agent,
     ),
     InputSpec(
@@ -307,6 +311,9 @@ INPUTS: tuple[InputSpec, ...] = (
 
 
 BY_NAME = {spec.name: spec for spec in INPUTS}
+# The key inputs, by name → the provider whose key each carries: their values go into
+# `Settings.api_keys`, so a provider row needs no field of its own here.
+KEY_INPUTS: dict[str, str] = {name: row.id for name, row in provider_table.by_key_input().items()}
 _UNSET: dict[Parser, Any] = {_csv: (), _text: "", _agent: ""}  # a blank of these kinds; else None
 
 
@@ -329,8 +336,8 @@ def default_of(name: str) -> Any:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Settings:
     github_token: str = field(default=DEFAULTS["github-token"], repr=False)
-    anthropic_api_key: str = field(default=DEFAULTS["anthropic-api-key"], repr=False)
-    openai_api_key: str = field(default=DEFAULTS["openai-api-key"], repr=False)
+    # Each provider's key input, by provider id (`KEY_INPUTS`; unset ones absent).
+    api_keys: Mapping[str, str] = field(default_factory=dict, repr=False, hash=False)
     models: tuple[str, ...] = DEFAULTS["models"]
     judge_model: str = DEFAULTS["judge-model"]
     runs: int | Literal["auto"] | None = DEFAULTS["runs"]  # None: the eval file's own, else auto
@@ -372,6 +379,13 @@ def field_name(input_name: str) -> str:
     return input_name.replace("-", "_")
 
 
+def value_of(settings: Settings, input_name: str) -> Any:
+    """The parsed value of one input (a key input's from `api_keys`)."""
+    if input_name in KEY_INPUTS:
+        return settings.api_keys.get(KEY_INPUTS[input_name], DEFAULTS[input_name])
+    return getattr(settings, field_name(input_name))
+
+
 def from_values(values: Mapping[str, str]) -> Settings:
     """Build settings from raw input strings keyed by input name; blanks mean "unset".
 
@@ -382,11 +396,17 @@ def from_values(values: Mapping[str, str]) -> Settings:
     if unknown:
         raise SettingsError(f"unknown input(s): {', '.join(unknown)}")
     kwargs: dict[str, Any] = {}
+    keys: dict[str, str] = {}
     for spec in INPUTS:
         raw = values.get(spec.name, "")
         if not raw.strip() or raw.strip().startswith("${{"):
             continue
-        kwargs[field_name(spec.name)] = spec.parse(spec.name, raw)
+        if spec.name in KEY_INPUTS:
+            keys[KEY_INPUTS[spec.name]] = spec.parse(spec.name, raw)
+        else:
+            kwargs[field_name(spec.name)] = spec.parse(spec.name, raw)
+    if keys:
+        kwargs["api_keys"] = keys
     if kwargs.get("check_name") == "":
         raise SettingsError("input check-name: must not be empty")
     if kwargs.get("max_runs", 2) < 2:

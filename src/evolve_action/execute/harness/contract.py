@@ -54,6 +54,9 @@ class Invocation:
     system: str | None = None  # the case's extra system text
     # The case's MCP servers, resolved (`model.mcp`): the only servers the CLI may offer.
     mcp: tuple[McpLaunch, ...] = ()
+    # Its `needs_on_path` programs as found on the job's PATH, links resolved (the sandbox
+    # user may not reach a link that leads to them): Gemini CLI's `node`.
+    helpers: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def endpoint(self) -> str:
@@ -93,6 +96,12 @@ class Harness(ABC):
     # hook or setting of the machine's there would reach the runs, so while one exists its
     # runs are errors that name it, never runs with the operator's tools attached.
     machine_config: ClassVar[tuple[str, ...]] = ()
+
+    def unusable(self, found: dict[str, str]) -> str | None:
+        """Why the programs of `needs_on_path` found on the job's PATH (name → path) cannot
+        serve it (Gemini CLI's Node.js too old, say), in words that name the CLI; None: they
+        can."""
+        return None
 
     def prepare_home(self, home: Path, run: Invocation) -> None:
         """Write what the CLI needs in its fresh HOME before it starts (its state folders;

@@ -1,13 +1,14 @@
 """Finding the agent CLIs, and installing the pinned ones into the cache directory when absent.
 
-The registered CLIs (`registry.HARNESSES`: `claude`, `codex`, `copilot`, `opencode`) on
-PATH win (a runner that already has them saves the download). Else the pinned versions in
-`npm/package-lock.json` are used from the install directory, which lives in the cache
+The registered CLIs (`registry.HARNESSES`: `claude`, `codex`, `copilot`, `opencode`,
+`gemini`) on PATH win (a runner that already has them saves the download). Else the pinned
+versions in `npm/package-lock.json` are used from the install directory, which lives in the cache
 directory so that a cached job does not download them again. When they are not there yet
 they are installed: with `npm ci --ignore-scripts` when npm is present (npm checks every
 tarball against the lock's sha512), else by fetching just this platform's package from the
-npm registry and checking the same sha512 here. These CLIs ship native binaries, so neither
-path needs Node.js at run time, and the action's image needs no npm.
+npm registry and checking the same sha512 here. All but one ship native binaries; Gemini CLI
+is a Node.js script (its "binary" is its entry script, which `node` runs: the image carries
+Node.js for it). Neither path needs npm at run time, and the action's image has none.
 
     python -m evolve_action.execute.harness.install DIR    # what `./dev test` runs, once
 """

@@ -191,8 +191,12 @@ class CredentialProxy:
         the handler calls `finished` once it has, and `leave` on the session in any case)."""
         provider, _, rest = path.lstrip("/").partition("/")
         session = self.session(_token(headers))
-        if session is None or session.provider != provider:
+        if session is None:
             return refusal(provider, 401, "evolve proxy: unknown or expired session key")
+        if session.provider != provider:
+            # A signed-in CLI's calls besides the model's API (Copilot CLI's to GitHub) are
+            # answered here, never forwarded, and without the 401 that would sign it out.
+            return refusal(session.provider, 404, f"evolve proxy: /{provider} is not forwarded")
         session.enter()
         try:
             result = self._route(session, provider, rest, method, headers, body)
@@ -287,7 +291,14 @@ class CredentialProxy:
             self.record.add(sent.session.provider, sent.key, about, answer)
 
 
+# Copilot CLI takes a GitHub token only in one of GitHub's token shapes: its placeholder is
+# the session key behind the prefix of an Actions token (`execute/harness/copilot/launch.py`).
+GITHUB_TOKEN_PREFIX = "ghs_"
+
+
 def _token(headers: Mapping[str, str]) -> str:
     bearer = headers.get("authorization", "")
     found = headers.get("x-api-key") or headers.get("x-goog-api-key")
-    return found or bearer.removeprefix("Bearer ").strip()
+    # Copilot CLI writes `bearer` in lower case on some of its calls.
+    token = found or bearer.split(" ", 1)[-1].strip()
+    return token.removeprefix(GITHUB_TOKEN_PREFIX)

@@ -13,9 +13,12 @@ from evolve_action.execute.harness.claude import ClaudeCode
 from evolve_action.execute.harness.codex import Codex
 from evolve_action.execute.harness.contract import Harness
 from evolve_action.execute.harness.copilot import Copilot
+from evolve_action.execute.harness.gemini import Gemini
 from evolve_action.execute.harness.opencode import OpenCode
 
-HARNESSES: dict[str, Harness] = {h.name: h for h in (ClaudeCode(), Codex(), Copilot(), OpenCode())}
+HARNESSES: dict[str, Harness] = {
+    h.name: h for h in (ClaudeCode(), Codex(), Copilot(), OpenCode(), Gemini())
+}
 
 
 def for_provider(provider: str, agent: str = "") -> Harness | None:

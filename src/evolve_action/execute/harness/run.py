@@ -119,7 +119,7 @@ class CliHarness:
                 prompt=_prompt(spec.case), max_turns=max_turns,
                 trigger=spec.case.kind is CaseKind.TRIGGER, sandboxed=sandboxed,
                 base_url=f"http://127.0.0.1:{PORT_MARK}", token=session.token,
-                system=spec.case.system or None,
+                system=spec.case.system or None, helpers=self._helpers(harness.needs_on_path),
             )  # fmt: skip
             harness.prepare_home(workspace / HOME_DIR, invocation)
             command = harness.command(invocation)
@@ -134,6 +134,10 @@ class CliHarness:
             raise _error(ErrorKind.HARNESS, f"{name}: {done.error}", Transcript(), spec)
         outcome = harness.parse(done.stdout, exit_code=done.exit_code, stderr=done.stderr)
         return _finish(outcome, session, spec, binary, done, timeout_s, max_turns, name)
+
+    def _helpers(self, names: Sequence[str]) -> dict[str, str]:
+        found = {name: shutil.which(name, path=self.path) for name in names}
+        return {name: str(Path(where).resolve()) for name, where in found.items() if where}
 
     def _path(self, binary: CliBinary) -> str:
         return ":".join([*(str(d) for d in binary.path_dirs), self.path])
@@ -323,14 +327,17 @@ def _missing_helpers(names: Sequence[str], path: str) -> dict[str, str]:
     """Why each CLI whose tools need a program the job's PATH lacks cannot run."""
     missing = {}
     for name in names:
-        absent = [
-            p for p in registry.HARNESSES[name].needs_on_path if not shutil.which(p, path=path)
-        ]
+        harness = registry.HARNESSES[name]
+        found = {p: shutil.which(p, path=path) for p in harness.needs_on_path}
+        absent = [p for p, where in found.items() if where is None]
         if absent:
             missing[name] = (
-                f"{name} needs {', '.join(absent)} on PATH (its tools run it) and this job's "
-                f"PATH has none; install it (ripgrep is `apt-get install ripgrep`)"
+                f"{name} needs {', '.join(absent)} on PATH (it runs it) and this job's PATH "
+                "has none; install it (ripgrep is `apt-get install ripgrep`, Node.js 20+ "
+                "is the `nodejs` package of Debian trixie or nodejs.org's build)"
             )
+        elif (why := harness.unusable({p: w for p, w in found.items() if w})) is not None:
+            missing[name] = why
     return missing
 
 

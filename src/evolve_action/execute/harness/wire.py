@@ -183,9 +183,10 @@ def model_of(body: bytes) -> str:
 
 
 def wire_of(provider: str) -> str:
-    """The API shape a provider speaks (its row's `wire`): `ANTHROPIC` or `OPENAI`."""
+    """The API shape the proxy speaks to a provider for a CLI (its row's `proxy_wire`):
+    `ANTHROPIC`, `OPENAI` or `GEMINI`."""
     row = PROVIDERS.get(provider)
-    return row.wire if row is not None else provider
+    return row.proxy_wire if row is not None else provider
 
 
 def error_body(provider: str, status: int, message: str) -> bytes:

@@ -79,6 +79,8 @@ def check_model(
         return None
     provider, _ = split_model(model)
     row = _kind(provider)
+    if row.unpriced:
+        return f"{model} runs unpriced: {row.unpriced}"
     source = catalog.source()
     unknown = f"{model!r} is not a model {source.name} {source.version} knows"
     if model in priced:
@@ -162,7 +164,7 @@ def build_provider(
     inner = _adapter(kind)(
         provider_id=kind.id,
         api_key=creds.api_key,
-        base_url=creds.base_url,
+        base_url=kind.sdk_base_url(creds.base_url),
         timeout_s=timeout_s,
         sdk_max_retries=sdk_max_retries,
         answers_with_schema=kind.answers_with_schema,

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import logging
 import threading
+import urllib.error
+import urllib.request
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +42,7 @@ from evolve_action.execute.providers.replay import (
 )
 from evolve_action.model import provider_table
 from evolve_action.model.evals import split_model
+from evolve_action.model.outcomes import ErrorKind
 from evolve_action.model.provider import Provider, ProviderError
 from evolve_action.model.provider_table import PROVIDERS
 from evolve_action.util import startup
@@ -80,8 +83,9 @@ def choose_models(
     chosen = []
     tokens = list(tokens)
     if not tokens:
-        with_key = [p for p in PROVIDERS if replay or _has_key(p, keys, environ)]
-        tokens = with_key or [next(iter(PROVIDERS))]
+        defaults = [row.id for row in provider_table.defaults()]
+        with_key = [p for p in defaults if replay or _has_key(p, keys, environ)]
+        tokens = with_key or defaults[:1]
     for token in tokens:
         model = _resolved(token, "models", environ, priced, replay=replay, check=check)
         if model not in chosen:
@@ -219,6 +223,10 @@ def build_providers(
         except ProviderError as exc:
             out.errors[provider_id] = exc
             continue
+        refused = preflight(provider_id, keys=keys, environ=environ)
+        if refused is not None:
+            out.errors[provider_id] = refused
+            continue
         if record_dir is not None:
             cassette = Cassette({})
             out.cassettes[provider_id] = cassette
@@ -227,6 +235,37 @@ def build_providers(
     if not transport.importing():  # else the preload thread says when start-up is over
         startup.started()
     return out
+
+
+_PREFLIGHT_TIMEOUT_S = 30.0
+
+
+def preflight(
+    provider_id: str, *, keys: Mapping[str, str], environ: Mapping[str, str]
+) -> ProviderError | None:
+    """The provider's refusal of its key on a free request (its row's `preflight`), as the
+    `auth` error every one of its runs becomes; None when it took the key, or could not say
+    (the runs then meet whatever it is, as they would have)."""
+    row = PROVIDERS[provider_id]
+    if not row.preflight:
+        return None
+    creds = credentials(provider_id, api_key=keys.get(provider_id) or None, environ=environ)
+    url = (creds.base_url or row.public_api).rstrip("/") + row.preflight
+    ask = urllib.request.Request(url, headers={"authorization": f"Bearer {creds.api_key}"})
+    try:
+        with urllib.request.urlopen(ask, timeout=_PREFLIGHT_TIMEOUT_S):
+            return None
+    except urllib.error.HTTPError as exc:
+        if exc.code not in (401, 403):
+            return None
+        return ProviderError(
+            ErrorKind.AUTH,
+            f"{row.label} refused the {row.key_input} token ({exc.code} on {row.preflight}):"
+            f" {row.refusal_hint}; nothing was run or spent",
+            provider=provider_id,
+        )
+    except (OSError, ValueError):
+        return None
 
 
 def _transport_options(environ: Mapping[str, str]) -> dict[str, Any]:

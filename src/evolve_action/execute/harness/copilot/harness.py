@@ -47,7 +47,9 @@ class Copilot(Harness):
     caps_turns = False
 
     def command(self, run: Invocation) -> Command:
-        env = copilot_launch.endpoint(run.provider, run.endpoint, run.token, model=run.model)
+        env = copilot_launch.endpoint(
+            run.provider, run.endpoint, run.token, model=run.model, github=f"{run.base_url}/github"
+        )
         argv = copilot_launch.command(run.binary)
         if run.mcp:
             argv += ["--additional-mcp-config", mcp_servers.copilot(run.mcp)]

@@ -41,7 +41,10 @@ VERSION = "1.0.102"
 SKILLS_DIR = ".github/skills"
 # Where else it finds skills (seen: a skill in each folder, listed to the model or not).
 ALSO_READS = (".claude/skills", ".agents/skills")
-PROVIDERS = ("anthropic", "openai")
+PROVIDERS = ("anthropic", "openai", "copilot")
+# GitHub's own Copilot API, signed in with a GitHub token (keyless in Actions); the other
+# providers are its own-provider ("BYOK") variables.
+GITHUB = "copilot"
 SKILL_TOOL = "skill"
 SHELL_TOOL = "bash"
 
@@ -61,7 +64,9 @@ def command(binary: str) -> list[str]:
     return [binary, "--output-format", "json", "--allow-all", "--disable-builtin-mcps"]
 
 
-def endpoint(provider: str, api_base: str, token: str, *, model: str) -> dict[str, str]:
+def endpoint(
+    provider: str, api_base: str, token: str, *, model: str, github: str = ""
+) -> dict[str, str]:
     """The variables that point it at `api_base` with a placeholder key.
 
     `api_base` is where the provider's API answers as the upstream base URL would: the
@@ -69,11 +74,38 @@ def endpoint(provider: str, api_base: str, token: str, *, model: str) -> dict[st
     `openai_base_url` in a test.
     """
     if provider not in PROVIDERS:
-        raise ValueError(f"Copilot CLI takes {' or '.join(PROVIDERS)} models, not {provider!r}")
+        takes = f"{', '.join(PROVIDERS[:-1])} or {PROVIDERS[-1]}"
+        raise ValueError(f"Copilot CLI takes {takes} models, not {provider!r}")
+    if provider == GITHUB:
+        return signed_in(api_base, token, model=model, github=github or f"{api_base}/github")
     return {
         "COPILOT_PROVIDER_TYPE": provider,
         "COPILOT_PROVIDER_BASE_URL": api_base,
         "COPILOT_PROVIDER_API_KEY": token,
+        "COPILOT_MODEL": model,
+    }
+
+
+def signed_in(api_base: str, token: str, *, model: str, github: str) -> dict[str, str]:
+    """The variables of a run on GitHub's Copilot API, signed in with `token` (the proxy
+    session's placeholder: the proxy holds the workflow's GITHUB_TOKEN).
+
+    `COPILOT_API_URL` moves the Copilot API (it calls `<url>/models`, then `<url>/v1/messages`
+    for Claude models); `GH_HOST` (whose path it drops: `/copilot_internal/user`,
+    `/copilot_internal/managed_settings`, `/copilot/mcp_registry` at its root) and
+    `COPILOT_DEBUG_GITHUB_API_URL` (`/copilot_internal/team_customizations`) move the GitHub
+    calls it makes besides, which a 404 answers without harm: they reach the proxy, which
+    answers them itself, never github.com with a token: `github` is the proxy's own address
+    beside the provider's route (`<proxy>/github`), which it does not forward. It is online,
+    not offline.
+    """
+    return {
+        "COPILOT_OFFLINE": "false",
+        # It refuses a token not shaped as one of GitHub's (the proxy strips the prefix).
+        "COPILOT_GITHUB_TOKEN": f"ghs_{token}",
+        "COPILOT_API_URL": api_base,
+        "GH_HOST": github,
+        "COPILOT_DEBUG_GITHUB_API_URL": github,
         "COPILOT_MODEL": model,
     }
 
