@@ -11,12 +11,10 @@ under bubblewrap). A URL must name the loopback: nothing else is reachable from 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from evolve_action.execute.mcp import mock
 from evolve_action.execute.sandbox.confine import (
@@ -28,7 +26,7 @@ from evolve_action.execute.sandbox.confine import (
     is_secret_name,
 )
 from evolve_action.execute.sandbox.python import python_for_commands
-from evolve_action.model.mcp import McpLaunch, McpServer
+from evolve_action.model.mcp import McpLaunch, McpServer, loopback_problem
 
 SPEC_DIR = f"{TMP_DIR}/evolve-mcp"  # the mocks' answers, inside the workspace
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -40,25 +38,6 @@ class McpStartError(Exception):
     def __init__(self, server: str, why: str) -> None:
         super().__init__(f"MCP server {server!r}: {why}")
         self.server = server
-
-
-def loopback_problem(url: str) -> str | None:
-    """Why `url` is not an HTTP URL on the loopback, or None when it is."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https"):
-        return f"{url!r} is not an http(s) URL"
-    host = parts.hostname or ""
-    if host == "localhost":
-        return None
-    try:
-        if ipaddress.ip_address(host).is_loopback:
-            return None
-    except ValueError:
-        pass
-    return (
-        f"{url!r} is not on the loopback (127.0.0.1, ::1 or localhost): a run reaches no other "
-        "host; serve it on the run's loopback or declare a mock"
-    )
 
 
 async def launches(servers: Sequence[McpServer], confinement: Confinement) -> tuple[McpLaunch, ...]:
