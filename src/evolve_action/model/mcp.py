@@ -41,7 +41,9 @@ class McpServer:
     env: tuple[tuple[str, str], ...] = ()
     url: str = ""  # an HTTP server; only loopback addresses are accepted
     mock: tuple[McpMockTool, ...] = ()  # answers served by our own mock server
-    source: str = ""  # where it was declared (`file:line`), for messages
+    # Where it was declared (`file:line`), for messages; not what a run depends on, so run
+    # fingerprints leave it out (`plan.fingerprints.plain` skips a `location` field).
+    source: str = field(default="", metadata={"location": True})
 
 
 @dataclass(frozen=True, slots=True)

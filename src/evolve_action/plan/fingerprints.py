@@ -31,7 +31,7 @@ GRADING_REVISION = 1
 
 # Fields added to the model after fingerprints were first kept: hashed only when set, so a
 # case that does not use them keeps the fingerprint (and the cached runs) it had.
-_ONLY_WHEN_SET = frozenset({"follow_ups", "setup_commands", "content"})
+_ONLY_WHEN_SET = frozenset({"follow_ups", "setup_commands", "content", "mcp_servers"})
 
 
 def plain(value: Any) -> Any:
@@ -44,6 +44,7 @@ def plain(value: Any) -> Any:
             f.name: plain(getattr(value, f.name))
             for f in fields(value)
             if f.name != "origin"
+            and not f.metadata.get("location")
             and not (f.name in _ONLY_WHEN_SET and getattr(value, f.name) in ((), None))
         }
     if isinstance(value, Enum):
