@@ -62,7 +62,7 @@ def test_evolve_reads_file_and_case_servers_and_the_case_wins_a_shared_name(
                                 "is_error": False,
                             }
                         ]
-                    },  # fmt: skip
+                    },
                     "local": {"type": "http", "url": "http://127.0.0.1:8123/mcp"},
                 },
             },
