@@ -23,9 +23,9 @@ import json
 import re
 import tempfile
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -45,7 +45,9 @@ from evolve_action.model.mcp import McpLaunch
 from evolve_action.model.provider import ToolResultPart, ToolSpec
 
 if TYPE_CHECKING:
-    from mcp.types import CallToolResult
+    from mcp.types import CallToolResult, ListToolsResult
+
+T = TypeVar("T")
 
 PREFIX = "mcp__"
 START_TIMEOUT_S = 60.0  # a package server may install itself on first start
@@ -108,9 +110,12 @@ class McpTools:
         if not isinstance(args, dict):
             return ToolResultPart("", f"Error: the arguments of {name} must be an object", True)
         timeout = timedelta(seconds=self._left(START_TIMEOUT_S * 10))
+
+        async def calling(session: ClientSession) -> CallToolResult:
+            return await session.call_tool(tool, args, read_timeout_seconds=timeout)
+
         try:
-            async with self._session(launch) as session:
-                result = await session.call_tool(tool, args, read_timeout_seconds=timeout)
+            result = await self._using(launch, calling)
         except McpStartError as exc:
             return ToolResultPart("", f"Error: {exc}", is_error=True)
         except McpError as exc:
@@ -118,11 +123,13 @@ class McpTools:
         return ToolResultPart("", _text(result), is_error=bool(result.isError))
 
     async def _list(self, launch: McpLaunch) -> None:
-        async with self._session(launch) as session:
-            try:
-                listed = await session.list_tools()
-            except McpError as exc:
-                raise McpStartError(launch.name, f"listing its tools failed: {exc}") from exc
+        async def listing(session: ClientSession) -> ListToolsResult:
+            return await session.list_tools()
+
+        try:
+            listed = await self._using(launch, listing)
+        except McpError as exc:
+            raise McpStartError(launch.name, f"listing its tools failed: {exc}") from exc
         for tool in listed.tools:
             offered = offered_name(launch.name, tool.name)
             if offered in self._routes:
@@ -133,43 +140,56 @@ class McpTools:
             description = tool.description or f"{tool.name} from the MCP server {launch.name}"
             self._specs.append(ToolSpec(offered, description, schema))
 
-    @contextlib.asynccontextmanager
-    async def _session(self, launch: McpLaunch) -> AsyncIterator[ClientSession]:
+    async def _using(self, launch: McpLaunch, op: Callable[[ClientSession], Awaitable[T]]) -> T:
+        """`op` on the server's session: the run's, or (at the user level) one of its own.
+        Its error is raised once the session is closed, never through the SDK's task groups,
+        which would wrap it in an exception group."""
         live = self._sessions.get(launch.name)
         if live is not None:
-            yield live
-            return
-        if self._per_call:
-            async with contextlib.AsyncExitStack() as stack:
-                yield await self._start(launch, stack)
-            await _unlink_links(self.confinement)
-            return
-        session = await self._start(launch, self._stack)
-        self._sessions[launch.name] = session
-        yield session
+            return await op(live)
+        if not self._per_call:
+            session = await self._start(launch, self._stack)
+            self._sessions[launch.name] = session
+            return await op(session)
+        failure: Exception | None = None
+        async with contextlib.AsyncExitStack() as stack:
+            session = await self._start(launch, stack)
+            try:
+                value = await op(session)
+            except Exception as exc:
+                failure = exc
+        await _unlink_links(self.confinement)
+        if failure is not None:
+            raise failure
+        return value
 
     async def _start(self, launch: McpLaunch, stack: contextlib.AsyncExitStack) -> ClientSession:
-        # The server's stderr, for the message when it does not start; closed with the stack.
-        log = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))  # noqa: SIM115
+        """A session, initialized, closed with `stack`; `McpStartError` when there is none
+        (its transport closed first, so the error is ours, not an exception group)."""
+        inner = contextlib.AsyncExitStack()
+        # The server's stderr, for the message when it does not start.
+        log = inner.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))  # noqa: SIM115
         timeout = self._left(START_TIMEOUT_S)
         try:
             if launch.url:
-                read, write, _ = await stack.enter_async_context(
+                read, write, _ = await inner.enter_async_context(
                     streamablehttp_client(launch.url, timeout=timeout)
                 )
             else:
                 params = await self._stdio(launch)
-                read, write = await stack.enter_async_context(stdio_client(params, errlog=log))
-            session = await stack.enter_async_context(
+                read, write = await inner.enter_async_context(stdio_client(params, errlog=log))
+            session = await inner.enter_async_context(
                 ClientSession(read, write, read_timeout_seconds=timedelta(seconds=timeout))
             )
             await session.initialize()
-        except McpStartError:
-            raise
-        except (McpError, OSError, TimeoutError) as exc:
-            raise McpStartError(launch.name, _why(exc, log)) from exc
         except Exception as exc:  # the SDK's transport errors come in many types
-            raise McpStartError(launch.name, _why(exc, log)) from exc
+            why = "" if isinstance(exc, McpStartError) else _why(exc, log)
+            with contextlib.suppress(Exception):
+                await inner.aclose()
+            if isinstance(exc, McpStartError):
+                raise
+            raise McpStartError(launch.name, why) from exc
+        stack.push_async_callback(inner.aclose)
         return session
 
     async def _stdio(self, launch: McpLaunch) -> StdioServerParameters:
