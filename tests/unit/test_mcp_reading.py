@@ -5,6 +5,8 @@ launch a harness gets; our mock server's answers."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -245,3 +247,15 @@ def test_the_mock_server_answers_the_protocol() -> None:
     assert called["result"] == {"content": [{"type": "text", "text": "Sunny"}], "isError": False}
     assert mock.answer(spec, "tools/call", {"name": "nope"})["error"]["code"] == -32602
     assert mock.answer(spec, "resources/list", {})["error"]["code"] == -32601
+
+
+def test_a_run_without_mcp_never_imports_the_sdk() -> None:
+    """The `mcp` SDK (and pydantic) costs ~0.4 s to import: only a case with servers pays."""
+    code = (
+        "import sys\n"
+        "import evolve_action.pipeline.runner, evolve_action.execute.harness.run\n"
+        "import evolve_action.execute.mcp.servers\n"
+        "print(sorted(m for m in ('mcp', 'pydantic') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
