@@ -181,3 +181,40 @@ async def test_a_server_gets_no_secret_and_writes_nowhere_else_at_each_level(
     for p in outside:  # nothing of the server's outlives the run either
         (p / f"evolve-mcp-canary-{token}").unlink(missing_ok=True)
     assert os.environ["ANTHROPIC_API_KEY"] == key  # the control: the secret was there to leak
+
+
+async def test_a_server_that_dies_mid_run_fails_its_call_not_the_run(
+    fake_llm: FakeLLM, build: Build, tmp_path: Path
+) -> None:
+    once = (
+        "import sys\n"
+        "class Once:\n"
+        "    def __init__(self, f):\n"
+        "        self.f = f\n"
+        "    def __iter__(self):\n"
+        "        for line in self.f:\n"
+        "            yield line\n"
+        "            if '\"tools/call\"' in line:\n"
+        "                return\n"
+        "sys.stdin = Once(sys.stdin)\n"
+    )
+    body = Path(mock.__file__).read_text(encoding="utf-8")
+    (tmp_path / "once.py").write_text(
+        once + body.replace("from __future__ import annotations\n", "")
+    )
+    spec = {"name": "once", "tools": [{"name": "ping", "answer": "pong"}]}
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    python = python_for_commands()
+    assert python is not None
+    server = McpServer("once", command=(python, "-I", "-S", "once.py", "spec.json"))
+    fake_llm.script = scripted_agent(
+        call("mcp__once__ping"), call("mcp__once__ping"), text("The server went away.")
+    )
+    conf = Confinement(tmp_path, mode=SandboxMode.NONE)
+
+    transcript = await _agent(build("anthropic"), MODELS["anthropic"], tmp_path, conf, (server,))
+
+    first, second = transcript.tool_calls
+    assert (first.result, first.is_error) == ("pong", False)
+    assert second.is_error and "once" in second.result, second
+    assert transcript.final_text == "The server went away."

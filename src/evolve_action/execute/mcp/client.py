@@ -21,11 +21,10 @@ import asyncio
 import contextlib
 import json
 import re
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -33,6 +32,7 @@ from mcp.client.streamable_http import streamablehttp_client
 from mcp.shared.exceptions import McpError
 
 from evolve_action.execute.mcp.resolve import McpStartError
+from evolve_action.execute.mcp.session import Held, hold
 from evolve_action.execute.sandbox import user as sandbox_user
 from evolve_action.execute.sandbox.confine import (
     SANDBOX_ROOT,
@@ -52,7 +52,6 @@ T = TypeVar("T")
 PREFIX = "mcp__"
 START_TIMEOUT_S = 60.0  # a package server may install itself on first start
 _NAME = re.compile(r"[^A-Za-z0-9_-]")
-_STDERR_SHOWN = 2000
 
 
 def offered_name(server: str, tool: str) -> str:
@@ -74,7 +73,7 @@ class McpTools:
         self.confinement = confinement
         self.deadline = deadline
         self._stack = contextlib.AsyncExitStack()
-        self._sessions: dict[str, ClientSession] = {}  # live for the run (not at user level)
+        self._held: dict[str, Held] = {}  # sessions live for the run (not at the user level)
         self._routes: dict[str, tuple[McpLaunch, str]] = {}  # offered name → server, tool
         self._specs: list[ToolSpec] = []
         self._per_call = False
@@ -141,55 +140,37 @@ class McpTools:
             self._specs.append(ToolSpec(offered, description, schema))
 
     async def _using(self, launch: McpLaunch, op: Callable[[ClientSession], Awaitable[T]]) -> T:
-        """`op` on the server's session: the run's, or (at the user level) one of its own.
-        Its error is raised once the session is closed, never through the SDK's task groups,
-        which would wrap it in an exception group."""
-        live = self._sessions.get(launch.name)
+        """`op` on the server's session: the run's, or (at the user level) one of its own."""
+        live = self._held.get(launch.name)
         if live is not None:
-            return await op(live)
+            return await op(live.session)
+        held = await hold(launch.name, lambda stack, log: self._open(launch, stack, log))
         if not self._per_call:
-            session = await self._start(launch, self._stack)
-            self._sessions[launch.name] = session
-            return await op(session)
-        failure: Exception | None = None
-        async with contextlib.AsyncExitStack() as stack:
-            session = await self._start(launch, stack)
-            try:
-                value = await op(session)
-            except Exception as exc:
-                failure = exc
-        await _unlink_links(self.confinement)
-        if failure is not None:
-            raise failure
-        return value
-
-    async def _start(self, launch: McpLaunch, stack: contextlib.AsyncExitStack) -> ClientSession:
-        """A session, initialized, closed with `stack`; `McpStartError` when there is none
-        (its transport closed first, so the error is ours, not an exception group)."""
-        inner = contextlib.AsyncExitStack()
-        # The server's stderr, for the message when it does not start.
-        log = inner.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))  # noqa: SIM115
-        timeout = self._left(START_TIMEOUT_S)
+            self._held[launch.name] = held
+            self._stack.push_async_callback(held.close)
+            return await op(held.session)
         try:
-            if launch.url:
-                read, write, _ = await inner.enter_async_context(
-                    streamablehttp_client(launch.url, timeout=timeout)
-                )
-            else:
-                params = await self._stdio(launch)
-                read, write = await inner.enter_async_context(stdio_client(params, errlog=log))
-            session = await inner.enter_async_context(
-                ClientSession(read, write, read_timeout_seconds=timedelta(seconds=timeout))
+            return await op(held.session)
+        finally:
+            await held.close()
+            await _unlink_links(self.confinement)
+
+    async def _open(
+        self, launch: McpLaunch, stack: contextlib.AsyncExitStack, log: TextIO
+    ) -> ClientSession:
+        """The transport and the session, initialized (run by the task that holds them)."""
+        timeout = self._left(START_TIMEOUT_S)
+        if launch.url:
+            read, write, _ = await stack.enter_async_context(
+                streamablehttp_client(launch.url, timeout=timeout)
             )
-            await session.initialize()
-        except Exception as exc:  # the SDK's transport errors come in many types
-            why = "" if isinstance(exc, McpStartError) else _why(exc, log)
-            with contextlib.suppress(Exception):
-                await inner.aclose()
-            if isinstance(exc, McpStartError):
-                raise
-            raise McpStartError(launch.name, why) from exc
-        stack.push_async_callback(inner.aclose)
+        else:
+            params = await self._stdio(launch)
+            read, write = await stack.enter_async_context(stdio_client(params, errlog=log))
+        session = await stack.enter_async_context(
+            ClientSession(read, write, read_timeout_seconds=timedelta(seconds=timeout))
+        )
+        await session.initialize()
         return session
 
     async def _stdio(self, launch: McpLaunch) -> StdioServerParameters:
@@ -222,17 +203,6 @@ async def _unlink_links(confinement: Confinement) -> None:
     """As after each confined command at the user level: no hard link into the workspace
     survives for our file tools and checks, which run as root, to follow."""
     await asyncio.to_thread(sandbox_user.unlink_hard_links, confinement.workspace.resolve())
-
-
-def _why(exc: BaseException, log: Any) -> str:
-    log.seek(0)
-    said = log.read()[-_STDERR_SHOWN:].strip()
-    message = str(exc) or type(exc).__name__
-    if isinstance(exc, McpError) and "closed" in message.lower():
-        message = "it exited before answering `initialize`"
-    elif isinstance(exc, TimeoutError):
-        message = "it did not answer `initialize` in time"
-    return f"it did not start: {message}" + (f"; its stderr: {said}" if said else "")
 
 
 def _text(result: CallToolResult) -> str:
