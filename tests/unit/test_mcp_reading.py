@@ -5,6 +5,7 @@ launch a harness gets; our mock server's answers."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -259,3 +260,19 @@ def test_a_run_without_mcp_never_imports_the_sdk() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def test_claude_plugin_eval_mocks_are_warned_per_case_not_silently_dropped(
+    tmp_path: Path,
+) -> None:
+    example = Path(__file__).parents[2] / "examples/formats/claude-plugin"
+    root = tmp_path / "plugin"
+    shutil.copytree(example, root)
+    (root / "evals/mocks").mkdir()
+    (root / "evals/mocks/weather.yaml").write_text("forecast: Sunny\n")
+    (result,) = [r for r in load_all(root) if r.format is Format.CLAUDE_PLUGIN]
+    assert result.ok, result.problems
+    assert any(
+        w.startswith("case 'adds-entry': the MCP mocks in evals/mocks/ are not read yet")
+        for w in warnings(result)
+    ), warnings(result)
