@@ -262,17 +262,34 @@ def test_a_run_without_mcp_never_imports_the_sdk() -> None:
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
 
 
-def test_claude_plugin_eval_mocks_are_warned_per_case_not_silently_dropped(
-    tmp_path: Path,
-) -> None:
+def test_claude_plugin_eval_mocks_suite_wide_and_per_case(tmp_path: Path) -> None:
     example = Path(__file__).parents[2] / "examples/formats/claude-plugin"
     root = tmp_path / "plugin"
     shutil.copytree(example, root)
-    (root / "evals/mocks").mkdir()
-    (root / "evals/mocks/weather.yaml").write_text("forecast: Sunny\n")
+    case = root / "evals/adds-entry"
+    files = {
+        root / "evals/mocks/weather/forecast.md": "Sunny in {{input.city}}\n",
+        root / "evals/mocks/weather/alerts.md": "---\nerror: true\n---\nservice down\n",
+        case / "mocks/weather/forecast.md": "---\nexpect: {city: string}\n---\n{{file:data.txt}}",
+        case / "data.txt": "Rain all day",
+        root / "evals/mocks/empty/README.txt": "no mock file: this server never starts",
+    }
+    for path, body in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body)
     (result,) = [r for r in load_all(root) if r.format is Format.CLAUDE_PLUGIN]
-    assert result.ok, result.problems
-    assert any(
-        w.startswith("case 'adds-entry': the MCP mocks in evals/mocks/ are not read yet")
-        for w in warnings(result)
-    ), warnings(result)
+    assert result.ok and result.suite is not None, result.problems
+    (weather,) = result.suite.cases[0].mcp_servers
+    assert weather.name == "weather" and weather.source.startswith("evals/")
+    tools = {t.name: t for t in weather.mock}
+    assert tools["forecast"].answer == "Rain all day"  # the case's own wins
+    assert tools["alerts"] == McpMockTool("alerts", "service down", is_error=True)
+    said = warnings(result)
+    assert any(w.startswith("case 'adds-entry': the input guard `expect`") for w in said), said
+
+
+def test_the_mock_server_fills_in_the_call_input() -> None:
+    assert mock.filled("Sunny in {{input.city}}", {"city": "Paris"}) == "Sunny in Paris"
+    assert mock.filled("{{ input.a.b }}|{{input.n}}|{{input.x}}", {"a": {"b": [1]}, "n": 2}) == (
+        "[1]|2|"
+    )

@@ -11,14 +11,16 @@ in a spec file the resolver writes into the run's workspace (`resolve.py`):
     {"name": "<server>", "tools": [{"name", "description", "answer", "is_error"}]}
 
 The protocol is MCP's stdio transport: one JSON-RPC 2.0 message per line on stdin and
-stdout. It answers `initialize`, `ping`, `tools/list` and `tools/call` (whatever the
-arguments, the declared answer), ignores notifications, and refuses any other request with
-JSON-RPC's "method not found". It ends at the end of its input.
+stdout. It answers `initialize`, `ping`, `tools/list` and `tools/call` (the declared answer,
+whatever the arguments, with `{{input.<field>}}` filled in from them), ignores
+notifications, and refuses any other request with JSON-RPC's "method not found". It ends at
+the end of its input.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
@@ -27,6 +29,24 @@ VERSIONS = ("2025-06-18", "2025-03-26", "2024-11-05")
 _METHOD_NOT_FOUND = -32601
 _INVALID_PARAMS = -32602
 _PARSE_ERROR = -32700
+
+
+_INPUT = re.compile(r"\{\{\s*input\.([A-Za-z0-9_.-]+)\s*\}\}")
+
+
+def filled(answer: str, arguments: dict[str, Any]) -> str:
+    """`{{input.<field>}}` (a dotted path into the call's arguments) replaced by its value:
+    a text as it is, anything else as JSON, a missing one by nothing."""
+
+    def value(match: re.Match[str]) -> str:
+        found: Any = arguments
+        for key in match.group(1).split("."):
+            found = found.get(key) if isinstance(found, dict) else None
+        if found is None:
+            return ""
+        return found if isinstance(found, str) else json.dumps(found, ensure_ascii=False)
+
+    return _INPUT.sub(value, answer)
 
 
 def _tools(spec: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -69,7 +89,8 @@ def answer(spec: dict[str, Any], method: str, params: dict[str, Any]) -> dict[st
             known = ", ".join(tools) or "none"
             message = f"no tool named {name!r} on this server; its tools: {known}"
             return {"error": {"code": _INVALID_PARAMS, "message": message}}
-        text = str(tool.get("answer", ""))
+        arguments = params.get("arguments")
+        text = filled(str(tool.get("answer", "")), arguments if isinstance(arguments, dict) else {})
         content = [{"type": "text", "text": text}]
         return {"result": {"content": content, "isError": bool(tool.get("is_error"))}}
     return {"error": {"code": _METHOD_NOT_FOUND, "message": f"method {method!r} not served"}}

@@ -16,6 +16,7 @@ from typing import Any
 
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.claude_plugin.graders import grader
+from evolve_action.formats.claude_plugin.mocks import mock_servers
 from evolve_action.formats.documents import Document, DocumentError, read
 from evolve_action.formats.placement import inside
 from evolve_action.model.evals import (
@@ -42,7 +43,6 @@ NOT_MINE = (
 DEFAULT_RUNS = 3  # their tool's sessions per arm
 MAX_GRADERS = 200
 SCAFFOLD_DIR = ".claude-plugin-eval"
-MOCKS = "evals/mocks/"
 IGNORED = ("allowed_tools", "model", "env")
 CASE_KEYS = frozenset(
     {
@@ -117,11 +117,10 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
         )
         return None
     files, setup = _scaffold(case_data, folder, ctx, problems)
-    _mocks(folder, ctx, problems, name)
     case = Case(
         id=name, prompt=prompt.strip(), origin=problems.origin(), name=name,
         expected_output=str(case_data.get("expected_outcome") or ""), items=tuple(items),
-        files=files, setup_commands=setup,
+        files=files, setup_commands=setup, mcp_servers=mock_servers(folder, ctx, problems, name),
         max_turns=_count(run.get("max_turns")), timeout_seconds=_count(run.get("timeout_seconds")),
     )  # fmt: skip
     runs = _count(case_data.get("runs", front.get("runs"))) or DEFAULT_RUNS
@@ -130,20 +129,6 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
         cases=(case,), name=name, runs=runs, policy=SuitePolicy(no_skill_arm=True),
         warnings=problems.warnings(),
     )  # fmt: skip
-
-
-def _mocks(folder: Path, ctx: LoadContext, problems: Problems, name: str) -> None:
-    """The suite's `evals/mocks/` (scripted MCP tool answers): its file shape is not read yet,
-    so a case that has it is warned, naming it, rather than run as if it had none silently."""
-    root = ctx.root.resolve()
-    here = folder.resolve()
-    while inside(here, root) and here != root:
-        if here.name == "evals":
-            if (here / "mocks").is_dir():
-                problems.warn((), f"case {name!r}: the MCP mocks in {MOCKS} are not read yet;"
-                              " the case runs without those servers")  # fmt: skip
-            return
-        here = here.parent
 
 
 def _parts(
