@@ -40,6 +40,7 @@ from evolve_action.execute.sandbox.confine import (
     Confinement,
     Level,
     bwrap_argv,
+    harden_process,
 )
 from evolve_action.model.mcp import McpLaunch
 from evolve_action.model.provider import ToolResultPart, ToolSpec
@@ -191,6 +192,8 @@ class McpTools:
             if isinstance(uid, str):
                 raise McpStartError(launch.name, uid)
             argv = sandbox_user.wrap(uid, argv)
+        else:  # unconfined: at least our own environment stays unreadable to it
+            harden_process()
         return StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=root)
 
     def _left(self, cap: float) -> float:
