@@ -15,7 +15,7 @@ import pytest
 
 from evolve_action.execute.agent import AgentError, run_agent
 from evolve_action.execute.mcp import mock
-from evolve_action.execute.mcp.servers import open_servers
+from evolve_action.execute.mcp.servers import launches_for_run, open_servers
 from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
 from evolve_action.execute.providers.registry import build_provider
 from evolve_action.execute.sandbox.confine import Confinement, SandboxMode
@@ -218,3 +218,23 @@ async def test_a_server_that_dies_mid_run_fails_its_call_not_the_run(
     assert (first.result, first.is_error) == ("pong", False)
     assert second.is_error and "once" in second.result, second
     assert transcript.final_text == "The server went away."
+
+
+@pytest.mark.parametrize("level", LEVELS)
+async def test_a_harness_gets_the_mock_as_its_confinement_shows_it(place: Path, level: str) -> None:
+    """What a CLI harness writes into its MCP configuration (`Invocation.mcp`): the mock's
+    spec file under the path the confined CLI sees, and an interpreter it can start."""
+    ws = place / "ws"
+    ws.mkdir()
+    with at_level(level):
+        conf = Confinement(ws)
+        (launch,) = await launches_for_run((WEATHER,), conf, label="c1")
+        started = await conf.run(
+            [*launch.argv],
+            timeout_s=30,
+            stdin='{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}\n',
+        )
+        conf.release()
+    seen = "/workspace" if level == "bwrap" else str(ws.resolve())
+    assert launch.argv[-1] == f"{seen}/.tmp/evolve-mcp/0-weather.json"
+    assert json.loads(started.stdout)["result"]["tools"][0]["name"] == "forecast", started
