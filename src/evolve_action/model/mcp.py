@@ -15,7 +15,9 @@ not the skill's.
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +41,9 @@ class McpServer:
     env: tuple[tuple[str, str], ...] = ()
     url: str = ""  # an HTTP server; only loopback addresses are accepted
     mock: tuple[McpMockTool, ...] = ()  # answers served by our own mock server
-    source: str = ""  # where it was declared (`file:line`), for messages
+    # Where it was declared (`file:line`), for messages; not what a run depends on, so run
+    # fingerprints leave it out (`plan.fingerprints.plain` skips a `location` field).
+    source: str = field(default="", metadata={"location": True})
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,3 +55,22 @@ class McpLaunch:
     env: tuple[tuple[str, str], ...] = ()
     url: str = ""  # HTTP: the loopback URL the agent connects to
     notes: tuple[str, ...] = field(default_factory=tuple)  # e.g. "mock"
+
+
+def loopback_problem(url: str) -> str | None:
+    """Why `url` is not an HTTP URL on the loopback (the only host a run reaches), or None."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        return f"{url!r} is not an http(s) URL"
+    host = parts.hostname or ""
+    if host == "localhost":
+        return None
+    try:
+        if ipaddress.ip_address(host).is_loopback:
+            return None
+    except ValueError:
+        pass
+    return (
+        f"{url!r} is not on the loopback (127.0.0.1, ::1 or localhost), and a run reaches "
+        "no other host"
+    )

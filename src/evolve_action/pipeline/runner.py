@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evolve_action.execute.agent import AgentError, conversation, limits, run_agent
+from evolve_action.execute.mcp.servers import open_servers
 from evolve_action.execute.sandbox.confine import Confinement
 from evolve_action.execute.setup_commands import SetupError, prepare_workspace
 from evolve_action.execute.skill_install import SKILLS_DIR, WorkspaceError
@@ -191,21 +192,27 @@ async def _act(
     # A suite that evaluates a model rather than a skill offers no tools: one chat turn.
     offer = (TRIGGER_TOOLS if case.kind is CaseKind.TRIGGER else AGENT_TOOLS) if suite.agent else ()
     deadline = time.monotonic() + timeout_s
-    tools = WorkspaceTools(root, confinement, workspace.skills, offer, deadline=deadline)
     system = case.system or ""
     if suite.agent:
         system = system_prompt(workspace.skills, inline_body=case.system)
-    return await run_agent(
-        provider=provider,
-        model=spec.model,
-        system=system,
-        messages=conversation(case),
-        tools=tools,
-        max_turns=max_turns,
-        timeout_s=timeout_s,
-        label=case.id,
-        follow_ups=case.follow_ups,
-    )
+    # The case's MCP servers live as long as the agent does, inside its confinement; a run
+    # offering no tools starts none.
+    servers = case.mcp_servers if offer else ()
+    async with open_servers(servers, confinement, label=case.id, deadline=deadline) as mcp:
+        tools = WorkspaceTools(
+            root, confinement, workspace.skills, offer, deadline=deadline, mcp=mcp
+        )
+        return await run_agent(
+            provider=provider,
+            model=spec.model,
+            system=system,
+            messages=conversation(case),
+            tools=tools,
+            max_turns=max_turns,
+            timeout_s=timeout_s,
+            label=case.id,
+            follow_ups=case.follow_ups,
+        )
 
 
 async def _settle(

@@ -44,6 +44,7 @@ def plain(value: Any) -> Any:
             f.name: plain(getattr(value, f.name))
             for f in fields(value)
             if f.name != "origin"
+            and not f.metadata.get("location")
             and not (f.name in _ONLY_WHEN_SET and getattr(value, f.name) in ((), None))
         }
     if isinstance(value, Enum):

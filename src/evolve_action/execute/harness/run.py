@@ -33,6 +33,7 @@ from evolve_action.execute.harness.forward import Upstream
 from evolve_action.execute.harness.install import CliBinary, InstallError, default_dir, locate
 from evolve_action.execute.harness.proxy import CredentialProxy, Session
 from evolve_action.execute.harness.relay import PORT_MARK
+from evolve_action.execute.mcp.servers import launches_for_run
 from evolve_action.execute.providers import catalog
 from evolve_action.execute.providers.faults import RetryPolicy, positive_env, tuned_policy
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
@@ -120,6 +121,7 @@ class CliHarness:
                 trigger=spec.case.kind is CaseKind.TRIGGER, sandboxed=sandboxed,
                 base_url=f"http://127.0.0.1:{PORT_MARK}", token=session.token,
                 system=spec.case.system or None, helpers=self._helpers(harness.needs_on_path),
+                mcp=await launches_for_run(spec.case.mcp_servers, confinement, label=spec.case.id),
             )  # fmt: skip
             harness.prepare_home(workspace / HOME_DIR, invocation)
             command = harness.command(invocation)

@@ -363,6 +363,26 @@ class Confinement:
             return CommandResult(-1, "", "", error=message, duration_s=result.duration_s)
         return result
 
+    async def lend_user(self, timeout_s: float) -> int | str:
+        """At the user level, the pool user this confinement's commands run as, leased and
+        handed the workspace, for a process the caller starts itself with `sandbox_user.wrap`
+        (an MCP server over stdio); a message when there is none. Every command's end kills
+        all of that user's processes, so such a process must end before the next command."""
+        harden_process()
+        if self._slot.lease is None:
+            try:
+                deadline = time.monotonic() + max(timeout_s, 1.0)
+                self._slot.lease = await sandbox_user.acquire(deadline)
+            except OSError as exc:
+                return f"no sandbox user: {exc}"
+        uid = self._slot.lease.uid
+        root = self.workspace.resolve()
+        blocked = sandbox_user.unreachable_parent(root, uid)
+        if blocked is not None:
+            return f"the workspace is not reachable by the sandbox user: {blocked} is closed"
+        await asyncio.to_thread(sandbox_user.hand_over, root, uid)
+        return uid
+
     @property
     def user(self) -> int | None:
         """The pool user this confinement's commands run as, once one was needed."""

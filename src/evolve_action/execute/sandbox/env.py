@@ -7,9 +7,12 @@ TMPDIR live inside the workspace, and git works there without any host config.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
+
+from evolve_action.util.secret_names import is_secret_name
+
+__all__ = ["DEFAULT_PATH", "HOME_DIR", "TMP_DIR", "is_secret_name", "scrubbed_env"]
 
 HOME_DIR = ".home"
 TMP_DIR = ".tmp"
@@ -43,20 +46,6 @@ _FIXED = {
     "LOGNAME": "evolve",
     "SHELL": "/bin/sh",
 }
-_SECRET_PREFIXES = ("GITHUB_", "INPUT_", "ACTIONS_", "RUNNER_", "ANTHROPIC_", "OPENAI_", "AWS_")
-_SECRET_WORDS = frozenset(
-    {"KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PAT"}
-    | {"CREDENTIAL", "CREDENTIALS", "AUTH", "COOKIE", "PRIVATE", "SESSION"}
-)
-
-
-def is_secret_name(name: str) -> bool:
-    """Whether an environment variable name looks like it carries a credential."""
-    upper = name.upper()
-    if upper.startswith(_SECRET_PREFIXES):
-        return True
-    words = re.split(r"[^A-Z0-9]+", upper)
-    return any(w in _SECRET_WORDS or w.endswith(("KEY", "TOKEN", "SECRET")) for w in words)
 
 
 def scrubbed_env(

@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
 
+    from evolve_action.execute.mcp.client import McpTools
+
 
 class WorkspaceTools:
     """A `providers.base.ToolBox` over one workspace."""
@@ -49,6 +51,7 @@ class WorkspaceTools:
         deadline: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         result_cap: int = RESULT_CAP,
+        mcp: McpTools | None = None,
     ) -> None:
         unknown = [name for name in offer if name not in SPECS]
         if unknown:
@@ -62,13 +65,18 @@ class WorkspaceTools:
         self.deadline = deadline  # a `clock()` value; Bash timeouts never run past it
         self.clock = clock
         self.result_cap = result_cap
+        self.mcp = mcp  # the case's MCP servers' tools, offered beside ours
         self._validators: dict[str, Draft202012Validator] = {}  # on each tool's first call
 
     def specs(self) -> tuple[ToolSpec, ...]:
-        return tuple(SPECS[name] for name in self.offer)
+        ours = tuple(SPECS[name] for name in self.offer)
+        return ours + (self.mcp.specs() if self.mcp is not None else ())
 
     async def call(self, name: str, arguments: str) -> ToolResultPart:
         """Run one call; the `tool_use_id` is left empty for the agent loop to fill in."""
+        if self.mcp is not None and self.mcp.offers(name):
+            done = await self.mcp.call(name, arguments)
+            return ToolResultPart("", self._cap(done.content), done.is_error)
         try:
             text = await self._dispatch(name, arguments)
             return ToolResultPart("", self._cap(text))

@@ -3,19 +3,22 @@
 A spec is `skills: [paths]` (or `skill: {path}`), `sandbox`, `mcp`, `judge` and `tasks: [{name,
 prompt, setup, cleanup, expect, assert, activates}]`. Each task is a case: `expect` a binary
 judge item, each `activates` skill a check that the skill fired, `setup` a command run in the
-workspace first. An `assert` is Python over caliper's sandbox, `mcp` servers and `sandbox`
+workspace first. `mcp` servers (by name, as MCP clients declare them) are started for every
+task (`formats/mcp_servers.py`). An `assert` is Python over caliper's sandbox and `sandbox`
 settings cannot be provided here: each is warned (naming the task) and the rest runs; a task
 with nothing left to grade is not run. `cleanup` is moot: a run's workspace is discarded.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
 from evolve_action.formats.evolve.params import TriggerParams
+from evolve_action.formats.mcp_servers import read_servers
 from evolve_action.formats.placement import inside
 from evolve_action.model.evals import (
     Case,
@@ -53,14 +56,15 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
     for key in data:
         if key not in TOP:
             problems.warn((key,), f"unknown caliper key {key!r} is ignored")
-    for key, why in (("mcp", "MCP servers are not started here"),
-                     ("sandbox", "caliper's sandbox settings do not apply here")):  # fmt: skip
-        if key in data:
-            problems.warn((key,), f"{key}: {why}; the tasks run without them")
+    if "sandbox" in data:
+        problems.warn(("sandbox",), "sandbox: caliper's sandbox settings do not apply here;"
+                      " the tasks run without them")  # fmt: skip
+    servers = read_servers(problems, ("mcp",), data.get("mcp"), case="every task")
     skill = _skill(doc, ctx, data)
     given = data.get("tasks")
     tasks: list[Any] = given if isinstance(given, list) else []
     cases = [c for i, raw in enumerate(tasks) if (c := _case(problems, i, raw, skill))]
+    cases = [replace(c, mcp_servers=servers) for c in cases] if servers else cases
     if not cases and tasks:
         lead = Problem(
             Origin(doc.rel, doc.line("tasks")),

@@ -16,6 +16,7 @@ from typing import Any
 
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.claude_plugin.graders import grader
+from evolve_action.formats.claude_plugin.mocks import mock_servers
 from evolve_action.formats.documents import Document, DocumentError, read
 from evolve_action.formats.placement import inside
 from evolve_action.model.evals import (
@@ -119,7 +120,7 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
     case = Case(
         id=name, prompt=prompt.strip(), origin=problems.origin(), name=name,
         expected_output=str(case_data.get("expected_outcome") or ""), items=tuple(items),
-        files=files, setup_commands=setup,
+        files=files, setup_commands=setup, mcp_servers=mock_servers(folder, ctx, problems, name),
         max_turns=_count(run.get("max_turns")), timeout_seconds=_count(run.get("timeout_seconds")),
     )  # fmt: skip
     runs = _count(case_data.get("runs", front.get("runs"))) or DEFAULT_RUNS

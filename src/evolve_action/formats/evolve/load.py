@@ -21,6 +21,7 @@ from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
 from evolve_action.formats.evolve.assertions import AssertionReader, Lenient, fold
 from evolve_action.formats.evolve.files import FixtureResolver
+from evolve_action.formats.mcp_servers import read_servers
 from evolve_action.model.evals import (
     Case,
     Format,
@@ -30,11 +31,12 @@ from evolve_action.model.evals import (
     Scale,
     Suite,
 )
+from evolve_action.model.mcp import McpServer
 from evolve_action.util.text import json_kind
 
 Path_ = tuple[str | int, ...]
 
-FILE_KEYS = ("skill_name", "models", "evals")
+FILE_KEYS = ("skill_name", "models", "evals", "mcp_servers")
 CASE_KEYS = (
     "id",
     "name",
@@ -46,6 +48,7 @@ CASE_KEYS = (
     "max_turns",
     "timeout_seconds",
     "skip_providers",
+    "mcp_servers",
 )
 
 SHAPE = (
@@ -69,6 +72,7 @@ class _Reader:
     lenient: Lenient = field(default_factory=Lenient)
     ids: dict[str, int] = field(default_factory=dict)
     allowed_tools: list[Path_] = field(default_factory=list)
+    servers: tuple[McpServer, ...] = ()  # the file's `mcp_servers`, which every case gets
     drafts: list[Path_] = field(default_factory=list)
 
     def suite(self) -> Suite | None:
@@ -83,6 +87,9 @@ class _Reader:
         evals_dir = self.doc.path.parent.absolute()  # Fixture.source is absolute
         resolver = FixtureResolver(self.problems, evals_dir, self.ctx.root.absolute(), skill.dir)
         assertions = AssertionReader(self.problems, self.lenient)
+        self.servers = read_servers(
+            self.problems, ("mcp_servers",), data.get("mcp_servers"), case="every case"
+        )
         cases = []
         for i, raw in enumerate(data["evals"]):
             case = self._case(("evals", i), raw, resolver, assertions)
@@ -213,7 +220,16 @@ class _Reader:
             skip_providers=self._providers(at, raw.get("skip_providers")),
             max_turns=self._positive(at, raw, "max_turns"),
             timeout_seconds=self._positive(at, raw, "timeout_seconds"),
+            mcp_servers=self._servers(at, raw, case_id),
         )
+
+    def _servers(self, at: Path_, raw: dict[str, Any], case_id: str) -> tuple[McpServer, ...]:
+        """The file's servers, then the case's own; a name both declare is the case's."""
+        own = read_servers(
+            self.problems, (*at, "mcp_servers"), raw.get("mcp_servers"), case=f"case {case_id}"
+        )
+        mine = {s.name for s in own}
+        return (*(s for s in self.servers if s.name not in mine), *own)
 
     def _id(self, at: Path_, raw: dict[str, Any]) -> str:
         value = raw.get("id")

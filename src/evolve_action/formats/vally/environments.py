@@ -3,7 +3,8 @@ stimulus) names an entry of `environments:` in the project's `.vally.yaml`, the 
 above the spec. The entry is put in the name's place, its paths (skills, files' `src`) made
 relative to the spec as an inline environment's are, so the rest of the loader reads both
 alike. What a run here cannot provide is warned and left out: a git worktree as the
-workspace (`git: {type: worktree}`, `type: worktree`) and MCP servers.
+workspace (`git: {type: worktree}`, `type: worktree`). `mcpServers` are read by
+`stimulus.py` (`formats/mcp_servers.py`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ LEFT_OUT = {
     " workspace holding the environment's files",
     "type": "a worktree environment (the repository as the workspace) is not staged here; the"
     " case runs in a workspace holding the environment's files",
-    "mcpServers": "MCP servers are not started here; the agent runs without them",
 }
 
 

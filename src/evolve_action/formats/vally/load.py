@@ -28,7 +28,7 @@ from evolve_action.formats.documents import Document
 from evolve_action.formats.graders.fields import At, seconds
 from evolve_action.formats.vally import environments
 from evolve_action.formats.vally import skills as vally_skills
-from evolve_action.formats.vally.stimulus import Shared, build_case
+from evolve_action.formats.vally.stimulus import Shared, build_case, root_servers
 from evolve_action.model.evals import Case, Format, LoadResult, Origin, Suite, SuitePolicy
 from evolve_action.util.text import json_kind
 
@@ -74,7 +74,8 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
     scoring = _scoring(data.get("scoring"), problems)
     problems.demote_since(mark, "left out; the default applies and the stimuli run")
     skill = vally_skills.skill_for(doc, ctx, problems)
-    shared = Shared(doc, ctx, problems, skill, timeout, data.get("environment"))
+    env = data.get("environment")
+    shared = Shared(doc, ctx, problems, skill, timeout, env, root_servers(problems, env))
     stimuli = data.get("stimuli")
     if not isinstance(stimuli, list) or not stimuli:
         problems.error(("stimuli",), "must be a non-empty list of stimuli (Vally needs one)")

@@ -4,7 +4,8 @@
 The root `environment` is merged into each stimulus's own (files of both are staged, the
 stimulus's last so they win on a shared destination; the root's commands run first). Its
 `turns` are read by `vally_turns`; its `environment.commands` run in the workspace, in the
-confinement, before the agent starts.
+confinement, before the agent starts; its `mcpServers` (the root's, then the stimulus's) are
+started per run (`formats/mcp_servers.py`).
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ from evolve_action.formats.graders.fields import (
     text,
 )
 from evolve_action.formats.graders.gates import activation_check, constraint_items
+from evolve_action.formats.mcp_servers import read_servers
 from evolve_action.formats.placement import inside
 from evolve_action.formats.vally.graders import grader_items
 from evolve_action.formats.vally.turns import user_turns
 from evolve_action.model.evals import Case, CaseExtra, Fixture, Item, SetupCommand, Skill
+from evolve_action.model.mcp import McpServer
 from evolve_action.util.text import json_kind
 
 STIMULUS_READ = frozenset(
@@ -37,7 +40,7 @@ STIMULUS_READ = frozenset(
 # Labels Vally's filters and reports use (`--tag`, suites' `filter`), no effect on a run;
 # `invariants` name the graders `vally compare` expects to agree across arms.
 STIMULUS_NO_EFFECT = frozenset({"tags", "category", "invariants", "id"})
-ENV_KEYS = ("skills", "files", "commands")
+ENV_KEYS = ("skills", "files", "commands", "mcpServers")
 MAX_FILES = 2000  # files staged from one stimulus's folders; a bound, not a Vally rule
 
 
@@ -51,6 +54,7 @@ class Shared:
     skill: Skill
     timeout: float | None
     environment: Any  # the root `environment`, merged into each stimulus's
+    servers: tuple[McpServer, ...] = ()  # the root environment's `mcpServers`, read once
 
 
 def build_case(shared: Shared, at: At, raw: Any) -> Case | None:
@@ -97,7 +101,25 @@ def build_case(shared: Shared, at: At, raw: Any) -> Case | None:
         max_turns=max_turns,
         timeout_seconds=timeout,
         extra=CaseExtra(rubric=tuple(rubric)),
+        mcp_servers=_servers(shared, at, raw.get("environment"), name),
     )
+
+
+def root_servers(problems: Problems, environment: Any) -> tuple[McpServer, ...]:
+    """The root environment's `mcpServers`, which every stimulus gets."""
+    if not isinstance(environment, dict):
+        return ()
+    value = environment.get("mcpServers")
+    return read_servers(problems, ("environment", "mcpServers"), value, case="every stimulus")
+
+
+def _servers(shared: Shared, at: At, own: Any, name: str) -> tuple[McpServer, ...]:
+    """The root's servers, then the stimulus's own; a name both declare is the stimulus's."""
+    value = own.get("mcpServers") if isinstance(own, dict) else None
+    where = (*at, "environment", "mcpServers")
+    mine = read_servers(shared.problems, where, value, case=f"stimulus {name!r}")
+    names = {s.name for s in mine}
+    return (*(s for s in shared.servers if s.name not in names), *mine)
 
 
 def _rubric(problems: Problems, at: At, value: Any) -> list[str]:

@@ -12,6 +12,7 @@ head takes their place (warned). A trigger file's `should_trigger_prompts` and
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from evolve_action.formats.documents import Document
 from evolve_action.formats.evolve.params import TriggerParams
 from evolve_action.formats.evolve.triggers import fired_text
 from evolve_action.formats.graders.fields import At, text
+from evolve_action.formats.mcp_servers import read_servers
 from evolve_action.formats.placement import inside
 from evolve_action.formats.waza.follow_ups import follow_ups
 from evolve_action.formats.waza.graders import expected_items, grader_items
@@ -38,6 +40,7 @@ from evolve_action.model.evals import (
     Skill,
     Suite,
 )
+from evolve_action.model.mcp import McpServer
 from evolve_action.util.text import json_kind
 
 TOP_KEYS = frozenset(
@@ -51,7 +54,7 @@ SPECIAL = {
     " files under tasks:",
     "range": "not applied: every task runs here",
 }
-CONFIG_READ = ("trials_per_task", "timeout_seconds")
+CONFIG_READ = ("trials_per_task", "timeout_seconds", "mcp_servers")
 CONFIG_NO_EFFECT = frozenset(
     {
         "parallel",
@@ -142,6 +145,9 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
     if not cases and not problems.has_errors:
         problems.not_run(("tasks",), "no task of this suite can run here (below, why)")
         return None
+    servers = _servers(problems, data.get("config"))
+    if servers:  # every task's agent gets the config's MCP servers
+        cases = [replace(c, mcp_servers=servers) for c in cases]
     name = data.get("name") if isinstance(data.get("name"), str) else ""
     return Suite(
         format=Format.WAZA,
@@ -153,6 +159,12 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
         runs=runs,
         warnings=problems.warnings(),
     )
+
+
+def _servers(problems: Problems, config: Any) -> tuple[McpServer, ...]:
+    """`config.mcp_servers`: the servers by name, as MCP clients declare them."""
+    value = config.get("mcp_servers") if isinstance(config, dict) else None
+    return read_servers(problems, ("config", "mcp_servers"), value, case="every task")
 
 
 def _config(problems: Problems, value: Any) -> tuple[int | None, float | None]:
