@@ -117,3 +117,27 @@ async def _run(repo: Path, side: Side, fake: FakeLLM) -> RunResult:
             return await run_and_grade(RunSpec(suite, case, MODEL, side, 1), env)
     finally:
         await judge.aclose()
+
+
+DECLARED = {"mcp_servers": {"docs": {"mock": {"lookup": "found"}}}, **CASE}
+
+
+@pytest.mark.parametrize("level", LEVELS)
+async def test_a_mock_server_the_case_declares_reaches_the_real_cli(
+    level: str, tmp_path: Path
+) -> None:
+    """The whole path, no harness wrapper: the eval file declares a mocked server, the loader
+    reads it, the executor resolves it into our mock server and Claude Code is handed it."""
+    results: dict[Side, RunResult] = {}
+    with FakeLLM(agent, api_key=None) as fake, at_level(level):
+        if python_for_commands() is None:
+            pytest.skip("no Python within the confinement's reach to start the mock server")
+        for side, body in ((Side.BASE, BASE_SKILL), (Side.HEAD, HEAD_SKILL)):
+            repo = make_repo(tmp_path / str(side), {"evals.json": DECLARED}, body=body)
+            results[side] = await _run(repo, side, fake)
+        assert not fake.script_errors, fake.script_errors
+    base, head = results[Side.BASE], results[Side.HEAD]
+    assert base.status is Status.PASS, (base.error, [i.evidence for i in base.items])
+    called = [c for c in base.transcript.tool_calls if c.name == TOOL]
+    assert called and "found" in called[0].result and not called[0].is_error
+    assert head.status is Status.FAIL, (head.error, [i.evidence for i in head.items])
