@@ -24,7 +24,7 @@ BUILD3: tuple[Repo, ...] = (
         parts=("tools/*/scenarios/**/*.ts",),
         note="two `axis.config.ts` (a literal `export default {...}`, and a typed `const`"
         " exported by name with code-valued `agents`); scenario modules whose prompt is"
-        " `[...].join(\" \")`, one a template with `${}`, one a helper call",
+        ' `[...].join(" ")`, one a template with `${}`, one a helper call',
         source="index-reconstruction",
         directory="storyblok+monoblok-index",
         file_commits=MONOBLOK_COMMITS,

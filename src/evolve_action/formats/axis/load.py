@@ -15,9 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evolve_action.formats.axis import literal
+from evolve_action.formats.axis import config
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document, DocumentError, read
+from evolve_action.formats.documents_js import CODE_KEY
 from evolve_action.formats.placement import inside
 from evolve_action.model.evals import (
     Case,
@@ -35,50 +36,25 @@ from evolve_action.model.evals import (
 )
 from evolve_action.util.text import json_kind
 
-MAX_SCENARIOS = 2_000
 MAX_SETUP_FILES = 500
-CODE = (".ts", ".mts", ".js", ".mjs", ".cjs")
-CONFIG_KEYS = frozenset(
-    {"scenarios", "agents", "judging", "settings", "adapters", "$schema", "skills", "name"}
-    | {"artifacts"}
-)
+CODE = config.CODE
 SCENARIO_KEYS = frozenset(
     {"name", "prompt", "judge", "rubric", "setup", "variants", "id", "skills", "skip", "agents"}
-    | {"artifacts", "teardown", "limits"}
+    | {"artifacts", "teardown", "limits", "mcp_servers"}
 )
-NOT_MINE = (
-    "not read: an axis.config.json without `scenarios` is not an AXIS config; nothing runs"
-    " from it and no check fails for it"
-)
+NOT_MINE = config.NOT_MINE
 
 
 def load(doc: Document, ctx: LoadContext) -> LoadResult:
     data = doc.data
-    if not isinstance(data, dict) or not isinstance(data.get("scenarios"), str):
+    if not config.is_axis(data):
         notice = Problem(Origin(doc.rel, doc.line()), NOT_MINE, Severity.NOTICE)
         return LoadResult(doc.rel, None, None, (notice,))
     problems = Problems(doc)
-    for key in data:
-        if key not in CONFIG_KEYS and key != "env":
-            problems.warn((key,), f"unknown AXIS key {key!r} is ignored")
-    if "env" in data:
-        problems.warn(
-            ("env",),
-            "not passed: the job's environment variables never reach the agent of a pull"
-            " request's eval; scenarios that need them run without",
-        )
-    folder = (doc.path.parent / data["scenarios"]).resolve()
-    if not inside(folder, ctx.root.resolve()):
-        problems.error(("scenarios",), f"{data['scenarios']!r} leads outside the repository")
-        return LoadResult(doc.rel, Format.AXIS, None, tuple(problems.items))
-    if not folder.is_dir():  # made by a build step, or a typo: nothing to run either way
-        problems.not_run(
-            ("scenarios",),
-            f"`scenarios` names {data['scenarios']!r}, which is no folder of the repository"
-            " (a folder a build step makes is not made here); fix the path to have it run",
-        )
-        return LoadResult(doc.rel, Format.AXIS, None, tuple(problems.items))
-    found = _scenario_files(folder)
+    config.check_keys(problems, data)
+    found = config.scenario_files(
+        doc, ctx, problems, data.get("scenarios", config.DEFAULT_SCENARIOS)
+    )
     reader = _Scenarios(doc, ctx, problems)
     if isinstance(data.get("skills"), list) and data["skills"]:
         reader.skill = reader.named_skill(problems, ("skills",), doc.path, data["skills"])
@@ -101,18 +77,6 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
     return problems.result(Format.AXIS, suite)
 
 
-def _scenario_files(folder: Path) -> list[Path]:
-    out: list[Path] = []
-    for path in sorted(folder.rglob("*")):
-        if "node_modules" in path.parts or not path.is_file() or path.is_symlink():
-            continue
-        if path.suffix == ".json" or (path.suffix in CODE and not path.name.endswith(".d.ts")):
-            out.append(path)
-            if len(out) >= MAX_SCENARIOS:
-                break
-    return out
-
-
 class _Scenarios:
     def __init__(self, doc: Document, ctx: LoadContext, problems: Problems) -> None:
         self.doc, self.ctx, self.problems = doc, ctx, problems
@@ -131,15 +95,19 @@ class _Scenarios:
     def _module(self, path: Path, rel: str) -> Document | None:
         """A module's literal scenario; its fields written as code are left out (said once)."""
         try:
-            found = literal.default_export(path.read_text("utf-8", "replace"))
-        except OSError:
-            found = None
-        if found is None or not isinstance(found.get("prompt"), str):
+            sdoc = read(path, rel)
+        except DocumentError:
+            sdoc = None
+        if sdoc is None or not isinstance(sdoc.data.get("prompt"), str):
             self.unread.append(path.name)
             return None
-        self.coded |= {k for k, v in found.items() if v is literal.CODE}
-        data = {k: v for k, v in found.items() if v is not literal.CODE}
-        return Document(path, rel, data, {})
+        coded = sdoc.data.pop(CODE_KEY, [])
+        if "skip" in coded:  # AXIS decides it when the module runs; a run here cannot
+            self._warn(rel, sdoc.line(), "`skip` is written as code, so whether AXIS runs"
+                       " this scenario depends on running it; not run here")  # fmt: skip
+            return None
+        self.coded |= set(coded)
+        return sdoc
 
     def say_what_code_left_out(self) -> None:
         if self.unread:
