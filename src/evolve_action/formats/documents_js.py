@@ -18,10 +18,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evolve_action.util.limits import InputError
-
 SUFFIXES = (".ts", ".mts", ".cts", ".js", ".mjs", ".cjs")
 CODE_KEY = "$code"  # in a document read from a module: the fields written as code
+EXPORT = "export"  # under CODE_KEY: the export itself is code
 CODE = object()  # a value that is code, not a literal
 MAX_TEXT = 256 * 1024
 MAX_DEPTH = 20
@@ -66,14 +65,11 @@ def default_export(text: str) -> dict[str, Any] | None:
 
 def document(text: str) -> tuple[dict[str, Any], dict[tuple[str | int, ...], int]]:
     """A module as a document: the literal fields of its exported object, and under `$code`
-    the names of the fields written as code (left out). Raises `InputError` when the module
-    exports no literal object."""
+    the names of the fields written as code (left out); `{"$code": ["export"]}` when the
+    module exports no literal object at all."""
     found = default_export(text)
-    if found is None:
-        raise InputError(
-            "no literal object is exported (`export default {...}`, `module.exports = {...}`"
-            " or a `const` exported by name): the module is code, which is not run here"
-        )
+    if found is None:  # the whole export is code: a document with nothing literal in it
+        return {CODE_KEY: [EXPORT]}, {}
     start = _start(text) or 0
     coded: list[str] = []
     data: dict[str, Any] = _plain(found, "", coded)
@@ -256,10 +252,7 @@ class _Reader:
         while self.peek()[1] == "+" and self.tokens[self.at + 1][0] == "str":
             self.take()
             parts.append(_string(self.take()[1]))
-        if self.peek()[1] in (",", "}", "]"):
-            return "".join(parts)
-        self._skip_code()  # a string joined with code is code
-        return CODE
+        return self._after("".join(parts))  # a string joined with code is code
 
     def _skip_code(self) -> None:
         """Skip an expression up to the `,` or closing bracket that ends it."""

@@ -10,11 +10,11 @@ from typing import Any
 
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
-from evolve_action.formats.documents_js import CODE_KEY
+from evolve_action.formats.documents_js import CODE_KEY, SUFFIXES
 from evolve_action.formats.placement import inside
 
 MAX_SCENARIOS = 2_000
-CODE = (".ts", ".mts", ".js", ".mjs", ".cjs")
+CODE = SUFFIXES  # scenario modules
 CONFIG_KEYS = frozenset(
     {"scenarios", "agents", "judging", "settings", "adapters", "$schema", "skills", "name"}
     | {"artifacts"}

@@ -1,13 +1,15 @@
-"""The AXIS loader: `axis.config.json` and the scenarios of its `scenarios` folder.
+"""The AXIS loader: `axis.config.json` (or the literal object an `axis.config.ts`/`.js`
+exports, read without running it) and the scenarios its `scenarios` names.
 
 A scenario is `{name, prompt, judge: [{check, weight}], setup, variants}` (`rubric` in older
 documents) in a JSON file, or the same object exported by a TypeScript or JavaScript module.
-JSON scenarios are cases: each `check` a weighted judge item, `setup` copy actions fixtures,
-a variant without skills the no-skill arm and the skilled variant's first skill the skill
-under test; a scenario's own `skills` (or the config's) name it too, and `skip: true` leaves
-a scenario out. Modules are code, which a run here does not execute: they are counted and
-warned once, never run. `agents`, `judging` and `settings` are the action's inputs' to
-decide; `env` is never passed to the agent.
+JSON scenarios are cases: each `check` a weighted judge item, `setup` copy actions fixtures
+and `run_script` actions setup commands, a variant without skills the no-skill arm and the
+skilled variant's first skill the skill under test; a scenario's own `skills` (or the config's) name it too, and `skip: true` leaves
+a scenario out. Of a module only its literal fields are read; the fields written as code
+are left out and named, and a module with no literal prompt is counted and warned, never
+run. `agents`, `judging` and `settings` are the action's inputs' to decide; `env` is never
+passed to the agent.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 from evolve_action.formats.axis import config
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document, DocumentError, read
-from evolve_action.formats.documents_js import CODE_KEY
+from evolve_action.formats.documents_js import CODE_KEY, EXPORT
 from evolve_action.formats.placement import inside
 from evolve_action.model.evals import (
     Case,
@@ -29,6 +31,7 @@ from evolve_action.model.evals import (
     Origin,
     Problem,
     Scale,
+    SetupCommand,
     Severity,
     Skill,
     Suite,
@@ -43,10 +46,18 @@ SCENARIO_KEYS = frozenset(
     | {"artifacts", "teardown", "limits", "mcp_servers"}
 )
 NOT_MINE = config.NOT_MINE
+CODE_CONFIG = (
+    "not run: the module exports no literal object (`export default {...}`, `module.exports ="
+    " {...}`, `defineConfig({...})` or a `const` exported by name) but code, which a run here"
+    " never executes; no check fails for it"
+)
 
 
 def load(doc: Document, ctx: LoadContext) -> LoadResult:
     data = doc.data
+    if isinstance(data, dict) and data.get(CODE_KEY) == [EXPORT]:
+        said = Problem(Origin(doc.rel, doc.line()), CODE_CONFIG, Severity.WARNING)
+        return LoadResult(doc.rel, Format.AXIS, None, (said,))
     if not config.is_axis(data):
         notice = Problem(Origin(doc.rel, doc.line()), NOT_MINE, Severity.NOTICE)
         return LoadResult(doc.rel, None, None, (notice,))
@@ -152,7 +163,7 @@ class _Scenarios:
                 )
         items = _judge(sub, data.get("judge", data.get("rubric")))
         self._variants(sub, path, data.get("variants"))
-        files = self._setup(sub, data.get("setup"))
+        files, commands = self._setup(sub, data.get("setup"))
         for p in sub.items:
             self.problems.add(replace_severity(p))
         if not items:
@@ -162,7 +173,7 @@ class _Scenarios:
         name = given if isinstance(given, str) else path.stem
         origin = Origin(rel, sdoc.line())
         return Case(id=path.stem, prompt=data["prompt"], origin=origin, name=name,
-                    items=tuple(items), files=files,
+                    items=tuple(items), files=files, setup_commands=commands,
                     timeout_seconds=_minutes(data.get("limits")))  # fmt: skip
 
     def _variants(self, sub: Problems, path: Path, raw: Any) -> None:
@@ -206,34 +217,57 @@ class _Scenarios:
                     return Skill(folder.name, folder)
         return None
 
-    def _setup(self, sub: Problems, raw: Any) -> tuple[Fixture, ...]:
-        out: list[Fixture] = []
+    def _setup(
+        self, sub: Problems, raw: Any
+    ) -> tuple[tuple[Fixture, ...], tuple[SetupCommand, ...]]:
+        """`copy` actions staged as files; `run_script` actions run as the case's setup
+        commands (confined, in the workspace, as every format's setup commands are)."""
+        files: list[Fixture] = []
+        commands: list[SetupCommand] = []
         for i, action in enumerate(raw if isinstance(raw, list) else []):
             at = ("setup", i)
-            if not isinstance(action, dict) or action.get("action") != "copy":
-                sub.warn(at, "only `copy` setup actions are staged here; this one is not run")
+            kind = action.get("action") if isinstance(action, dict) else None
+            if kind == "run_script" and isinstance(action.get("command"), str):
+                commands.append(SetupCommand(action["command"], sub.origin(*at)))
+                if "$AXIS_" in action["command"] or "${AXIS_" in action["command"]:
+                    sub.warn((*at, "command"), "AXIS's own variables (`AXIS_*`) are not set"
+                             " here; the command runs without them")  # fmt: skip
+                continue
+            if kind != "copy":
+                sub.warn(at, "a setup action is `copy` or `run_script` (with `command`); this"
+                         " one is not run")  # fmt: skip
                 continue
             match, dest = action.get("match"), str(action.get("destination") or "")
-            if not isinstance(match, str):
-                sub.warn((*at, "match"), "a copy action needs `match` (a glob); not staged")
+            if not isinstance(match, str) or match.startswith("/"):
+                sub.warn((*at, "match"), "a copy action needs `match`, a glob relative to the"
+                         " config; not staged")  # fmt: skip
                 continue
-            out += self._copied(sub, at, match, dest)
-        return tuple(out)
+            files += self._copied(sub, at, match, dest)
+        if files and commands:
+            sub.warn(("setup",), "copied files are staged before the `run_script` commands"
+                     " run, whatever their order in `setup`")  # fmt: skip
+        return tuple(files), tuple(commands)
 
     def _copied(
         self, sub: Problems, at: tuple[str | int, ...], match: str, dest: str
     ) -> list[Fixture]:
+        """The files `match` finds, each at its path below the glob's fixed leading folders
+        (as AXIS copies them), under `dest`."""
         base = self.doc.path.parent
         root = self.ctx.root.resolve()
-        found = [p for p in sorted(base.glob(match)) if p.is_file() and inside(p, root)]
+        try:
+            found = [p for p in sorted(base.glob(match)) if p.is_file() and inside(p, root)]
+        except (ValueError, NotImplementedError, OSError):
+            found = []
         if not found:
             sub.warn((*at, "match"), f"{match!r} matches no file; the scenario runs without it")
+        fixed = base / _fixed_prefix(match)
+        folder = dest.strip("/").removeprefix("./").strip(".")
         origin = sub.origin(*at)
         out = []
         for path in found[:MAX_SETUP_FILES]:
-            folder = dest.strip("/").removeprefix("./").strip(".")
-            target = f"{folder}/{path.name}" if folder else path.name
-            out.append(Fixture(path.absolute(), target, origin))
+            inner = path.relative_to(fixed).as_posix() if path.is_relative_to(fixed) else path.name
+            out.append(Fixture(path.absolute(), f"{folder}/{inner}" if folder else inner, origin))
         return out
 
     def _rel(self, path: Path) -> str:
@@ -272,6 +306,17 @@ def _judge(sub: Problems, raw: Any) -> list[JudgeItem]:
             )
         )
     return items
+
+
+def _fixed_prefix(match: str) -> str:
+    """The leading folders of a glob before its first wildcard (a plain file's folder)."""
+    parts = match.removeprefix("./").split("/")
+    fixed = []
+    for part in parts[:-1]:
+        if any(c in part for c in "*?[{"):
+            break
+        fixed.append(part)
+    return "/".join(fixed)
 
 
 def _minutes(limits: Any) -> float | None:
