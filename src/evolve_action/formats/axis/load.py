@@ -8,8 +8,8 @@ and `run_script` actions setup commands, a variant without skills the no-skill a
 skilled variant's first skill the skill under test; a scenario's own `skills` (or the
 config's) name it too, and `skip: true` leaves a scenario out. Of a module only its literal
 fields are read; the fields written as code are left out and named, and a module with no
-literal prompt is counted and warned, never run. `agents`, `judging` and `settings` are the action's inputs' to decide; `env` is never
-passed to the agent.
+literal prompt is counted and warned, never run. `agents`, `judging` and `settings` are the
+action's inputs' to decide; `env` is never passed to the agent.
 """
 
 from __future__ import annotations
