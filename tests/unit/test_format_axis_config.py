@@ -161,3 +161,16 @@ def test_a_literal_followed_by_code_is_code_but_a_join_of_strings_is_a_string(
 ) -> None:
     found = documents_js.default_export(f"export default {{ prompt: {literal}, n: 1 }};")
     assert found == {"prompt": value, "n": 1}
+
+
+def test_a_variants_prompt_and_a_scenarios_mcp_servers_are_warned(tmp_path: Path) -> None:
+    root = _repo(tmp_path, "axis.config.json", '{"scenarios": "./scenarios"}')
+    (root / "scenarios/moves-docs.json").write_text(
+        '{"prompt": "p", "judge": "j", "mcp_servers": {"fs": {"type": "stdio"}},'
+        ' "variants": [{"name": "bare"}, {"name": "short", "prompt": "q"}]}'
+    )
+    (result,) = load_all(root)
+    assert result.ok and result.suite is not None, result.problems
+    warned = _warned(result)
+    assert "a variant's own prompt is not run" in warned
+    assert "a scenario's MCP servers are not run" in warned

@@ -149,6 +149,9 @@ class _Scenarios:
                 sub.warn((key,), f"unknown scenario key {key!r} is ignored")
         if "agents" in data:
             sub.warn(("agents",), "not applied: the action's inputs choose the agent")
+        if data.get("mcp_servers"):
+            sub.warn(("mcp_servers",), "not started: a scenario's MCP servers are not run for"
+                     " a pull request's eval; it runs without them")  # fmt: skip
         if data.get("teardown"):
             sub.warn(("teardown",), "not run: a run's workspace is discarded after grading")
         if isinstance(data.get("skills"), list) and data["skills"]:
@@ -185,6 +188,9 @@ class _Scenarios:
                 self.bare = True
             elif isinstance(skills, list) and self.skill is None:
                 self.skill = self._skill(path, skills)
+            if "prompt" in variant:
+                sub.warn(("variants", i, "prompt"), "a variant's own prompt is not run: every"
+                         " arm runs the scenario's prompt")  # fmt: skip
             if "judge" in variant:
                 sub.warn(
                     ("variants", i, "judge"),
