@@ -1,6 +1,7 @@
 """How `evolve-action validate` reads other people's skill repositories (the corpus).
 
-Run: `.venv/bin/python -m bench.corpus_measure --split build` (or `build2`, `heldout`, `all`), with
+Run: `.venv/bin/python -m bench.corpus_measure --split build` (or `build2`, `build3`,
+`heldout`, `all`), with
 `--data DIR` where the repositories of `bench/corpus/manifest.json` are checked out
 (default /work/wt/corpus-data). Each repository is validated by a fresh process
 (`validate --format json .` in the repository, the console entry point) under a time limit
@@ -268,7 +269,8 @@ def table(tallies: dict[str, dict[str, Tally]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--split", choices=("build", "build2", "heldout", "all"), default="build")
+    splits = ("build", "build2", "build3", "heldout", "all")
+    parser.add_argument("--split", choices=splits, default="build")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--manifest", type=Path, default=MANIFEST)
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per repository")

@@ -18,12 +18,14 @@ from __future__ import annotations
 import argparse
 import json
 import random
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.corpus.build3 import BUILD3
 from bench.corpus.globs import match_files
+from bench.corpus.repo import Repo
 
 SEED = 20261128
+ADDED = ("build2", "build3")  # sets gathered after the draw, on a fixed side
 MANIFEST = Path(__file__).with_name("manifest.json")
 DATA = Path("/work/wt/corpus-data")
 
@@ -66,24 +68,6 @@ LOISIR_COMMITS = {
     "planning": "9e999c861d176543ae7e398a57b27de078f547c2",
     "structured-data": "22ea2c493cf269d547e7b24881ba773b4b2d100d",
 }
-
-
-@dataclass(frozen=True)
-class Repo:
-    repo: str
-    conventions: tuple[str, ...]
-    globs: tuple[str, ...]
-    exclude: tuple[str, ...] = ()
-    parts: tuple[str, ...] = ()  # files a suite file reads (tasks, scenarios), not suites
-    note: str = ""
-    source: str = "snapshot"
-    directory: str = ""
-    file_commits: dict[str, str] = field(default_factory=dict)
-    split: str = ""  # fixed side for repositories added after the draw (`build2`)
-
-    @property
-    def dir(self) -> str:
-        return self.directory or self.repo.replace("/", "+")
 
 
 REPOS: tuple[Repo, ...] = (
@@ -315,15 +299,15 @@ def main() -> None:
     args = parser.parse_args()
     previous = json.loads(MANIFEST.read_text()) if MANIFEST.is_file() else None
     if previous and not args.redraw:
-        split = {r["repo"]: r["split"] for r in previous["repos"] if r["split"] != "build2"}
+        split = {r["repo"]: r["split"] for r in previous["repos"] if r["split"] not in ADDED}
         missing = [r.repo for r in REPOS if r.repo not in split]
         if missing:
             raise SystemExit(f"repositories without a split: {missing}; the split is fixed")
     else:
         split = draw_split(REPOS)
-    split.update({r.repo: r.split for r in BUILD2})
+    split.update({r.repo: r.split for r in (*BUILD2, *BUILD3)})
     entries = []
-    for r in (*REPOS, *BUILD2):
+    for r in (*REPOS, *BUILD2, *BUILD3):
         files = match_files(args.data / r.dir, r.globs, r.exclude)
         parts = match_files(args.data / r.dir, r.parts, r.exclude) if r.parts else []
         entries.append(

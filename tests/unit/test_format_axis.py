@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from evolve_action.formats import documents_js as literal
 from evolve_action.formats import load_all
-from evolve_action.formats.axis import literal
 from evolve_action.model.evals import Format
 
 EXAMPLE = Path(__file__).parents[2] / "examples/formats/axis"
@@ -102,7 +102,8 @@ def test_a_config_whose_scenarios_folder_is_absent_is_not_run_never_an_error(
     (root / "axis.config.json").write_text('{"scenarios": "./generated", "env": ["TOKEN"]}')
     (result,) = load_all(root)
     assert result.suite is None and not result.errors and not result.failed
-    assert result.problems[0].message.startswith("not run: `scenarios` names './generated'")
+    assert result.problems[0].message.startswith("not run: no scenario reads")
+    assert any("'./generated' is no folder or file" in p.message for p in result.problems)
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from evolve_action.formats.discovery_declared import with_declared
 from evolve_action.formats.discovery_layouts import case_folder_json as _case_folder_json
-from evolve_action.formats.discovery_layouts import plugin_case_file
+from evolve_action.formats.discovery_layouts import evals_apart, plugin_case_file
 from evolve_action.formats.discovery_refs import referenced_cases, skill_name_of, why_nothing
 from evolve_action.formats.placement import (
     EXTENSIONS,
@@ -125,6 +125,7 @@ class _Discoverer:
         for rel_dir in sorted(self.index):
             self._skill_creator(rel_dir, skill_plugins)
             self._by_name(rel_dir)
+        self._evals_apart()
         self._drop_referenced()
         if not self.files and not self.problems:
             for rel, message in why_nothing(self.root, {k: v.files for k, v in self.index.items()}):
@@ -271,6 +272,16 @@ class _Discoverer:
         evals_dir = _join(rel_dir, "evals")
         self._one_per_stem(evals_dir, "evals", Format.EVOLVE, skill)
         self._trigger_set(evals_dir, skill)
+
+    def _evals_apart(self) -> None:
+        files = {rel: entry.files for rel, entry in self.index.items()}
+        for evals_dir, skill_dir in evals_apart(files, set(self.files), self._skill_name_of):
+            skill = Skill(skill_dir_name(self.root / skill_dir, self.root), self.root / skill_dir)
+            self._one_per_stem(evals_dir, "evals", Format.EVOLVE, skill)
+            self._trigger_set(evals_dir, skill)
+
+    def _skill_name_of(self, rel: str) -> str:
+        return skill_name_of(self.root / rel)
 
     def _unread_frontmatter(self) -> None:
         found = frontmatter_problem(self.root / "SKILL.md")

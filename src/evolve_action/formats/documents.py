@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evolve_action.formats import documents_js
 from evolve_action.formats.documents_json import (
     JsonPath,
     line_map,
@@ -107,6 +108,8 @@ def parse(text: str, *, path: Path, rel: str, scalar_keys: bool = False) -> Docu
             data, lines = parse_jsonl(text)
         elif suffix == ".md":
             data, lines = _markdown(text)
+        elif suffix in documents_js.SUFFIXES:  # a module's exported literal object, never run
+            data, lines = documents_js.document(text)
         else:
             lines = line_map(text)  # first: it refuses what is over the limits, cheaply
             data = settled(parse_text(text, lenient=suffix == ".jsonc"), text)

@@ -68,7 +68,12 @@ FAMILIES: tuple[Family, ...] = (
     Family("promptfoo", {Format.PROMPTFOO: "load"}, ("graders.checks",), _GRADERS),
     Family("claude_plugin", {Format.CLAUDE_PLUGIN: "load"}, scoring=_GRADERS),
     Family("best_practice", {Format.BEST_PRACTICE: "load"}, scoring=_GRADERS),
-    Family("axis", {Format.AXIS: "load"}, scoring=_GRADERS, names=("axis.config.json",)),
+    Family(
+        "axis",
+        {Format.AXIS: "load"},
+        scoring=_GRADERS,
+        names=tuple(f"axis.config.{ext}" for ext in ("json", "ts", "mts", "js", "mjs", "cjs")),
+    ),
     Family("caliper", {Format.CALIPER: "load"}, shares=("evolve.checks",), scoring=_GRADERS),
     Family("skillgrade", {Format.SKILLGRADE: "load"}, scoring=_GRADERS),
     Family(

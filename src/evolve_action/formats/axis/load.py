@@ -1,13 +1,15 @@
-"""The AXIS loader: `axis.config.json` and the scenarios of its `scenarios` folder.
+"""The AXIS loader: `axis.config.json` (or the literal object an `axis.config.ts`/`.js`
+exports, read without running it) and the scenarios its `scenarios` names.
 
 A scenario is `{name, prompt, judge: [{check, weight}], setup, variants}` (`rubric` in older
 documents) in a JSON file, or the same object exported by a TypeScript or JavaScript module.
-JSON scenarios are cases: each `check` a weighted judge item, `setup` copy actions fixtures,
-a variant without skills the no-skill arm and the skilled variant's first skill the skill
-under test; a scenario's own `skills` (or the config's) name it too, and `skip: true` leaves
-a scenario out. Modules are code, which a run here does not execute: they are counted and
-warned once, never run. `agents`, `judging` and `settings` are the action's inputs' to
-decide; `env` is never passed to the agent.
+JSON scenarios are cases: each `check` a weighted judge item, `setup` copy actions fixtures
+and `run_script` actions setup commands, a variant without skills the no-skill arm and the
+skilled variant's first skill the skill under test; a scenario's own `skills` (or the
+config's) name it too, and `skip: true` leaves a scenario out. Of a module only its literal
+fields are read; the fields written as code are left out and named, and a module with no
+literal prompt is counted and warned, never run. `agents`, `judging` and `settings` are the
+action's inputs' to decide; `env` is never passed to the agent.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evolve_action.formats.axis import literal
+from evolve_action.formats.axis import config
 from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document, DocumentError, read
+from evolve_action.formats.documents_js import CODE_KEY, EXPORT
 from evolve_action.formats.placement import inside
 from evolve_action.model.evals import (
     Case,
@@ -28,6 +31,7 @@ from evolve_action.model.evals import (
     Origin,
     Problem,
     Scale,
+    SetupCommand,
     Severity,
     Skill,
     Suite,
@@ -35,50 +39,33 @@ from evolve_action.model.evals import (
 )
 from evolve_action.util.text import json_kind
 
-MAX_SCENARIOS = 2_000
 MAX_SETUP_FILES = 500
-CODE = (".ts", ".mts", ".js", ".mjs", ".cjs")
-CONFIG_KEYS = frozenset(
-    {"scenarios", "agents", "judging", "settings", "adapters", "$schema", "skills", "name"}
-    | {"artifacts"}
-)
+CODE = config.CODE
 SCENARIO_KEYS = frozenset(
     {"name", "prompt", "judge", "rubric", "setup", "variants", "id", "skills", "skip", "agents"}
-    | {"artifacts", "teardown", "limits"}
+    | {"artifacts", "teardown", "limits", "mcp_servers"}
 )
-NOT_MINE = (
-    "not read: an axis.config.json without `scenarios` is not an AXIS config; nothing runs"
-    " from it and no check fails for it"
+NOT_MINE = config.NOT_MINE
+CODE_CONFIG = (
+    "not run: the module exports no literal object (`export default {...}`, `module.exports ="
+    " {...}`, `defineConfig({...})` or a `const` exported by name) but code, which a run here"
+    " never executes; no check fails for it"
 )
 
 
 def load(doc: Document, ctx: LoadContext) -> LoadResult:
     data = doc.data
-    if not isinstance(data, dict) or not isinstance(data.get("scenarios"), str):
+    if isinstance(data, dict) and data.get(CODE_KEY) == [EXPORT]:
+        said = Problem(Origin(doc.rel, doc.line()), CODE_CONFIG, Severity.WARNING)
+        return LoadResult(doc.rel, Format.AXIS, None, (said,))
+    if not config.is_axis(data):
         notice = Problem(Origin(doc.rel, doc.line()), NOT_MINE, Severity.NOTICE)
         return LoadResult(doc.rel, None, None, (notice,))
     problems = Problems(doc)
-    for key in data:
-        if key not in CONFIG_KEYS and key != "env":
-            problems.warn((key,), f"unknown AXIS key {key!r} is ignored")
-    if "env" in data:
-        problems.warn(
-            ("env",),
-            "not passed: the job's environment variables never reach the agent of a pull"
-            " request's eval; scenarios that need them run without",
-        )
-    folder = (doc.path.parent / data["scenarios"]).resolve()
-    if not inside(folder, ctx.root.resolve()):
-        problems.error(("scenarios",), f"{data['scenarios']!r} leads outside the repository")
-        return LoadResult(doc.rel, Format.AXIS, None, tuple(problems.items))
-    if not folder.is_dir():  # made by a build step, or a typo: nothing to run either way
-        problems.not_run(
-            ("scenarios",),
-            f"`scenarios` names {data['scenarios']!r}, which is no folder of the repository"
-            " (a folder a build step makes is not made here); fix the path to have it run",
-        )
-        return LoadResult(doc.rel, Format.AXIS, None, tuple(problems.items))
-    found = _scenario_files(folder)
+    config.check_keys(problems, data)
+    found = config.scenario_files(
+        doc, ctx, problems, data.get("scenarios", config.DEFAULT_SCENARIOS)
+    )
     reader = _Scenarios(doc, ctx, problems)
     if isinstance(data.get("skills"), list) and data["skills"]:
         reader.skill = reader.named_skill(problems, ("skills",), doc.path, data["skills"])
@@ -101,18 +88,6 @@ def load(doc: Document, ctx: LoadContext) -> LoadResult:
     return problems.result(Format.AXIS, suite)
 
 
-def _scenario_files(folder: Path) -> list[Path]:
-    out: list[Path] = []
-    for path in sorted(folder.rglob("*")):
-        if "node_modules" in path.parts or not path.is_file() or path.is_symlink():
-            continue
-        if path.suffix == ".json" or (path.suffix in CODE and not path.name.endswith(".d.ts")):
-            out.append(path)
-            if len(out) >= MAX_SCENARIOS:
-                break
-    return out
-
-
 class _Scenarios:
     def __init__(self, doc: Document, ctx: LoadContext, problems: Problems) -> None:
         self.doc, self.ctx, self.problems = doc, ctx, problems
@@ -131,15 +106,19 @@ class _Scenarios:
     def _module(self, path: Path, rel: str) -> Document | None:
         """A module's literal scenario; its fields written as code are left out (said once)."""
         try:
-            found = literal.default_export(path.read_text("utf-8", "replace"))
-        except OSError:
-            found = None
-        if found is None or not isinstance(found.get("prompt"), str):
+            sdoc = read(path, rel)
+        except DocumentError:
+            sdoc = None
+        if sdoc is None or not isinstance(sdoc.data.get("prompt"), str):
             self.unread.append(path.name)
             return None
-        self.coded |= {k for k, v in found.items() if v is literal.CODE}
-        data = {k: v for k, v in found.items() if v is not literal.CODE}
-        return Document(path, rel, data, {})
+        coded = sdoc.data.pop(CODE_KEY, [])
+        if "skip" in coded:  # AXIS decides it when the module runs; a run here cannot
+            self._warn(rel, sdoc.line(), "`skip` is written as code, so whether AXIS runs"
+                       " this scenario depends on running it; not run here")  # fmt: skip
+            return None
+        self.coded |= set(coded)
+        return sdoc
 
     def say_what_code_left_out(self) -> None:
         if self.unread:
@@ -170,6 +149,9 @@ class _Scenarios:
                 sub.warn((key,), f"unknown scenario key {key!r} is ignored")
         if "agents" in data:
             sub.warn(("agents",), "not applied: the action's inputs choose the agent")
+        if data.get("mcp_servers"):
+            sub.warn(("mcp_servers",), "not started: a scenario's MCP servers are not run for"
+                     " a pull request's eval; it runs without them")  # fmt: skip
         if data.get("teardown"):
             sub.warn(("teardown",), "not run: a run's workspace is discarded after grading")
         if isinstance(data.get("skills"), list) and data["skills"]:
@@ -184,7 +166,7 @@ class _Scenarios:
                 )
         items = _judge(sub, data.get("judge", data.get("rubric")))
         self._variants(sub, path, data.get("variants"))
-        files = self._setup(sub, data.get("setup"))
+        files, commands = self._setup(sub, data.get("setup"))
         for p in sub.items:
             self.problems.add(replace_severity(p))
         if not items:
@@ -194,7 +176,7 @@ class _Scenarios:
         name = given if isinstance(given, str) else path.stem
         origin = Origin(rel, sdoc.line())
         return Case(id=path.stem, prompt=data["prompt"], origin=origin, name=name,
-                    items=tuple(items), files=files,
+                    items=tuple(items), files=files, setup_commands=commands,
                     timeout_seconds=_minutes(data.get("limits")))  # fmt: skip
 
     def _variants(self, sub: Problems, path: Path, raw: Any) -> None:
@@ -206,6 +188,9 @@ class _Scenarios:
                 self.bare = True
             elif isinstance(skills, list) and self.skill is None:
                 self.skill = self._skill(path, skills)
+            if "prompt" in variant:
+                sub.warn(("variants", i, "prompt"), "a variant's own prompt is not run: every"
+                         " arm runs the scenario's prompt")  # fmt: skip
             if "judge" in variant:
                 sub.warn(
                     ("variants", i, "judge"),
@@ -238,34 +223,57 @@ class _Scenarios:
                     return Skill(folder.name, folder)
         return None
 
-    def _setup(self, sub: Problems, raw: Any) -> tuple[Fixture, ...]:
-        out: list[Fixture] = []
+    def _setup(
+        self, sub: Problems, raw: Any
+    ) -> tuple[tuple[Fixture, ...], tuple[SetupCommand, ...]]:
+        """`copy` actions staged as files; `run_script` actions run as the case's setup
+        commands (confined, in the workspace, as every format's setup commands are)."""
+        files: list[Fixture] = []
+        commands: list[SetupCommand] = []
         for i, action in enumerate(raw if isinstance(raw, list) else []):
             at = ("setup", i)
-            if not isinstance(action, dict) or action.get("action") != "copy":
-                sub.warn(at, "only `copy` setup actions are staged here; this one is not run")
+            kind = action.get("action") if isinstance(action, dict) else None
+            if kind == "run_script" and isinstance(action.get("command"), str):
+                commands.append(SetupCommand(action["command"], sub.origin(*at)))
+                if "$AXIS_" in action["command"] or "${AXIS_" in action["command"]:
+                    sub.warn((*at, "command"), "AXIS's own variables (`AXIS_*`) are not set"
+                             " here; the command runs without them")  # fmt: skip
+                continue
+            if kind != "copy":
+                sub.warn(at, "a setup action is `copy` or `run_script` (with `command`); this"
+                         " one is not run")  # fmt: skip
                 continue
             match, dest = action.get("match"), str(action.get("destination") or "")
-            if not isinstance(match, str):
-                sub.warn((*at, "match"), "a copy action needs `match` (a glob); not staged")
+            if not isinstance(match, str) or match.startswith("/"):
+                sub.warn((*at, "match"), "a copy action needs `match`, a glob relative to the"
+                         " config; not staged")  # fmt: skip
                 continue
-            out += self._copied(sub, at, match, dest)
-        return tuple(out)
+            files += self._copied(sub, at, match, dest)
+        if files and commands:
+            sub.warn(("setup",), "copied files are staged before the `run_script` commands"
+                     " run, whatever their order in `setup`")  # fmt: skip
+        return tuple(files), tuple(commands)
 
     def _copied(
         self, sub: Problems, at: tuple[str | int, ...], match: str, dest: str
     ) -> list[Fixture]:
+        """The files `match` finds, each at its path below the glob's fixed leading folders
+        (as AXIS copies them), under `dest`."""
         base = self.doc.path.parent
         root = self.ctx.root.resolve()
-        found = [p for p in sorted(base.glob(match)) if p.is_file() and inside(p, root)]
+        try:
+            found = [p for p in sorted(base.glob(match)) if p.is_file() and inside(p, root)]
+        except (ValueError, NotImplementedError, OSError):
+            found = []
         if not found:
             sub.warn((*at, "match"), f"{match!r} matches no file; the scenario runs without it")
+        fixed = base / _fixed_prefix(match)
+        folder = dest.strip("/").removeprefix("./").strip(".")
         origin = sub.origin(*at)
         out = []
         for path in found[:MAX_SETUP_FILES]:
-            folder = dest.strip("/").removeprefix("./").strip(".")
-            target = f"{folder}/{path.name}" if folder else path.name
-            out.append(Fixture(path.absolute(), target, origin))
+            inner = path.relative_to(fixed).as_posix() if path.is_relative_to(fixed) else path.name
+            out.append(Fixture(path.absolute(), f"{folder}/{inner}" if folder else inner, origin))
         return out
 
     def _rel(self, path: Path) -> str:
@@ -304,6 +312,17 @@ def _judge(sub: Problems, raw: Any) -> list[JudgeItem]:
             )
         )
     return items
+
+
+def _fixed_prefix(match: str) -> str:
+    """The leading folders of a glob before its first wildcard (a plain file's folder)."""
+    parts = match.removeprefix("./").split("/")
+    fixed = []
+    for part in parts[:-1]:
+        if any(c in part for c in "*?[{"):
+            break
+        fixed.append(part)
+    return "/".join(fixed)
 
 
 def _minutes(limits: Any) -> float | None:

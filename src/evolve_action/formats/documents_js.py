@@ -1,10 +1,12 @@
-"""The literal part of a scenario written as a TypeScript or JavaScript module.
+"""The literal part of a TypeScript or JavaScript module: its exported object, never run.
 
-AXIS scenarios are often `export default { name: "...", prompt: "...", judge: [{ check:
-"..." }], setup: helper(), variants: helper() } satisfies ScenarioInput;`. Nothing here runs
+AXIS configs (`axis.config.ts`) and scenarios are often `export default { name: "...",
+prompt: "...", judge: [{ check: "..." }], setup: helper(), variants: helper() } satisfies
+ScenarioInput;`. Nothing here runs
 the module: a small reader takes the object after `export default` and keeps the values
 that are plain literals (strings, `+`-joined strings, template strings without `${}`,
-numbers, booleans, arrays and objects of them). The object may also be wrapped in a call
+numbers, booleans, arrays and objects of them, and an array of strings joined by
+`.join("...")`). The object may also be wrapped in a call
 (`defineScenario({...})`), be CommonJS's `module.exports`, or be a variable the module exports
 by name. A value written as code (a call, a variable)
 becomes `CODE`, so the loader can say what it did not read. Any surprise gives None: the
@@ -16,6 +18,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+SUFFIXES = (".ts", ".mts", ".cts", ".js", ".mjs", ".cjs")
+CODE_KEY = "$code"  # in a document read from a module: the fields written as code
+EXPORT = "export"  # under CODE_KEY: the export itself is code
 CODE = object()  # a value that is code, not a literal
 MAX_TEXT = 256 * 1024
 MAX_DEPTH = 20
@@ -56,6 +61,40 @@ def default_export(text: str) -> dict[str, Any] | None:
     except (IndexError, ValueError):
         return None
     return value if isinstance(value, dict) else None
+
+
+def document(text: str) -> tuple[dict[str, Any], dict[tuple[str | int, ...], int]]:
+    """A module as a document: the literal fields of its exported object, and under `$code`
+    the names of the fields written as code (left out); `{"$code": ["export"]}` when the
+    module exports no literal object at all."""
+    found = default_export(text)
+    if found is None:  # the whole export is code: a document with nothing literal in it
+        return {CODE_KEY: [EXPORT]}, {}
+    start = _start(text) or 0
+    coded: list[str] = []
+    data: dict[str, Any] = _plain(found, "", coded)
+    if coded:
+        data[CODE_KEY] = coded
+    return data, {(): text.count("\n", 0, start) + 1}
+
+
+def _plain(value: Any, at: str, coded: list[str]) -> Any:
+    """A literal value with the code inside it left out, each left-out field's path (such as
+    `judging.agents[0].model`) added to `coded`; a list keeps its literal items."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            where = f"{at}.{key}" if at else key
+            if item is CODE:
+                coded.append(where)
+            else:
+                out[key] = _plain(item, where, coded)
+        return out
+    if isinstance(value, list):
+        if any(v is CODE for v in value):
+            coded.append(f"{at}[…]")
+        return [_plain(v, f"{at}[{i}]", coded) for i, v in enumerate(value) if v is not CODE]
+    return value
 
 
 def _start(text: str) -> int | None:
@@ -142,17 +181,17 @@ class _Reader:
             raise ValueError("too deep")
         kind, token = self.peek()
         if token == "{" and kind == "punct":
-            return self._object(depth)
+            return self._after(self._object(depth))
         if token == "[" and kind == "punct":
-            return self._array(depth)
+            return self._after(self._array(depth))
         if kind == "str":
             return self._joined()
         if kind == "num":
             self.take()
-            return float(token) if "." in token else int(token)
+            return self._after(float(token) if "." in token else int(token))
         if kind == "name" and token in ("true", "false"):
             self.take()
-            return token == "true"
+            return self._after(token == "true")
         self._skip_code()
         return CODE
 
@@ -189,15 +228,31 @@ class _Reader:
         self.take()
         return out
 
+    def _after(self, value: Any) -> Any:
+        """The value, or what follows makes it: `[...].join("x")` of strings is a string,
+        `as const` / `satisfies T` change nothing, anything else makes it code."""
+        if self.peek()[1] in (",", "}", "]", ")", ""):
+            return value
+        kind, token = self.peek()
+        if kind == "name" and token in ("as", "satisfies"):
+            self._skip_code()
+            return value
+        ahead = [t for _, t in self.tokens[self.at : self.at + 5]]
+        joins = ahead[:3] == [".", "join", "("] and ahead[4:5] == [")"]
+        strings = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        if joins and strings and self.tokens[self.at + 3][0] == "str":
+            sep = _string(self.tokens[self.at + 3][1])
+            self.at += 5
+            return self._after(sep.join(value))
+        self._skip_code()
+        return CODE
+
     def _joined(self) -> Any:
         parts = [_string(self.take()[1])]
         while self.peek()[1] == "+" and self.tokens[self.at + 1][0] == "str":
             self.take()
             parts.append(_string(self.take()[1]))
-        if self.peek()[1] in (",", "}", "]"):
-            return "".join(parts)
-        self._skip_code()  # a string joined with code is code
-        return CODE
+        return self._after("".join(parts))  # a string joined with code is code
 
     def _skip_code(self) -> None:
         """Skip an expression up to the `,` or closing bracket that ends it."""
