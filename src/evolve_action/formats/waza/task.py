@@ -13,8 +13,9 @@ from evolve_action.formats.base import LoadContext, Problems
 from evolve_action.formats.documents import Document
 from evolve_action.formats.graders.fields import At, text
 from evolve_action.formats.placement import inside
+from evolve_action.formats.waza.expected import expected_items
 from evolve_action.formats.waza.follow_ups import follow_ups
-from evolve_action.formats.waza.graders import expected_items, grader_items
+from evolve_action.formats.waza.graders import grader_items
 from evolve_action.model.evals import Case, Fixture, Item, Severity, Skill
 from evolve_action.util.text import json_kind
 
