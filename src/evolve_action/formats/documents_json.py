@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from evolve_action.util import limits
@@ -240,34 +241,20 @@ def line_map(text: str, counted: list[int] | None = None) -> dict[JsonPath, int]
     # One frame per open container: [path, slot]. The slot is an array's next index (int),
     # None for an object awaiting a key, or (key,) when the next token starts that key's value.
     stack: list[list[Any]] = []
-    line, seen, tokens = 1, 0, 0
     at: JsonPath = ()
-    for match in _STRUCTURE.finditer(text):
-        start = match.start()
-        line += text.count("\n", seen, start)
-        seen = start
-        tokens += 1
-        if tokens > limits.MAX_TOKENS:
-            raise limits.too_many_tokens(line)
-        tok = match.group()
+    for tok, line in _tokens(text):
         first = tok[0]
-        if first == "/" and tok[1:2] in ("/", "*"):
-            continue
         if stack:
             frame = stack[-1]
             slot = frame[1]
-            if slot is None:  # an object, between members
+            if slot is None:  # an object, between members: its end, or a key
                 if first == "}":
                     stack.pop()
-                    continue
-                if first == '"' and "\\" not in tok:
-                    name = tok[1:-1]
-                elif first == '"' or first == "'":
-                    name = _decode_key(tok)
                 else:
-                    name = tok
-                lines[(*frame[0], name)] = line
-                frame[1] = (name,)
+                    plain = first == '"' and "\\" not in tok
+                    name = tok[1:-1] if plain else _key_name(tok)
+                    lines[(*frame[0], name)] = line
+                    frame[1] = (name,)
                 continue
             if type(slot) is int:
                 if first == "]":
@@ -289,6 +276,27 @@ def line_map(text: str, counted: list[int] | None = None) -> dict[JsonPath, int]
                 raise limits.too_deep(line)
             stack.append([at, None if first == "{" else 0])
     return lines
+
+
+def _tokens(text: str) -> Iterator[tuple[str, int]]:
+    """The structural tokens of `text` with their lines, comments left out; `InputError`
+    past the token limit (comments count: they cost the walk as much)."""
+    line, seen = 1, 0
+    for tokens, match in enumerate(_STRUCTURE.finditer(text), 1):
+        start = match.start()
+        line += text.count("\n", seen, start)
+        seen = start
+        if tokens > limits.MAX_TOKENS:
+            raise limits.too_many_tokens(line)
+        tok = match.group()
+        if tok[0] != "/" or tok[1:2] not in ("/", "*"):
+            yield tok, line
+
+
+def _key_name(tok: str) -> str:
+    """A key that is not a plain string (those the walk slices itself, being most keys): an
+    escaped or single-quoted string, decoded, or a JSON5 identifier, as written."""
+    return _decode_key(tok) if tok[0] == '"' or tok[0] == "'" else tok
 
 
 def _decode_key(token: str) -> str:

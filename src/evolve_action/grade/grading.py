@@ -49,6 +49,18 @@ class Graded:
     also: tuple[Graded, ...] = ()  # the same run under the other rulers asked for
 
 
+@dataclass(frozen=True)
+class _Ruler:
+    """One ruler of the run (head's checks, or base's), the context its checks run in, and its
+    results so far by the item's index in the case."""
+
+    suite: Suite
+    case: Case
+    policy: Policy
+    ctx: CheckContext
+    results: dict[int, ItemResult] = field(default_factory=dict)
+
+
 async def grade_run(
     ctx: CheckContext,
     judge: JudgeSetup | None,
@@ -62,63 +74,88 @@ async def grade_run(
     other rulers of the same run (base's checks, when the PR changed them); their results are
     `Graded.also`, and their judge items go into this run's one judge call.
     """
-    rulers = [(ctx.suite, ctx.case, policy or policy_for(ctx.suite.format))]
-    rulers += [(s, c, policy_for(s.format)) for s, c in also]
-    done: dict[str, ItemResult] = {}  # an item written alike in two rulers is graded once
-    by_ruler: list[dict[int, ItemResult]] = []
-    for suite, case, _ in rulers:
-        own = ctx if case is ctx.case else replace(ctx, suite=suite, case=case)
+    head = _Ruler(ctx.suite, ctx.case, policy or policy_for(ctx.suite.format), ctx)
+    rulers = [head, *(_other(ctx, suite, case) for suite, case in also)]
+    await _run_checks(rulers)
+    verdicts, report = await _judge(ctx, judge, _judge_items(rulers))
+    graded = [_graded(ruler, verdicts, report) for ruler in rulers]
+    return replace(graded[0], also=tuple(graded[1:]))
+
+
+def _other(ctx: CheckContext, suite: Suite, case: Case) -> _Ruler:
+    own = ctx if case is ctx.case else replace(ctx, suite=suite, case=case)
+    return _Ruler(suite, case, policy_for(suite.format), own)
+
+
+async def _run_checks(rulers: list[_Ruler]) -> None:
+    """Every ruler's checks, in order; an item written alike in two rulers is run once."""
+    done: dict[str, ItemResult] = {}
+    for ruler in rulers:
+        case = ruler.case
         # A check may read its case (the output files it names, format fields): the same
         # check under another case is the same only when those are the same too.
-        where = repr((suite.format, case.output_files, case.extra))
-        by_id: dict[int, ItemResult] = {}
+        where = repr((ruler.suite.format, case.output_files, case.extra))
         for index, entry in enumerate(case.items):
             if isinstance(entry, Check):
                 key = item_key(entry) + where
                 if key not in done:
-                    done[key] = await run_check(entry, own)
-                by_id[index] = _as(done[key], entry)
-        by_ruler.append(by_id)
-    asked: dict[str, JudgeItem] = {}  # content → item, in the order first asked
-    for (suite, case, pol), by_id in zip(rulers, by_ruler, strict=True):
+                    done[key] = await run_check(entry, ruler.ctx)
+                ruler.results[index] = _as(done[key], entry)
+
+
+def _judge_items(rulers: list[_Ruler]) -> dict[str, JudgeItem]:
+    """The judge items to ask, content → item in the order first asked; a ruler whose policy
+    closes the judge gate has its judge items skipped with the reason instead."""
+    asked: dict[str, JudgeItem] = {}
+    for ruler in rulers:
+        case = ruler.case
         pending = [(i, it) for i, it in enumerate(case.items) if isinstance(it, JudgeItem)]
-        if pending and not pol.judge_needed(suite, case, list(by_id.values())):
-            by_id.update(
+        checks = list(ruler.results.values())  # only the checks' results are in yet
+        if pending and not ruler.policy.judge_needed(ruler.suite, case, checks):
+            ruler.results.update(
                 (i, ItemResult(it.id, it.text, None, GATE_CLOSED, kind="judge", source=it.source))
                 for i, it in pending
             )
             continue
         for _, it in pending:
             asked.setdefault(item_key(it), it)
+    return asked
+
+
+async def _judge(
+    ctx: CheckContext, judge: JudgeSetup | None, asked: dict[str, JudgeItem]
+) -> tuple[dict[str, ItemResult], JudgeReport]:
+    """One judge call for every item asked (none when nothing is asked), by content."""
     report = JudgeReport(model=judge.model if judge else "")
-    verdicts: dict[str, ItemResult] = {}
-    if asked:
-        items = list(asked.values())
-        if judge is None:
-            judged = [failed(it, "no judge configured") for it in items]
-        else:
-            judged, report = await judge_run(
-                provider=judge.provider,
-                model=judge.model,
-                case=ctx.case,
-                items=items,
-                transcript=ctx.transcript,
-                tools=judge.tools,
-                max_turns=judge.max_turns,
-                timeout_s=judge.timeout_s,
-            )
-        verdicts = dict(zip(asked, judged, strict=True))
-    graded: list[Graded] = []
-    for (suite, case, pol), by_id in zip(rulers, by_ruler, strict=True):
-        for index, item in enumerate(case.items):
-            if index not in by_id:
-                by_id[index] = _as(verdicts[item_key(item)], item)
-        ordered = [by_id[i] for i in range(len(case.items))]
-        verdict = pol.verdict(suite, case, ordered, report)
-        results = [*ordered, *verdict.extra_items]
-        graded.append(Graded(verdict.status, verdict.score, results, report, verdict.reason))
-    first = graded[0]
-    return replace(first, also=tuple(graded[1:]))
+    if not asked:
+        return {}, report
+    items = list(asked.values())
+    if judge is None:
+        judged = [failed(it, "no judge configured") for it in items]
+    else:
+        judged, report = await judge_run(
+            provider=judge.provider,
+            model=judge.model,
+            case=ctx.case,
+            items=items,
+            transcript=ctx.transcript,
+            tools=judge.tools,
+            max_turns=judge.max_turns,
+            timeout_s=judge.timeout_s,
+        )
+    return dict(zip(asked, judged, strict=True)), report
+
+
+def _graded(ruler: _Ruler, verdicts: dict[str, ItemResult], report: JudgeReport) -> Graded:
+    """The ruler's results in the case's order, then its policy's verdict on them."""
+    case = ruler.case
+    for index, item in enumerate(case.items):
+        if index not in ruler.results:
+            ruler.results[index] = _as(verdicts[item_key(item)], item)
+    ordered = [ruler.results[i] for i in range(len(case.items))]
+    verdict = ruler.policy.verdict(ruler.suite, case, ordered, report)
+    results = [*ordered, *verdict.extra_items]
+    return Graded(verdict.status, verdict.score, results, report, verdict.reason)
 
 
 def _as(result: ItemResult, item: Item) -> ItemResult:

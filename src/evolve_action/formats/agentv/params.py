@@ -1,16 +1,13 @@
 """Validated parameters of agentv's deterministic evaluators (graded by `checks/agentv*.py`).
 
 Each parser takes the evaluator's mapping and returns the `params` its check reads, or None
-after reporting why at the field's line. A `code_judge` names the files its command needs so
-the check can copy them into the workspace; later-spec shorthands (`latency`, `cost`,
-`token_usage`) become `execution_metrics` limits, so one check covers them.
+after reporting why at the field's line. `code_judge`'s (a command and the files it needs) are
+read in `judge.py`; later-spec shorthands (`latency`, `cost`, `token_usage`) become
+`execution_metrics` limits, so one check covers them.
 """
 
 from __future__ import annotations
 
-import hashlib
-import shlex
-from pathlib import Path
 from typing import Any
 
 import re2
@@ -19,20 +16,15 @@ from evolve_action.formats.agentv.common import (
     At,
     Src,
     boolean,
-    from_main_dir,
     mapping,
     number,
-    resolve_file,
-    root_rel,
     string_list,
     text,
 )
+from evolve_action.formats.agentv.judge import code_judge as code_judge
 from evolve_action.util.regex import regex_problem
 from evolve_action.util.text import json_kind
 
-SCRIPT_EXTENSIONS = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".sh", ".rb", ".pl")
-_COMMON_KEYS = {"name", "type", "weight", "required", "config"}
-_CODE_KEYS = {"script", "command", "cwd", "target"}
 TRAJECTORY_MODES = ("any_order", "in_order", "exact", "superset", "subset")
 # How an expected call's args are compared (AgentV 4): `exact` deep equality, `superset` the
 # listed keys equal, `subset` no key beyond the listed ones, `ignore`, or a list of fields.
@@ -50,85 +42,6 @@ METRIC_LIMITS = (
 )
 # `[0]` indexes and dotted names: `invoice.line_items[0].amount`.
 _PATH = re2.compile(r"^[^.\[\]]+(\[\d+\])*(\.[^.\[\]]+(\[\d+\])*)*$")
-
-
-def code_judge(src: Src, at: At, ev: dict[str, Any]) -> dict[str, Any] | None:
-    key = "script" if "script" in ev else "command"
-    script = ev.get(key)
-    out: dict[str, Any] = {}
-    if isinstance(script, str) and script.strip():
-        out["command"] = script
-        try:
-            tokens = shlex.split(script)
-        except ValueError:
-            tokens = []
-    elif isinstance(script, list) and script and all(isinstance(a, str) for a in script):
-        out["argv"] = list(script)
-        tokens = list(script)
-    else:
-        src.error((*at, key), "code_judge needs `script:`, the command as a list of strings")
-        return None
-    base = _judge_dir(src, at, ev)
-    if base is None:
-        return None
-    out["cwd"] = root_rel(src, base) if base != src.root else "."
-    out["stage"] = _staged(src, (*at, key), tokens, base)
-    config = dict(mapping(src, (*at, "config"), ev["config"]) or {}) if "config" in ev else {}
-    # Unknown keys are the script's own settings (AgentV passes them through as `config`).
-    config.update({k: v for k, v in ev.items() if k not in _COMMON_KEYS | _CODE_KEYS})
-    out["config"] = config
-    if "target" in ev:
-        src.warn((*at, "target"), "ignored: judge scripts cannot call the agent under test here")
-    return out
-
-
-def _judge_dir(src: Src, at: At, ev: dict[str, Any]) -> Path | None:
-    if "cwd" not in ev:
-        return src.dir.resolve()
-    cwd = ev["cwd"]
-    if not isinstance(cwd, str):
-        src.error((*at, "cwd"), "must be a folder path (a string)")
-        return None
-    try:
-        base = (src.root / cwd.lstrip("/") if cwd.startswith("/") else src.dir / cwd).resolve()
-        usable = base.is_relative_to(src.root) and base.is_dir()
-    except (OSError, RuntimeError, ValueError):
-        usable = False
-    if not usable:
-        src.error((*at, "cwd"), f"{cwd!r} is not a folder inside the repository")
-        return None
-    return base
-
-
-def _staged(src: Src, at: At, tokens: list[str], base: Path) -> list[dict[str, str]]:
-    """Files the command names (its script, data it reads), relative to its folder. The
-    check copies them into the workspace at their repository paths once the agent is done,
-    so the command's relative paths keep working there."""
-    stage: list[dict[str, str]] = []
-    for token in tokens:
-        if token.startswith("-") or "\n" in token or len(token) > 512:
-            continue
-        candidate = base / token
-        try:
-            exists = candidate.resolve().is_file()
-        except (OSError, ValueError):
-            continue
-        if not exists and not token.endswith(SCRIPT_EXTENSIONS):
-            continue
-        path = resolve_file(src, at, token, base=base, parents=False)
-        if path is not None:
-            entry = {"source": from_main_dir(src, path), "dest": root_rel(src, path)}
-            # The bytes enter the case (and so its fingerprint): an edited judge re-runs.
-            entry["sha256"] = _sha256(path)
-            stage.append(entry)
-    return stage
-
-
-def _sha256(path: Path) -> str:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return "unreadable"
 
 
 def tool_trajectory(

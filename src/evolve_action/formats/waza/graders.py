@@ -1,5 +1,5 @@
-"""waza graders (schemas/task.schema.json `validatorInline`) and a task's `expected` block
-as checks and judge items.
+"""waza graders (schemas/task.schema.json `validatorInline`) as checks and judge items (a
+task's `expected` block, read in `expected.py`, shares their text and behavior conditions).
 
 One waza grader is one item, scored by the share of its conditions that hold and passing
 when all do, weighted by its `weight`. `text`, `keyword`, `file`, `behavior`,
@@ -15,7 +15,6 @@ from typing import Any
 from evolve_action.formats.base import Problems
 from evolve_action.formats.graders.fields import At, grader_head, js_regex, strings, text
 from evolve_action.formats.graders.gates import TOOLS
-from evolve_action.formats.graders.params import Activation, Grader
 from evolve_action.formats.waza.params import (
     CodeParams,
     SequenceParams,
@@ -118,13 +117,13 @@ def _params(problems: Problems, at: At, kind: str, config: dict[str, Any]) -> Ch
                 "regex_match": config.get("must_match", config.get("patterns")),
                 "regex_not_match": config.get("must_not_match"),
             }
-        found = _text(problems, at, config)
+        found = text_conditions(problems, at, config)
         return None if found is None else text_params(found)
     if kind == "file":
         files = _file(problems, at, config)
         return None if files is None else file_params(files)
     if kind == "behavior":
-        rules = _behavior(problems, at, config)
+        rules = behavior_rules(problems, at, config)
         return None if rules is None else behavior_params(rules)
     if kind == "tool_constraint":
         expect, reject = (
@@ -162,7 +161,7 @@ def _params(problems: Problems, at: At, kind: str, config: dict[str, Any]) -> Ch
     return None
 
 
-def _text(problems: Problems, at: At, config: dict[str, Any]) -> dict[str, Any] | None:
+def text_conditions(problems: Problems, at: At, config: dict[str, Any]) -> dict[str, Any] | None:
     params: dict[str, Any] = {}
     for key in (*TEXT_KEYS, *REGEX_KEYS, "contains_any"):
         if config.get(key) is not None:
@@ -213,7 +212,7 @@ def _file(problems: Problems, at: At, config: dict[str, Any]) -> dict[str, Any] 
     return params
 
 
-def _behavior(problems: Problems, at: At, config: dict[str, Any]) -> dict[str, Any] | None:
+def behavior_rules(problems: Problems, at: At, config: dict[str, Any]) -> dict[str, Any] | None:
     params: dict[str, Any] = {}
     for key in BEHAVIOR_INTS:
         value = config.get(key)
@@ -244,103 +243,3 @@ def _tools(problems: Problems, at: At, value: Any) -> list[str]:
             continue
         mapped.append(ours)
     return mapped
-
-
-def _spelled_as_before(value: dict[str, Any]) -> dict[str, Any]:
-    """waza 0.35 spells `output_not_contains` as `output_excludes` and `should_trigger` as
-    `skill_activated`: the same checks."""
-    out = dict(value)
-    for new, old in (
-        ("output_excludes", "output_not_contains"),
-        ("skill_activated", "should_trigger"),
-    ):
-        if new in out and old not in out:
-            out[old] = out.pop(new)
-    return out
-
-
-def expected_items(problems: Problems, at: At, value: Any, skill: str) -> list[Item]:
-    """A task's `expected`: output strings, `should_trigger`, `behavior`, `outcomes`."""
-    if value is None:
-        return []
-    if not isinstance(value, dict):
-        problems.error(at, f"must be a mapping, not {json_kind(value)}")
-        return []
-    items: list[Item] = []
-    origin = problems.origin(*at)
-    value = _spelled_as_before(value)
-    said = {
-        k: value[k]
-        for k in ("output_contains", "output_not_contains", "output_contains_any")
-        if value.get(k) is not None
-    }
-    if said:
-        config = {
-            "contains": said.get("output_contains"),
-            "not_contains": said.get("output_not_contains"),
-            "contains_any": said.get("output_contains_any"),
-        }
-        found = _text(problems, at, {k: v for k, v in config.items() if v is not None})
-        if found is not None:
-            items.append(
-                Check(
-                    "expected.output",
-                    "waza.text",
-                    "expected output",
-                    origin,
-                    text_params(found),
-                    group="expected",
-                    source="grader",
-                )
-            )
-    if isinstance(value.get("should_trigger"), bool):
-        should = value["should_trigger"]
-        items.append(
-            Check(
-                "expected.should_trigger",
-                "vally.activation",
-                f"skill {skill} {'fires' if should else 'does not fire'}",
-                origin,
-                Activation(skill=skill, expected=should),
-                group="expected",
-                source="expect_activation",
-            )
-        )
-    if value.get("behavior") is not None and isinstance(value["behavior"], dict):
-        rules = _behavior(problems, (*at, "behavior"), value["behavior"])
-        if rules:
-            items.append(
-                Check(
-                    "expected.behavior",
-                    "waza.behavior",
-                    "expected behavior",
-                    origin,
-                    behavior_params(rules),
-                    group="expected",
-                    source="grader",
-                )
-            )
-    outcomes = value.get("outcomes") or []
-    if any(isinstance(o, dict) and o.get("type") == "task_completed" for o in outcomes):
-        items.append(
-            Check(
-                "expected.task_completed",
-                "vally.completed",
-                "task completed",
-                origin,
-                Grader(),
-                group="expected",
-                source="grader",
-            )
-        )
-    for key in value:
-        if key not in (
-            "output_contains",
-            "output_not_contains",
-            "output_contains_any",
-            "should_trigger",
-            "behavior",
-            "outcomes",
-        ):
-            problems.warn((*at, key), f"not graded: expected.{key} is not read yet")
-    return items

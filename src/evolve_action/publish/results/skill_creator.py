@@ -182,42 +182,7 @@ def benchmark_doc(
     runs = [r for r in runs if r.side in (Side.HEAD, without)]
     label = {Side.HEAD: "with_skill", without: "without_skill"}
     names = {c.id: c.label for c in suite.cases} if suite else {}
-    order = {c.id: i for i, c in enumerate(suite.cases)} if suite else {}
-    ordered = sorted(
-        runs,
-        key=lambda r: (
-            order.get(r.case_id, len(order)),
-            r.case_id,
-            r.side is without,
-            r.repetition,
-        ),
-    )
-    bench_runs = []
-    for run in ordered:
-        entry: dict[str, Any] = {
-            "eval_id": run.case_id,
-            "eval_name": names.get(run.case_id, run.case_id),
-            "configuration": label[run.side],
-            "run_number": run.repetition,
-            "result": _bench_result(run),
-            "expectations": [_expectation(i) for i in run.items],
-            "notes": [f"error: {run.error}"] if run.status is Status.ERROR else [],
-            "status": run.status.value,
-            "score": run.score,
-        }
-        if run.status is Status.ERROR:
-            entry["error"] = run.error or "error"
-        bench_runs.append(entry)
-    per_config = {
-        label[side]: _configuration_summary([r for r in runs if r.side is side])
-        for side in (Side.HEAD, without)
-    }
-    with_s, other = per_config["with_skill"], per_config["without_skill"]
-    delta = {
-        "pass_rate": _signed(with_s["pass_rate"]["mean"] - other["pass_rate"]["mean"], 2),
-        "time_seconds": _signed(with_s["time_seconds"]["mean"] - other["time_seconds"]["mean"], 1),
-        "tokens": _signed(with_s["tokens"]["mean"] - other["tokens"]["mean"], 0),
-    }
+    ordered = _in_case_order(suite, runs, without)
     return {
         "metadata": {
             "skill_name": suite.skill.name if suite else suite_rel,
@@ -229,10 +194,57 @@ def benchmark_doc(
             "runs_per_configuration": max((r.repetition for r in runs), default=0),
             "suite": suite_rel,
         },
-        "runs": bench_runs,
-        "run_summary": {**per_config, "delta": delta},
+        "runs": [_bench_run(run, names.get(run.case_id, run.case_id), label) for run in ordered],
+        "run_summary": _run_summary(runs, label, without),
         "notes": [],
     }
+
+
+def _in_case_order(suite: Suite | None, runs: list[RunResult], without: Side) -> list[RunResult]:
+    """The suite's case order (cases it does not list after, by id), head's runs before the
+    other configuration's, then by repetition."""
+    order = {c.id: i for i, c in enumerate(suite.cases)} if suite else {}
+    return sorted(
+        runs,
+        key=lambda r: (
+            order.get(r.case_id, len(order)),
+            r.case_id,
+            r.side is without,
+            r.repetition,
+        ),
+    )
+
+
+def _bench_run(run: RunResult, name: str, label: dict[Side, str]) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "eval_id": run.case_id,
+        "eval_name": name,
+        "configuration": label[run.side],
+        "run_number": run.repetition,
+        "result": _bench_result(run),
+        "expectations": [_expectation(i) for i in run.items],
+        "notes": [f"error: {run.error}"] if run.status is Status.ERROR else [],
+        "status": run.status.value,
+        "score": run.score,
+    }
+    if run.status is Status.ERROR:
+        entry["error"] = run.error or "error"
+    return entry
+
+
+def _run_summary(runs: list[RunResult], label: dict[Side, str], without: Side) -> dict[str, Any]:
+    """Each configuration's statistics, and the delta: with-skill minus without-skill."""
+    per_config = {
+        label[side]: _configuration_summary([r for r in runs if r.side is side])
+        for side in (Side.HEAD, without)
+    }
+    with_s, other = per_config["with_skill"], per_config["without_skill"]
+    delta = {
+        "pass_rate": _signed(with_s["pass_rate"]["mean"] - other["pass_rate"]["mean"], 2),
+        "time_seconds": _signed(with_s["time_seconds"]["mean"] - other["time_seconds"]["mean"], 1),
+        "tokens": _signed(with_s["tokens"]["mean"] - other["tokens"]["mean"], 0),
+    }
+    return {**per_config, "delta": delta}
 
 
 # --- eval feedback --------------------------------------------------------------------------
