@@ -18,7 +18,10 @@ Per round, for the install (and `--baseline`, another install, in the same round
   cumulative time before the first request.
 
     .venv/bin/python -m bench.startup_imports [--repeat 3] [--bin PATH] [--baseline PATH]
-                                              [--modules] [--json-only]
+                                              [--modules] [--repo agentv|evolve]
+
+`--repo evolve` runs a plain evolve-format skill instead (one case, the same two calls); its
+module list is what `tests/integration/test_startup_imports.py` checks, without timing.
 
 Prints a table (and with `--modules` the full lists), then one JSON line with every figure
 and the lists.
