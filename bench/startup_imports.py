@@ -18,7 +18,10 @@ Per round, for the install (and `--baseline`, another install, in the same round
   cumulative time before the first request.
 
     .venv/bin/python -m bench.startup_imports [--repeat 3] [--bin PATH] [--baseline PATH]
-                                              [--modules] [--json-only]
+                                              [--modules] [--repo agentv|evolve]
+
+`--repo evolve` runs a plain evolve-format skill instead (one case, the same two calls); its
+module list is what `tests/integration/test_startup_imports.py` checks, without timing.
 
 Prints a table (and with `--modules` the full lists), then one JSON line with every figure
 and the lists.
@@ -103,6 +106,73 @@ sys.argv = ["evolve-action", *sys.argv[2:]]
 from evolve_action.commands.cli import main
 sys.exit(main())
 """.replace("@MARK@", MARK)
+
+# A plain evolve-format repository: one skill, one case with a regex and one judge statement
+# (the same two calls as `EVAL`), and nothing of any other format.
+EVOLVE_SKILL = """---
+name: echo
+description: Echoes the keyword it is given.
+---
+Reply with the keyword.
+"""
+EVOLVE_EVALS = {
+    "skill_name": "echo",
+    "evals": [
+        {
+            "id": "case-0",
+            "prompt": "Reply in one sentence about the keyword. Keyword: kw0x",
+            "expected_output": "The reply mentions kw0x",
+            "expectations": ["The reply mentions kw0x"],
+            "assertions": [{"type": "regex", "pattern": "\\bkw0x\\b"}],
+        }
+    ],
+}
+
+
+def write_repo(root: Path, kind: str) -> None:
+    """The measured repository: `agentv` (the peers kit's one case) or `evolve`."""
+    if kind == "agentv":
+        (root / "bench.eval.yaml").write_text(EVAL, encoding="utf-8")
+        return
+    skill = root / "skills" / "echo"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(EVOLVE_SKILL, encoding="utf-8")
+    (skill / "evals" / "evals.json").write_text(json.dumps(EVOLVE_EVALS), encoding="utf-8")
+
+
+def fake_env(base_url: str) -> dict[str, str]:
+    """The child's environment: ours without provider or GitHub settings, on the fake."""
+    env = {
+        k: v
+        for k, v in child_env().items()
+        if not k.startswith(("OPENAI_", "ANTHROPIC_", "GITHUB_"))
+    }
+    env.update(OPENAI_API_KEY="sk-fake", OPENAI_BASE_URL=base_url, NO_PROXY="127.0.0.1")
+    return env
+
+
+def modules_at_first_request(
+    python: str, root: Path, scratch: Path, env: dict[str, str]
+) -> list[str]:
+    """One N=1 run of `root` by this interpreter's install: the modules loaded when its first
+    provider request was sent (raises when the run failed or sent none)."""
+    out = scratch / "modules.txt"
+    out.unlink(missing_ok=True)
+    args = run_argv("evolve-action", root, scratch / "out", "openai/m", "openai/m")[1:]
+    done = subprocess.run(
+        [python, "-c", WRAPPER, str(out), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    shutil.rmtree(scratch / "out", ignore_errors=True)
+    if done.returncode != 0 or not out.is_file():
+        raise RuntimeError(f"the run exited {done.returncode}: {done.stderr[-2000:]}")
+    names: list[str] = ast.literal_eval(out.read_text(encoding="utf-8"))["modules"]
+    return names
+
 
 IMPORTTIME = re.compile(r"^import time:\s+(\d+)\s+\|\s+(\d+)\s+\|(\s*)(\S+)\s*$")
 
@@ -240,22 +310,15 @@ class Install:
         return out
 
 
-def measure(installs: list[Install], repeat: int) -> dict[str, Any]:
+def measure(installs: list[Install], repeat: int, repo: str = "agentv") -> dict[str, Any]:
     scratch = Path(tempfile.mkdtemp(prefix="startup-imports-"))
     fake = Fake()
     try:
         root = scratch / "repo"
         root.mkdir()
-        (root / "bench.eval.yaml").write_text(EVAL, encoding="utf-8")
+        write_repo(root, repo)
         with FakeLLM(fake, latency=LATENCY_S) as llm:
-            env = {
-                k: v
-                for k, v in child_env().items()
-                if not k.startswith(("OPENAI_", "ANTHROPIC_", "GITHUB_"))
-            }
-            env.update(
-                OPENAI_API_KEY="sk-fake", OPENAI_BASE_URL=llm.openai_base_url, NO_PROXY="127.0.0.1"
-            )
+            env = fake_env(llm.openai_base_url)
             # A first round unmeasured: the page cache, and .pyc files for an editable checkout.
             for round_ in range(-1, repeat):
                 for install in installs:
@@ -327,12 +390,18 @@ def main() -> None:
     parser.add_argument("--bin", default=str(Path(sys.executable).with_name("evolve-action")))
     parser.add_argument("--baseline", help="another evolve-action install, in the same rounds")
     parser.add_argument("--modules", action="store_true", help="print our modules' list too")
+    parser.add_argument(
+        "--repo",
+        choices=("agentv", "evolve"),
+        default="agentv",
+        help="the measured repository: the peers kit's AgentV case, or a plain evolve skill",
+    )
     args = parser.parse_args()
     installs = [Install("this", args.bin)]
     if args.baseline:
         installs.append(Install("baseline", args.baseline))
     load_before = os.getloadavg()
-    results = measure(installs, args.repeat)
+    results = measure(installs, args.repeat, args.repo)
     load_after = os.getloadavg()
     print(table(results))
     if args.modules:
@@ -343,7 +412,8 @@ def main() -> None:
         "load_avg_before": [round(x, 2) for x in load_before],
         "load_avg_after": [round(x, 2) for x in load_after],
     }
-    print(json.dumps({"bench": "startup_imports", "latency_s": LATENCY_S, **loads, **results}))
+    head = {"bench": "startup_imports", "repo": args.repo, "latency_s": LATENCY_S, **loads}
+    print(json.dumps({**head, **results}))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TextIO
 
-from evolve_action.commands.calibrate_flow import calibrate_in_actions
 from evolve_action.commands.printing import print_run
 from evolve_action.execute.providers.setup import ModelChoiceError
 from evolve_action.execute.sandbox.confine import unconfined_refusal
@@ -186,6 +185,8 @@ def _compare(run: _Run, base: str, stop: Stop | None) -> int:
         print(annotate("error", refusal, title="evolve: commands cannot be confined"))
         return 2
     if settings.mode is Mode.CALIBRATE:
+        from evolve_action.commands.calibrate_flow import calibrate_in_actions
+
         return calibrate_in_actions(
             run.request, settings, run.config, event, publisher, run.files, stop
         )

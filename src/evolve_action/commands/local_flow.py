@@ -7,7 +7,6 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from evolve_action.commands.actions_flow import _has_secrets, run_to_exit
-from evolve_action.commands.calibrate_flow import calibrate_locally
 from evolve_action.commands.printing import print_run, print_summary
 from evolve_action.pipeline import job
 from evolve_action.pipeline.request import Request
@@ -52,6 +51,8 @@ def run_locally(
         print(NO_KEY, file=sys.stderr)
         return 2
     if settings.mode is Mode.CALIBRATE:
+        from evolve_action.commands.calibrate_flow import calibrate_locally
+
         return calibrate_locally(request, settings, config, out, quiet=quiet, stop=stop)
     try:
         sides = local_sides(request.root, base)

@@ -118,18 +118,24 @@ def _execute(args: argparse.Namespace, stop: Stop) -> int:
     # Beside git and loading; what the job needs only after its first requests comes once
     # the first has left.
     preload_sdks(settings, environ, replay=args.replay is not None, then=AFTER_FIRST_REQUEST)
-    from evolve_action.commands import actions_flow, local_flow, watch_flow
     from evolve_action.settings.inputs import Mode
 
-    if settings.mode is Mode.WATCH and in_actions:
-        return watch_flow.watch_in_actions(request, settings, config, environ, stop)
+    # Each flow is imported by the branch that takes it: a local run loads none of Actions'.
     if settings.mode is Mode.WATCH:
+        from evolve_action.commands import watch_flow
+
+        if in_actions:
+            return watch_flow.watch_in_actions(request, settings, config, environ, stop)
         return watch_flow.watch_locally(request, settings, config, sys.stdout, stop)
     if in_actions:
+        from evolve_action.commands import actions_flow, watch_flow
+
         base = "" if args.base == "none" else args.base
         code = actions_flow.run_in_actions(request, settings, config, environ, base=base, stop=stop)
         watch_flow.record_push(request, settings, config, environ)
         return code
+    from evolve_action.commands import local_flow
+
     return local_flow.run_locally(
         request, settings, config, args.base, sys.stdout, quiet=args.quiet, stop=stop
     )

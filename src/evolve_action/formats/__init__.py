@@ -17,10 +17,9 @@ from pathlib import Path
 
 from evolve_action.formats import discovery, families, identity, placement, shapes
 from evolve_action.formats.base import STRICT, LoadContext
-from evolve_action.formats.caliper.load import is_caliper
 from evolve_action.formats.documents import Document, DocumentError, read
-from evolve_action.formats.skillgrade.load import is_skillgrade
 from evolve_action.model.evals import Format, LoadResult, Origin, Problem, Severity
+from evolve_action.util import lazy
 
 # Keys only skill-evaluator's extension of skill-creator's evals.json uses.
 SKILL_EVALUATOR_KEYS = ("eval_config", "structural_expectations", "quality_rubric")
@@ -84,20 +83,21 @@ def _load(
     return result
 
 
-# The formats that share AgentV's names (`eval.yaml`, `*.eval.yaml`), each with the keys that
-# show a document is its own.
+# The formats that share AgentV's names (`eval.yaml`, `*.eval.yaml`), each with the function
+# that says from its keys whether a document is its own (`module:function`). A family's own
+# test lives in its loader, imported only once a file with one of these names is seen.
 SHARED_NAME = (
-    (Format.CALIPER, is_caliper),
-    (Format.SKILLGRADE, is_skillgrade),
-    (Format.VALLY, shapes.is_vally),
-    (Format.SKILL_VALIDATOR, shapes.is_skill_validator),
-    (Format.WAZA, shapes.is_waza),
+    (Format.CALIPER, f"{__name__}.caliper.load:is_caliper"),
+    (Format.SKILLGRADE, f"{__name__}.skillgrade.load:is_skillgrade"),
+    (Format.VALLY, f"{__name__}.shapes:is_vally"),
+    (Format.SKILL_VALIDATOR, f"{__name__}.shapes:is_skill_validator"),
+    (Format.WAZA, f"{__name__}.shapes:is_waza"),
 )
 
 
 def fitting(data: object) -> list[Format]:
     """Every format sharing AgentV's names whose distinctive keys the document has."""
-    return [fmt for fmt, fits in SHARED_NAME if fits(data)]
+    return [fmt for fmt, fits in SHARED_NAME if lazy.attribute(fits)(data)]
 
 
 def sniff(doc: Document, fmt: Format) -> Format:

@@ -13,7 +13,6 @@ importing a family, so a new family needs no change outside its folder and its l
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from evolve_action.formats.base import LoadContext
 from evolve_action.formats.documents import Document
 from evolve_action.model.evals import Format, LoadResult
 from evolve_action.model.scoring import Policy
-from evolve_action.util import globs
+from evolve_action.util import globs, lazy
 
 Loader = Callable[[Document, LoadContext], LoadResult]
 
@@ -109,13 +108,9 @@ def formats() -> tuple[Format, ...]:
 def loader(fmt: Format) -> Loader | None:
     """The format's `load`, or None when its module is not in this build."""
     family = family_of(fmt)
-    name = f"{_PACKAGE}.{family.package}.{family.loaders[fmt]}"
-    try:
-        module: Any = importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name == name:
-            return None
-        raise
+    module: Any = lazy.optional(f"{_PACKAGE}.{family.package}.{family.loaders[fmt]}")
+    if module is None:
+        return None
     load: Loader = module.load
     return load
 
@@ -125,12 +120,12 @@ def load_checks() -> None:
     """Import every module that registers check kinds (once; they register on import)."""
     for family in FAMILIES:
         for module in family.modules_with_checks():
-            importlib.import_module(f"{_PACKAGE}.{module}")
+            lazy.module(f"{_PACKAGE}.{module}")
 
 
 def policy(fmt: Format) -> Policy:
     """The scoring policy of a format: its family's `POLICY`, or its entry when a mapping."""
-    module: Any = importlib.import_module(f"{_PACKAGE}.{family_of(fmt).scoring_module()}")
+    module: Any = lazy.module(f"{_PACKAGE}.{family_of(fmt).scoring_module()}")
     found: Policy | Mapping[Format, Policy] = module.POLICY
     return found[fmt] if isinstance(found, Mapping) else found
 

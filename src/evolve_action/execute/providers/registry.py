@@ -9,7 +9,6 @@ SDK clients are always given explicit values, so nothing here depends on `os.env
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Container, Mapping
 from dataclasses import dataclass
 
@@ -20,13 +19,13 @@ from evolve_action.model.evals import split_model
 from evolve_action.model.outcomes import ErrorKind
 from evolve_action.model.provider import ProviderError, ProviderFactory
 from evolve_action.model.provider_table import PROVIDERS, ProviderRow, known
+from evolve_action.util import lazy
 
 
 def _adapter(row: ProviderRow) -> ProviderFactory:
     """The row's SDK adapter class, imported now: the SDKs (about 1 s of imports each) load
     only for a provider in use."""
-    module, _, name = row.adapter.partition(":")
-    factory: ProviderFactory = getattr(importlib.import_module(module), name)
+    factory: ProviderFactory = lazy.attribute(row.adapter)
     return factory
 
 

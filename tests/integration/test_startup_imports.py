@@ -1,0 +1,78 @@
+"""What a run has imported when its first provider request leaves: only what the job uses.
+
+A real `evolve-action run` in a fresh process (`bench/startup_imports.py`'s wrapper notes
+`sys.modules` as the SDK's HTTP client sends its first request) of a plain evolve-format
+repository, one case with a regex and a judge statement, on the OpenAI SDK against the
+loopback fake. Structural only: which modules are loaded, never how long anything took (the
+times are `bench/startup_imports.py`'s, in `bench/README.md`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bench.coldstart import Fake
+from bench.startup_imports import fake_env, modules_at_first_request, write_repo
+from evolve_action.formats.families import FAMILIES
+from tests.fakes.llm_server import FakeLLM
+
+# Families an evolve repository uses: its own, and the shared folders its checks name.
+USED_FAMILIES = {"evolve"}
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[set[str]]:
+    scratch = tmp_path_factory.mktemp("startup")
+    root = scratch / "repo"
+    root.mkdir()
+    write_repo(root, "evolve")
+    python = str(Path(sys.executable))
+    with FakeLLM(Fake(), latency=0.0) as llm:
+        yield set(modules_at_first_request(python, root, scratch, fake_env(llm.openai_base_url)))
+
+
+def _ours(names: set[str], prefix: str) -> list[str]:
+    return sorted(n for n in names if n == prefix or n.startswith(prefix + "."))
+
+
+def test_the_run_got_to_its_first_request(loaded: set[str]) -> None:
+    assert "openai" in loaded
+    assert "evolve_action.formats.evolve.load" in loaded
+
+
+# `formats/shapes.py` tells an evolve file from an AgentV one by AgentV's key lists, so that
+# family's key tables load with it; its loader does not.
+KEY_TABLES = {
+    "evolve_action.formats.agentv",
+    "evolve_action.formats.agentv.keys",
+    "evolve_action.formats.agentv.common",
+}
+
+
+def test_no_other_format_family_is_loaded(loaded: set[str]) -> None:
+    others = [f.package for f in FAMILIES if f.package not in USED_FAMILIES]
+    found = [m for p in others for m in _ours(loaded, f"evolve_action.formats.{p}")]
+    assert sorted(set(found) - KEY_TABLES) == []
+
+
+def test_no_harness_renderer_publisher_or_other_sdk_is_loaded(loaded: set[str]) -> None:
+    unwanted = [
+        "evolve_action.execute.harness",  # `harness: cli` only
+        "evolve_action.publish.render",  # the report, once runs have ended
+        "evolve_action.publish.html",
+        "evolve_action.publish.post",
+        "evolve_action.publish.github_api",
+        "evolve_action.commands.calibrate_flow",  # `mode: calibrate` only
+        "evolve_action.commands.watch_flow",  # `mode: watch` only
+        "jinja2",
+        "github",
+        "anthropic",  # no Anthropic model in this job
+        "jsonschema",
+        "json5",
+    ]
+    found = {u: _ours(loaded, u) for u in unwanted}
+    assert {u: names for u, names in found.items() if names} == {}
