@@ -240,7 +240,12 @@ def cost_plan(
         for s in plan.runs
         for fp in (
             fingerprinter.run(
-                s.suite, s.case, model=s.model, repetition=s.repetition, skill=s.with_skill
+                s.suite,
+                s.case,
+                model=s.model,
+                repetition=s.repetition,
+                skill=s.with_skill,
+                agent=s.agent,
             ),
         )
     }

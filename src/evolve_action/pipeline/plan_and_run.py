@@ -21,6 +21,7 @@ from evolve_action.model import provider_table
 from evolve_action.model.evals import Suite
 from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.pipeline.adaptive_run import Limits, run_waves
+from evolve_action.pipeline.agents import cannot_run, job_agents, open_harnesses, single_agent
 from evolve_action.pipeline.cost_plan import Costing, cost_plan
 from evolve_action.pipeline.environment import open_harness, prepare_environment
 from evolve_action.pipeline.execution import Budget, Outcome, run_plan
@@ -35,7 +36,7 @@ from evolve_action.plan.planning import START_RUNS, Plan, RunSpec, plan_runs
 from evolve_action.plan.ruler import CaseDiff, classify_all, skill_touched, with_rulers
 from evolve_action.plan.selection import Selection, inherit_trigger_models, select, shard_plan
 from evolve_action.plan.sides import Sides
-from evolve_action.settings.inputs import Settings
+from evolve_action.settings.inputs import Harness, Settings
 from evolve_action.verdict.adaptive import Design, Effort
 
 log = logging.getLogger(__name__)
@@ -137,7 +138,10 @@ def plan_job(
     start = START_RUNS if settings.shard.count == 1 else None
     touched = {s.rel: skill_touched(s, sides.head_root, sides.changed) for s in chosen.head}
     diffs = classify_all(chosen.base, chosen.head, touched)
-    planned = plan_runs(by_side, models, runs=settings.runs, start=start)
+    planned = plan_runs(
+        by_side, models, runs=settings.runs, start=start,
+        agents=job_agents(settings), agent_check=cannot_run,
+    )  # fmt: skip
     plan = shard_plan(with_rulers(planned, chosen.base, diffs), settings.shard)
     return JobPlan(models, judge, keys, chosen, plan, diffs, prices)
 
@@ -210,12 +214,23 @@ async def _run(
     stop: Stop | None,
     on_costing: Callable[[Costing], None] | None,
 ) -> _Ran:
-    async with open_harness(
-        settings.harness, job.models, keys=job.keys, environ=request.environ,
-        cache_dir=settings.cache_dir, limiters=providers.limiters,
-        record_dir=request.record_dir, replay_dir=request.replay_dir, agent=settings.agent,
-    ) as env.harness:  # fmt: skip
-        fingerprinter = Fingerprinter(job.judge, env.harness.describe() if env.harness else "")
+    options = dict(
+        keys=job.keys, environ=request.environ, cache_dir=settings.cache_dir,
+        limiters=providers.limiters, record_dir=request.record_dir, replay_dir=request.replay_dir,
+    )  # fmt: skip
+    several = job_agents(settings)
+    async with (
+        open_harness(
+            settings.harness if not several else Harness.SDK, job.models,
+            agent=single_agent(settings), **options,
+        ) as env.harness,
+        open_harnesses(several, job.models, **options) as env.agents,
+    ):  # fmt: skip
+        fingerprinter = Fingerprinter(
+            job.judge,
+            env.harness.describe() if env.harness else "",
+            {agent: cli.describe() for agent, cli in env.agents.items()},
+        )
         costing = cost_plan(
             job.plan, settings=settings, fingerprinter=fingerprinter, judge_model=job.judge,
             prices=job.prices,
