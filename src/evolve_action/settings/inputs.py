@@ -340,7 +340,8 @@ INPUTS: tuple[InputSpec, ...] = (
 
 
 BY_NAME = {spec.name: spec for spec in INPUTS}
-_UNSET: dict[Parser, Any] = {_csv: (), _text: "", _agent: "", _agents: (), _judge_family: ""}  # a blank of these kinds; else None
+# A blank of these kinds; else None.
+_UNSET: dict[Parser, Any] = {_csv: (), _text: "", _agent: "", _agents: (), _judge_family: ""}
 
 
 def _parsed_default(spec: InputSpec) -> Any:
