@@ -12,14 +12,17 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from evolve_action.execute.providers.registry import credentials
 from evolve_action.execute.providers.setup import (
     Providers,
     choose_judge,
     choose_models,
 )
+from evolve_action.grade import judge_family
 from evolve_action.model import provider_table
 from evolve_action.model.evals import Suite
 from evolve_action.model.outcomes import RunResult, Side
+from evolve_action.model.provider import ProviderError
 from evolve_action.pipeline.adaptive_run import Limits, run_waves
 from evolve_action.pipeline.agents import cannot_run, job_agents, open_harnesses, single_agent
 from evolve_action.pipeline.cost_plan import Costing, cost_plan
@@ -124,9 +127,11 @@ def plan_job(
     models = choose_models(
         settings.models, keys=keys, environ=request.environ, replay=replay, priced=priced
     )
-    judge = choose_judge(
-        settings.judge_model, keys=keys, environ=request.environ, replay=replay, priced=priced
-    )
+    token = judge_family.judge_token(
+        settings.judge_family, settings.judge_model, models,
+        lambda p: replay or _keyed(p, keys, request.environ),
+    )  # fmt: skip
+    judge = choose_judge(token, keys=keys, environ=request.environ, replay=replay, priced=priced)
     head = inherit_trigger_models(loaded_head.suites)
     base = inherit_trigger_models(loaded_base.suites) if loaded_base else []
     chosen = select(head, base, sides, settings.mode)
@@ -144,6 +149,15 @@ def plan_job(
     )  # fmt: skip
     plan = shard_plan(with_rulers(planned, chosen.base, diffs), settings.shard)
     return JobPlan(models, judge, keys, chosen, plan, diffs, prices)
+
+
+def _keyed(provider: str, keys: Mapping[str, str], environ: Mapping[str, str]) -> bool:
+    """Whether `provider` can be called: a key (input or variable), or a keyless base URL."""
+    try:
+        credentials(provider, api_key=keys.get(provider) or None, environ=environ)
+    except ProviderError:
+        return False
+    return True
 
 
 async def execute_job(
