@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from evolve_action.model.evals import split_model
 from evolve_action.model.lanes import display
+from evolve_action.plan.planning import Plan
 from evolve_action.settings.inputs import Harness, Settings
 
 if TYPE_CHECKING:
     from evolve_action.execute.harness.run import CliHarness
+
+DEFAULT_FOLDER = ".claude/skills"  # where the SDK loop and Claude Code look: no agent's own
 
 
 def job_agents(settings: Settings) -> tuple[str, ...]:
@@ -34,6 +38,32 @@ def single_agent(settings: Settings) -> str:
     if settings.agent:
         return settings.agent
     return settings.agents[0] if len(settings.agents) == 1 else ""
+
+
+def home_agent(rel: str) -> str:
+    """The agent whose own skills folder holds this eval file (`.github/skills/x/evals/...` is
+    Copilot's), "" when it sits in none or in the default one (`.claude/skills`)."""
+    from evolve_action.execute.harness import registry
+
+    for harness in registry.HARNESSES.values():
+        if rel.startswith(harness.skills_dir + "/") and harness.skills_dir != DEFAULT_FOLDER:
+            return harness.name
+    return ""
+
+
+def at_home(plan: Plan, settings: Settings) -> Plan:
+    """Under `harness: cli` with no agent chosen, a skill kept only in one agent's folder runs
+    on that agent (where it can run the model), so it is never staged where its own agent would
+    not look for it unnoticed; the comment names the agent (`model.lanes`)."""
+    if settings.harness is not Harness.CLI or settings.agent or settings.agents:
+        return plan
+    runs = []
+    for spec in plan.runs:
+        home = home_agent(spec.suite.rel) if spec.suite.agent else ""
+        runs.append(
+            replace(spec, agent=home) if home and not cannot_run(home, spec.model) else spec
+        )
+    return Plan(runs, plan.skipped, plan.adaptive)
 
 
 def cannot_run(agent: str, model: str) -> str:

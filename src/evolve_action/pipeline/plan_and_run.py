@@ -24,7 +24,13 @@ from evolve_action.model.evals import Suite
 from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.model.provider import ProviderError
 from evolve_action.pipeline.adaptive_run import Limits, run_waves
-from evolve_action.pipeline.agents import cannot_run, job_agents, open_harnesses, single_agent
+from evolve_action.pipeline.agents import (
+    at_home,
+    cannot_run,
+    job_agents,
+    open_harnesses,
+    single_agent,
+)
 from evolve_action.pipeline.cost_plan import Costing, cost_plan
 from evolve_action.pipeline.environment import open_harness, prepare_environment
 from evolve_action.pipeline.execution import Budget, Outcome, run_plan
@@ -147,6 +153,7 @@ def plan_job(
         by_side, models, runs=settings.runs, start=start,
         agents=job_agents(settings), agent_check=cannot_run,
     )  # fmt: skip
+    planned = at_home(planned, settings)
     plan = shard_plan(with_rulers(planned, chosen.base, diffs), settings.shard)
     return JobPlan(models, judge, keys, chosen, plan, diffs, prices)
 
@@ -232,13 +239,14 @@ async def _run(
         keys=job.keys, environ=request.environ, cache_dir=settings.cache_dir,
         limiters=providers.limiters, record_dir=request.record_dir, replay_dir=request.replay_dir,
     )  # fmt: skip
-    several = job_agents(settings)
+    # Several agents, or a skill run on the agent whose folder holds it: a harness each.
+    named = tuple(dict.fromkeys(s.agent for s in job.plan.runs if s.agent))
     async with (
         open_harness(
-            settings.harness if not several else Harness.SDK, job.models,
+            settings.harness if not job_agents(settings) else Harness.SDK, job.models,
             agent=single_agent(settings), **options,
         ) as env.harness,
-        open_harnesses(several, job.models, **options) as env.agents,
+        open_harnesses(named, job.models, **options) as env.agents,
     ):  # fmt: skip
         fingerprinter = Fingerprinter(
             job.judge,

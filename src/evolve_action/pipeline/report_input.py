@@ -121,6 +121,7 @@ def build(
         gate=gate,
         effort=facts.adaptive.effort() if facts.adaptive is not None else None,
         confinement=facts.confinement,
+        judge_model=facts.judge_model or "",
         lift=measured.lift,
         discrimination=measured.items,
         projected_usd=facts.projected_usd,
