@@ -181,6 +181,7 @@ def test_the_comment_shows_a_column_group_per_agent_and_where_they_disagree() ->
     ]
     text = render(build_view(make_report([GREETER], runs)))
     assert "| skill | model | Claude Code | verdict | Copilot | verdict |" in text
+    assert "2 cases × 1 model × 2 agents × 4–8 runs on base" in text
     assert "**The agents disagree**" in text
     assert "- `greets`: helps on Claude Code, no effect on Copilot." in text
     assert "`weather`: " not in text.split("**The agents disagree**")[1].split("\n\n")[1]

@@ -134,9 +134,12 @@ def scope(report: ReportInput, index: cases.CaseIndex) -> str:
         per_side[key] = per_side.get(key, 0) + 1
     low, high = min(per_side.values(), default=1), max(per_side.values(), default=1)
     runs = plural(high, "run") if low == high else f"{low}–{high} runs"
+    on = agents.agents_of(c.model for c in agg.cases)
+    models = {agents.plain(c.model) for c in agg.cases}
+    several = f"{plural(len(on), 'agent')} × " if len(on) > 1 else ""
     size = (
         f"{plural(len({(c.suite, c.case_id) for c in agg.cases}), 'case')} × "
-        f"{plural(len({c.model for c in agg.cases}), 'model')} × {runs}"
+        f"{plural(len(models), 'model')} × {several}{runs}"
     )
     head = f"head {code(report.head_sha[:7])}" if report.head_sha else "the working tree"
     if report.base_sha is None:
