@@ -80,8 +80,14 @@ def test_two_agents_show_a_column_group_each_and_where_they_disagree(
     env = {
         "PATH": os.environ["PATH"],
         "HOME": str(tmp_path),
-        **runner_env(tmp_path, event_name="pull_request", event=event, workspace=root, sha=head,
-                     api_url=gh.url),  # fmt: skip
+        **runner_env(
+            tmp_path,
+            event_name="pull_request",
+            event=event,
+            workspace=root,
+            sha=head,
+            api_url=gh.url,
+        ),
         "INPUT_MODELS": "anthropic",
         "INPUT_JUDGE-MODEL": "anthropic",
         "INPUT_RUNS": "4",

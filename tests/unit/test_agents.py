@@ -236,3 +236,15 @@ def test_judge_family_a_provider_needs_its_key() -> None:
     assert from_values({"judge-family": "OpenAI"}).judge_family == "openai"
     with pytest.raises(SettingsError, match="input judge-family: 'mine' is neither `other`"):
         from_values({"judge-family": "mine"})
+
+
+def test_the_cost_prior_follows_each_runs_agent() -> None:
+    from evolve_action.plan import cost_prior
+    from evolve_action.plan.projection import Pricing
+
+    spec = plan_runs({Side.HEAD: [suite()]}, MODELS[:1]).runs[0]
+    how = Pricing(lambda _m, _u: 0.0, "anthropic/j", "cli", runs_on=lambda _p: "claude")
+    assert how.prior_harness(spec) == "claude"
+    assert how.prior_harness(replace(spec, agent="copilot")) == "copilot"
+    copilot = cost_prior.prior_for("anthropic", "copilot")
+    assert copilot not in (cost_prior.FALLBACK, cost_prior.prior_for("anthropic", "claude"))

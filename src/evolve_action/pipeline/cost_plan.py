@@ -292,7 +292,7 @@ def _runs_on(settings: Settings) -> Callable[[str], str] | None:
     from evolve_action.execute.harness import registry
 
     def name(provider: str) -> str:
-        harness = registry.for_provider(provider)
+        harness = registry.for_provider(provider, settings.agent)
         return harness.name if harness is not None else settings.harness.value
 
     return name
