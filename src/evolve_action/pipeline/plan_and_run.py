@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from evolve_action.execute.providers.registry import credentials
 from evolve_action.execute.providers.setup import (
+    ModelChoiceError,
     Providers,
     choose_judge,
     choose_models,
@@ -45,7 +46,7 @@ from evolve_action.plan.planning import START_RUNS, Plan, RunSpec, plan_runs
 from evolve_action.plan.ruler import CaseDiff, classify_all, skill_touched, with_rulers
 from evolve_action.plan.selection import Selection, inherit_trigger_models, select, shard_plan
 from evolve_action.plan.sides import Sides
-from evolve_action.settings.inputs import Harness, Settings
+from evolve_action.settings.inputs import Harness, Settings, SettingsError
 from evolve_action.verdict.adaptive import Design, Effort
 
 log = logging.getLogger(__name__)
@@ -133,10 +134,13 @@ def plan_job(
     models = choose_models(
         settings.models, keys=keys, environ=request.environ, replay=replay, priced=priced
     )
-    token = judge_family.judge_token(
-        settings.judge_family, settings.judge_model, models,
-        lambda p: replay or _keyed(p, keys, request.environ),
-    )  # fmt: skip
+    try:
+        token = judge_family.judge_token(
+            settings.judge_family, settings.judge_model, models,
+            lambda p: replay or _keyed(p, keys, request.environ),
+        )  # fmt: skip
+    except SettingsError as exc:  # refused as a judge-model the job cannot run is
+        raise ModelChoiceError(str(exc)) from None
     judge = choose_judge(token, keys=keys, environ=request.environ, replay=replay, priced=priced)
     head = inherit_trigger_models(loaded_head.suites)
     base = inherit_trigger_models(loaded_base.suites) if loaded_base else []
