@@ -44,9 +44,9 @@ def test_other_family_judges_with_another_provider_and_the_footer_says_which(
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["judge_model"] == "openai/gpt-5.4"
     judged = [r for r in llm.requests if "submit_grading" in tool_names(r)]
-    assert judged and {r.api for r in judged} == {"chat"}, {r.api for r in judged}
+    assert judged and {r.api for r in judged} == {"openai"}, {r.api for r in judged}
     acted = [r for r in llm.requests if "submit_grading" not in tool_names(r)]
-    assert acted and {r.api for r in acted} == {"messages"}
+    assert acted and {r.api for r in acted} == {"anthropic"}
 
 
 def test_other_family_without_a_key_of_another_provider_stops_before_any_call(
