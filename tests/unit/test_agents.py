@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.grade.judge_family import judge_token
 from evolve_action.model import lanes
 from evolve_action.model.evals import Case, Format, Origin, Skill, Suite
 from evolve_action.model.outcomes import RunResult, Side, Status
 from evolve_action.model.records import run_doc, run_from_doc
 from evolve_action.pipeline.agents import at_home, cannot_run, home_agent, job_agents
 from evolve_action.plan.fingerprints import Fingerprinter
+from evolve_action.plan.judge_family import judge_token
 from evolve_action.plan.planning import plan_runs
 from evolve_action.publish.render.build.assemble import build_view
 from evolve_action.publish.render.comment import render

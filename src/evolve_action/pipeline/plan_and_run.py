@@ -19,7 +19,6 @@ from evolve_action.execute.providers.setup import (
     choose_judge,
     choose_models,
 )
-from evolve_action.grade import judge_family
 from evolve_action.model import provider_table
 from evolve_action.model.evals import Suite
 from evolve_action.model.outcomes import RunResult, Side
@@ -39,6 +38,7 @@ from evolve_action.pipeline.pricing import Prices
 from evolve_action.pipeline.request import Loaded, Request
 from evolve_action.pipeline.runner import RunEnvironment
 from evolve_action.pipeline.stopping import Stop
+from evolve_action.plan import judge_family
 from evolve_action.plan.cache import RunCache
 from evolve_action.plan.fingerprints import Fingerprinter
 from evolve_action.plan.no_skill import arm_suites
