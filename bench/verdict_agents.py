@@ -81,10 +81,12 @@ class Config:
     prs: int
     alpha: float
     check: int
+    seed: int = 0  # a fresh draw of pull requests for the same configuration
 
 
 def simulate(c: Config) -> dict[str, object]:
-    rng = random.Random(zlib.crc32(f"{c.scenario}/{c.k}/{c.m}/{c.a}/{c.n}".encode()))
+    tag = f"{c.scenario}/{c.k}/{c.m}/{c.a}/{c.n}" + (f"/{c.seed}" if c.seed else "")
+    rng = random.Random(zlib.crc32(tag.encode()))
     flagged = 0
     started = time.perf_counter()
     for i in range(c.prs):
@@ -102,6 +104,29 @@ def simulate(c: Config) -> dict[str, object]:
     }  # fmt: skip
 
 
+def confirm(
+    pool: ProcessPoolExecutor, rows: list[dict[str, object]], args: argparse.Namespace
+) -> dict[str, object]:
+    """Per agent count: the three worst configurations again on fresh pull requests."""
+    out: dict[str, object] = {}
+    for a in sorted({int(str(r["a"])) for r in rows}):
+        mine = sorted((r for r in rows if r["a"] == a), key=lambda r: -float(str(r["rate"])))[:3]
+        again = [
+            Config(str(r["scenario"]), int(str(r["k"])), int(str(r["m"])), a, int(str(r["n"])),
+                   args.confirm_prs, args.alpha, 0, seed=1)
+            for r in mine
+        ]  # fmt: skip
+        fresh = list(pool.map(simulate, again))
+        worst = max(fresh, key=lambda r: float(str(r["rate"])))
+        out[str(a)] = {
+            "first_pass_max": mine[0]["rate"],
+            "worst_rate": worst["rate"],
+            "upper_95": round(upper_95(int(str(worst["flagged"])), args.confirm_prs), 4),
+            "where": f"{worst['scenario']} K={worst['k']} M={worst['m']} N={worst['n']}",
+        }
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--prs", type=int, default=400, help="simulated PRs per configuration")
@@ -111,6 +136,13 @@ def main() -> None:
     ap.add_argument("--agents", type=int, nargs="+", default=[1, 2, 3], choices=[1, 2, 3])
     ap.add_argument("--ks", type=int, nargs="+", default=list(KS))
     ap.add_argument("--nulls", nargs="+", choices=NULLS, default=list(NULLS))
+    ap.add_argument(
+        "--confirm-prs",
+        type=int,
+        default=3000,
+        help="fresh PRs for the worst configurations of each agent count (the largest of many"
+        " noisy rates overstates its configuration)",
+    )
     args = ap.parse_args()
     configs = [
         Config(s, k, m, a, n, args.prs, args.alpha, args.check)
@@ -123,19 +155,8 @@ def main() -> None:
     for r in rows:
         line = f"{r['scenario']:<12} {r['k']:>3} {r['m']:>2} {r['a']:>2} {r['n']:>3}"
         print(f"{line}   {r['rate']:.4f} ({r['flagged']}/{r['prs']})")
-    worst: dict[int, dict[str, object]] = {}
-    for r in rows:
-        a = int(r["a"])  # type: ignore[call-overload]
-        if a not in worst or float(r["rate"]) > float(worst[a]["rate"]):  # type: ignore[arg-type]
-            worst[a] = r
-    summary = {
-        str(a): {
-            "worst_rate": r["rate"],
-            "upper_95": round(upper_95(int(r["flagged"]), int(r["prs"])), 4),  # type: ignore[call-overload]
-            "where": f"{r['scenario']} K={r['k']} M={r['m']} N={r['n']}",
-        }
-        for a, r in sorted(worst.items())
-    }
+    with ProcessPoolExecutor(args.workers) as pool:
+        summary = confirm(pool, rows, args)
     seconds = round(time.perf_counter() - started)
     print(
         json.dumps({"alpha": args.alpha, "prs": args.prs, "worst_aa": summary, "seconds": seconds})
