@@ -54,7 +54,8 @@ def test_the_input_names_exactly_the_registered_agents() -> None:
     assert set(AGENTS) == set(registry.HARNESSES)
     assert from_values({}).agent == ""
     assert from_values({"agent": " Copilot "}).agent == "copilot"
-    with pytest.raises(SettingsError, match="input agent: 'cursor' is not one of claude, codex"):
+    refused = "input agent: 'cursor' is not an agent CLI; write one of claude, codex"
+    with pytest.raises(SettingsError, match=refused):
         from_values({"agent": "cursor"})
 
 

@@ -178,6 +178,8 @@ class RunResult:
     ruler: RulerGrade | None = None  # the same run under base's checks, when they changed
     # What re-grading needs, from the run's end until the cache has it (never in results).
     snapshot: Snapshot | None = None
+    # The agent CLI it ran on, when the job ran several (`agents`); "" otherwise.
+    agent: str = ""
 
 
 @dataclass(frozen=True, slots=True)

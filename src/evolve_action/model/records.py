@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from evolve_action.model import lanes
 from evolve_action.model.outcomes import (
     ErrorKind,
     Feedback,
@@ -116,7 +117,8 @@ def run_doc(run: RunResult) -> dict[str, Any]:
     return {
         "suite": run.suite,
         "case_id": run.case_id,
-        "model": run.model,
+        "model": lanes.model_of(run.model, run.agent),
+        **({"agent": run.agent} if run.agent else {}),
         "side": run.side.value,
         "repetition": run.repetition,
         "status": run.status.value,
@@ -210,4 +212,5 @@ def run_from_doc(d: Mapping[str, Any]) -> RunResult:
         fingerprint=d["fingerprint"],
         cached=d["cached"],
         ruler=_ruler(d.get("ruler")),
+        agent=str(d.get("agent", "")),
     )

@@ -18,6 +18,7 @@ import math
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from evolve_action.model import lanes
 from evolve_action.model.outcomes import COMPARED, RunResult, Side
 from evolve_action.model.records import run_cost
 from evolve_action.pipeline.execution import Budget, Outcome
@@ -48,7 +49,7 @@ class Limits:
 
 
 def _key(spec: RunSpec) -> CellKey:
-    return (spec.suite.rel, spec.case.id, spec.model)
+    return (spec.suite.rel, spec.case.id, lanes.lane(spec.model, spec.agent))
 
 
 def _cost_estimator(results: Iterable[RunResult]) -> Callable[[CellKey], float]:
@@ -129,7 +130,7 @@ class Waves:
                     continue
                 have = self.planned[(side, own)]
                 out += [
-                    replace(source, model=ext.key[2], side=side, repetition=rep)
+                    replace(source, side=side, repetition=rep)
                     for rep in range(have + 1, ext.target + 1)
                 ]
                 self.planned[(side, own)] = max(have, ext.target)
@@ -181,10 +182,11 @@ async def run_waves(
 
     count = 0
     while True:
-        cells = cells_of(waves.tested(outcome.results), design.bounds)
+        results = lanes.relabel(outcome.results)  # several agents: each (model, agent) a cell
+        cells = cells_of(waves.tested(results), design.bounds)
         wave = plan_wave(cells, waves.runs(), design, fixed=waves.fixed)
         lifting = plan_wave(
-            cells_of(frame_runs(outcome.results), design.bounds),
+            cells_of(frame_runs(results), design.bounds),
             waves.runs(LIFT_SIDES),
             design,
             fixed=waves.fixed,
@@ -196,12 +198,12 @@ async def run_waves(
             wave, lifting = out_of_time(wave), WavePlan()
         elif (budget := limits.budget).limit_usd is not None:
             left = budget.limit_usd - budget.spent_usd
-            cost_of = _cost_estimator(outcome.results)
+            cost_of = _cost_estimator(results)
             wave = within_budget(wave, cost_of, left)
             left -= math.fsum(cost_of(e.key) * 2 * (e.target - e.runs) for e in wave.extend)
             lifting = within_budget(lifting, cost_of, max(0.0, left))
         if not wave.extend and not lifting.extend:
-            return outcome, waves.effort(outcome.results, wave.stops, count)
+            return outcome, waves.effort(results, wave.stops, count)
         # Regression first: head's runs it adds serve the lift too (planned once per side).
         specs = waves.specs(wave) + waves.specs(lifting, LIFT_SIDES)
         plan.runs.extend(specs)

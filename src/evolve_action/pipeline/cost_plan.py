@@ -240,7 +240,12 @@ def cost_plan(
         for s in plan.runs
         for fp in (
             fingerprinter.run(
-                s.suite, s.case, model=s.model, repetition=s.repetition, skill=s.with_skill
+                s.suite,
+                s.case,
+                model=s.model,
+                repetition=s.repetition,
+                skill=s.with_skill,
+                agent=s.agent,
             ),
         )
     }
@@ -287,7 +292,7 @@ def _runs_on(settings: Settings) -> Callable[[str], str] | None:
     from evolve_action.execute.harness import registry
 
     def name(provider: str) -> str:
-        harness = registry.for_provider(provider)
+        harness = registry.for_provider(provider, settings.agent)
         return harness.name if harness is not None else settings.harness.value
 
     return name

@@ -69,6 +69,7 @@ def _as_this_run(cached: RunResult, spec: RunSpec, fingerprint: str) -> RunResul
         suite=spec.suite.rel,
         case_id=spec.case.id,
         model=spec.model,
+        agent=spec.agent,
         side=spec.side,
         repetition=spec.repetition,
         fingerprint=fingerprint,
@@ -100,7 +101,12 @@ def _look_up(
     runs are not in it)."""
 
     def of(spec: RunSpec, make: Callable[..., str]) -> str:
-        options = {"model": spec.model, "repetition": spec.repetition, "skill": spec.with_skill}
+        options = {
+            "model": spec.model,
+            "repetition": spec.repetition,
+            "skill": spec.with_skill,
+            "agent": spec.agent,
+        }
         return make(spec.suite, spec.case, **options)
 
     def fingerprint(spec: RunSpec) -> str:

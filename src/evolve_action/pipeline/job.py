@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from evolve_action.execute.sandbox.confine import job_level
 from evolve_action.grade import checks
+from evolve_action.model import lanes
 from evolve_action.model.evals import LoadResult
 from evolve_action.model.outcomes import RunResult
 from evolve_action.pipeline.plan_and_run import Execution, plan_and_run
@@ -121,7 +122,10 @@ def _report(
         skipped=execution.plan.skipped if execution else [],
         adaptive=adaptive_of(execution.effort if execution else None),
         # Sides planned and never run (a stop, the budget) are "not run", not new or removed.
-        planned=[(r.suite.rel, r.case.id, r.model, r.side) for r in execution.plan.runs]
+        planned=[
+            (r.suite.rel, r.case.id, lanes.lane(r.model, r.agent), r.side)
+            for r in execution.plan.runs
+        ]
         if execution
         else [],
         shortfall=shortfall,

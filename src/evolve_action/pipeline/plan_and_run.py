@@ -12,7 +12,9 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from evolve_action.execute.providers.registry import credentials
 from evolve_action.execute.providers.setup import (
+    ModelChoiceError,
     Providers,
     choose_judge,
     choose_models,
@@ -20,7 +22,15 @@ from evolve_action.execute.providers.setup import (
 from evolve_action.model import provider_table
 from evolve_action.model.evals import Suite
 from evolve_action.model.outcomes import RunResult, Side
+from evolve_action.model.provider import ProviderError
 from evolve_action.pipeline.adaptive_run import Limits, run_waves
+from evolve_action.pipeline.agents import (
+    at_home,
+    cannot_run,
+    job_agents,
+    open_harnesses,
+    single_agent,
+)
 from evolve_action.pipeline.cost_plan import Costing, cost_plan
 from evolve_action.pipeline.environment import open_harness, prepare_environment
 from evolve_action.pipeline.execution import Budget, Outcome, run_plan
@@ -28,6 +38,7 @@ from evolve_action.pipeline.pricing import Prices
 from evolve_action.pipeline.request import Loaded, Request
 from evolve_action.pipeline.runner import RunEnvironment
 from evolve_action.pipeline.stopping import Stop
+from evolve_action.plan import judge_family
 from evolve_action.plan.cache import RunCache
 from evolve_action.plan.fingerprints import Fingerprinter
 from evolve_action.plan.no_skill import arm_suites
@@ -35,7 +46,7 @@ from evolve_action.plan.planning import START_RUNS, Plan, RunSpec, plan_runs
 from evolve_action.plan.ruler import CaseDiff, classify_all, skill_touched, with_rulers
 from evolve_action.plan.selection import Selection, inherit_trigger_models, select, shard_plan
 from evolve_action.plan.sides import Sides
-from evolve_action.settings.inputs import Settings
+from evolve_action.settings.inputs import Harness, Settings, SettingsError
 from evolve_action.verdict.adaptive import Design, Effort
 
 log = logging.getLogger(__name__)
@@ -123,9 +134,14 @@ def plan_job(
     models = choose_models(
         settings.models, keys=keys, environ=request.environ, replay=replay, priced=priced
     )
-    judge = choose_judge(
-        settings.judge_model, keys=keys, environ=request.environ, replay=replay, priced=priced
-    )
+    try:
+        token = judge_family.judge_token(
+            settings.judge_family, settings.judge_model, models,
+            lambda p: replay or _keyed(p, keys, request.environ),
+        )  # fmt: skip
+    except SettingsError as exc:  # refused as a judge-model the job cannot run is
+        raise ModelChoiceError(str(exc)) from None
+    judge = choose_judge(token, keys=keys, environ=request.environ, replay=replay, priced=priced)
     head = inherit_trigger_models(loaded_head.suites)
     base = inherit_trigger_models(loaded_base.suites) if loaded_base else []
     chosen = select(head, base, sides, settings.mode)
@@ -137,9 +153,22 @@ def plan_job(
     start = START_RUNS if settings.shard.count == 1 else None
     touched = {s.rel: skill_touched(s, sides.head_root, sides.changed) for s in chosen.head}
     diffs = classify_all(chosen.base, chosen.head, touched)
-    planned = plan_runs(by_side, models, runs=settings.runs, start=start)
+    planned = plan_runs(
+        by_side, models, runs=settings.runs, start=start,
+        agents=job_agents(settings), agent_check=cannot_run,
+    )  # fmt: skip
+    planned = at_home(planned, settings)
     plan = shard_plan(with_rulers(planned, chosen.base, diffs), settings.shard)
     return JobPlan(models, judge, keys, chosen, plan, diffs, prices)
+
+
+def _keyed(provider: str, keys: Mapping[str, str], environ: Mapping[str, str]) -> bool:
+    """Whether `provider` can be called: a key (input or variable), or a keyless base URL."""
+    try:
+        credentials(provider, api_key=keys.get(provider) or None, environ=environ)
+    except ProviderError:
+        return False
+    return True
 
 
 async def execute_job(
@@ -210,12 +239,24 @@ async def _run(
     stop: Stop | None,
     on_costing: Callable[[Costing], None] | None,
 ) -> _Ran:
-    async with open_harness(
-        settings.harness, job.models, keys=job.keys, environ=request.environ,
-        cache_dir=settings.cache_dir, limiters=providers.limiters,
-        record_dir=request.record_dir, replay_dir=request.replay_dir, agent=settings.agent,
-    ) as env.harness:  # fmt: skip
-        fingerprinter = Fingerprinter(job.judge, env.harness.describe() if env.harness else "")
+    options = dict(
+        keys=job.keys, environ=request.environ, cache_dir=settings.cache_dir,
+        limiters=providers.limiters, record_dir=request.record_dir, replay_dir=request.replay_dir,
+    )  # fmt: skip
+    # Several agents, or a skill run on the agent whose folder holds it: a harness each.
+    named = tuple(dict.fromkeys(s.agent for s in job.plan.runs if s.agent))
+    async with (
+        open_harness(
+            settings.harness if not job_agents(settings) else Harness.SDK, job.models,
+            agent=single_agent(settings), **options,
+        ) as env.harness,
+        open_harnesses(named, job.models, **options) as env.agents,
+    ):  # fmt: skip
+        fingerprinter = Fingerprinter(
+            job.judge,
+            env.harness.describe() if env.harness else "",
+            {agent: cli.describe() for agent, cli in env.agents.items()},
+        )
         costing = cost_plan(
             job.plan, settings=settings, fingerprinter=fingerprinter, judge_model=job.judge,
             prices=job.prices,

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from evolve_action import __version__
+from evolve_action.model import lanes
 from evolve_action.model.evals import LoadResult, Suite
 from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.plan.planning import RunSpec, Skip
@@ -91,7 +92,10 @@ def build(
     settings: Settings, runs: Sequence[RunResult], facts: Facts, *, in_progress: bool = False
 ) -> Report:
     """The report of `runs` under `settings`. The gate is decided here and nowhere else: the
-    comment, check run, outputs, job summary and exit code all read `input.gate`."""
+    comment, check run, outputs, job summary and exit code all read `input.gate`. With
+    several agents each run's model is its lane (`model.lanes`): the report keeps each
+    (model, agent) apart, and results.json writes the two back as fields."""
+    runs = lanes.relabel(runs)
     measured = _measure(settings, runs, facts)
     gate, notices = IN_PROGRESS, tuple[str, ...]()
     if not in_progress:
@@ -117,6 +121,7 @@ def build(
         gate=gate,
         effort=facts.adaptive.effort() if facts.adaptive is not None else None,
         confinement=facts.confinement,
+        judge_model=facts.judge_model or "",
         lift=measured.lift,
         discrimination=measured.items,
         projected_usd=facts.projected_usd,

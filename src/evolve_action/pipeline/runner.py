@@ -53,6 +53,12 @@ class RunEnvironment:
     network: bool = False
     keep_workspaces: bool = False
     harness: CliHarness | None = None  # `harness: cli`: the real CLIs run the agent
+    # With several agents (`agents`): each one's harness, which runs the specs naming it.
+    agents: Mapping[str, CliHarness] = field(default_factory=dict)
+
+    def cli_for(self, spec: RunSpec) -> CliHarness | None:
+        """The harness that runs `spec`'s agent: its agent's, else the job's one."""
+        return self.agents.get(spec.agent, self.harness) if spec.agent else self.harness
 
 
 def error_result(
@@ -63,6 +69,7 @@ def error_result(
         suite=spec.suite.rel,
         case_id=spec.case.id,
         model=spec.model,
+        agent=spec.agent,
         side=spec.side,
         repetition=spec.repetition,
         status=Status.ERROR,
@@ -92,7 +99,7 @@ async def in_workspace(
     work: Callable[[Confinement, Workspace], Awaitable[RunResult]],
 ) -> RunResult:
     """`work` in a fresh workspace of `spec`'s case, confined, removed afterwards."""
-    cli = env.harness if spec.suite.agent else None
+    cli = env.cli_for(spec) if spec.suite.agent else None
     # Off the event loop: git and file copies would stall every other run in flight. A future,
     # not a task: `asyncio.run` cancels tasks left at its end, and this one must complete.
     preparing = asyncio.get_running_loop().run_in_executor(
@@ -185,8 +192,9 @@ async def _act(
     """The agent's part of the run: the CLI harness, or our SDK loop with the tool set of the
     case's kind. Raises `AgentError` when nothing gradable came out."""
     case, suite, root = spec.case, spec.suite, workspace.root
-    if env.harness is not None and suite.agent:
-        return await env.harness.run(
+    cli = env.cli_for(spec)
+    if cli is not None and suite.agent:
+        return await cli.run(
             spec, root, max_turns=max_turns, timeout_s=timeout_s, network=env.network
         )
     # A suite that evaluates a model rather than a skill offers no tools: one chat turn.
@@ -267,6 +275,7 @@ async def _graded(
         judge=graded.judge,
         ruler=ruler_grade(spec, graded.also),
         snapshot=snapshot,
+        agent=spec.agent,
     )
 
 

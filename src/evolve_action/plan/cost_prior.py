@@ -79,11 +79,15 @@ def _cli_share(fresh: int, read: int, write: int) -> float:
 # `pipeline/cost_plan.py` asks for the CLI that runs a model's provider). Harness benchmark
 # tokens per run (fresh, cache read, cache write): Claude Code 12,758 / 77,493 / 4,079 over 4
 # calls; Codex 14,625 / 26,601 / 0; Gemini CLI 6,026 / 45,456 / 0
-# (bench/results/harness-2026-11-28.jsonl, about 12,900 tokens a call).
+# (bench/results/harness-2026-11-28.jsonl, about 12,900 tokens a call). Copilot CLI and
+# OpenCode from docs/harness.md's end-to-end figures (tokens per run over 3 calls, of which
+# cache reads): Copilot 40,059 / 24,390, OpenCode 26,359 / 23,088.
 CLI_PRIORS: dict[str, Prior] = {
     "claude": Prior(23000, 75, 8, 40, 3, _cli_share(12758, 77493, 4079)),
     "codex": Prior(10000, 75, 8, 40, 3, _cli_share(14625, 26601, 0)),
     "gemini": Prior(12900, 75, 8, 40, 3, _cli_share(6026, 45456, 0)),
+    "copilot": Prior(13350, 75, 8, 40, 3, _cli_share(40059 - 24390, 24390, 0)),
+    "opencode": Prior(8790, 75, 8, 40, 3, _cli_share(26359 - 23088, 23088, 0)),
 }
 FALLBACK = Prior(1160, 75, 8, 40, 3, 0.0)  # a wire or CLI this table does not know
 SDK = "sdk"

@@ -121,12 +121,19 @@ class Fingerprinter:
     changed (each `run` does).
     """
 
-    def __init__(self, judge_model: str, harness: str = "") -> None:
+    def __init__(
+        self, judge_model: str, harness: str = "", agents: Mapping[str, str] | None = None
+    ) -> None:
         self.judge_model = judge_model
         self.harness = harness  # "" for the SDK loop; the CLIs and their versions otherwise
+        # With several agents: each one's CLI and version, for the runs that name it.
+        self.agents = dict(agents or {})
         self._trees: dict[Path | None, str] = {}
-        self._cases: dict[tuple[str, str, str, bool], str] = {}
-        self._tasks: dict[tuple[str, str, str, bool], str] = {}
+        self._cases: dict[tuple[str, str, str, bool, str], str] = {}
+        self._tasks: dict[tuple[str, str, str, bool, str], str] = {}
+
+    def _harness(self, agent: str) -> str:
+        return self.agents.get(agent, self.harness) if agent else self.harness
 
     def tree(self, root: Path | None) -> str:
         if root not in self._trees:
@@ -134,9 +141,18 @@ class Fingerprinter:
         return self._trees[root]
 
     def run(
-        self, suite: Suite, case: Case, *, model: str, repetition: int, skill: bool = True
+        self,
+        suite: Suite,
+        case: Case,
+        *,
+        model: str,
+        repetition: int,
+        skill: bool = True,
+        agent: str = "",
     ) -> str:
-        key = (str(suite.path), suite.rel, case.id, skill)
+        """What the run's result depends on; `agent` (a job of several agents) is part of it."""
+        key = (str(suite.path), suite.rel, case.id, skill, agent)
+        harness = self._harness(agent)
         if key not in self._cases:
             installed = (
                 {"skill": self.tree(suite.skill.dir), "plugin_skills": self._plugin_skills(suite)}
@@ -151,19 +167,26 @@ class Fingerprinter:
                     "tool": __version__,
                     "grading": GRADING_REVISION,
                     # Only when set, so the SDK loop's runs keep the fingerprints they had.
-                    **({"harness": self.harness} if self.harness else {}),
+                    **({"harness": harness} if harness else {}),
                 }
             )
-        return digest([self._cases[key], model, repetition])
+        return digest([self._cases[key], model, repetition, *([agent] if agent else [])])
 
     def task(
-        self, suite: Suite, case: Case, *, model: str, repetition: int, skill: bool = True
+        self,
+        suite: Suite,
+        case: Case,
+        *,
+        model: str,
+        repetition: int,
+        skill: bool = True,
+        agent: str = "",
     ) -> str:
         """What the agent's part of a run depends on, and not its grading: two runs with this
         fingerprint did the same work, so a stored one can be graded again under other checks
         (`pipeline.regrade`) instead of paying its agent again. The no-skill arm's work is its
         own (`skill=False`)."""
-        key = (str(suite.path), suite.rel, case.id, skill)
+        key = (str(suite.path), suite.rel, case.id, skill, agent)
         if key not in self._tasks:
             installed = (
                 {"skill": self.tree(suite.skill.dir), "plugin_skills": self._plugin_skills(suite)}
@@ -178,10 +201,10 @@ class Fingerprinter:
                     "agent": suite.agent,
                     **installed,
                     "tool": __version__,
-                    "harness": self.harness,
+                    "harness": self._harness(agent),
                 }
             )
-        return digest(["task", self._tasks[key], model, repetition])
+        return digest(["task", self._tasks[key], model, repetition, *([agent] if agent else [])])
 
     def _plugin_skills(self, suite: Suite) -> str:
         # Trigger runs install every skill of the plugin: any of them can change the outcome.

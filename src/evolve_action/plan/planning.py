@@ -1,4 +1,4 @@
-"""Suites × models × runs × sides → the runs to execute, and what was skipped and why.
+"""Suites × models × agents × runs × sides → the runs to execute, and what was skipped and why.
 
 Model selection follows evolve's token rules: a token names a
 model when it equals `all`, the provider id, the qualified id or the bare id. A suite's
@@ -9,8 +9,8 @@ not run is listed with its reason, so the comment can say what was left out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from evolve_action.model.evals import Case, Suite, split_model
@@ -48,11 +48,13 @@ class RunSpec:
     side: Side
     repetition: int  # 1-based
     ruler: Ruler | None = None  # head runs of a case whose checks the PR changed
+    agent: str = ""  # the agent CLI, when the job runs several (`agents`); else ""
 
     @property
     def key(self) -> str:
         """Stable identity of the run, used for sharding and messages."""
-        return f"{self.side}|{self.suite.rel}|{self.case.id}|{self.model}|{self.repetition}"
+        key = f"{self.side}|{self.suite.rel}|{self.case.id}|{self.model}|{self.repetition}"
+        return f"{key}|{self.agent}" if self.agent else key
 
     @property
     def with_skill(self) -> bool:
@@ -92,23 +94,51 @@ def runs_for(suite: Suite, requested: Runs | None) -> Runs:
     return requested or suite.runs or DEFAULT_RUNS
 
 
+# Why an agent cannot run a model ("" when it can): `agents.cannot_run` over the registry,
+# handed down by the pipeline (planning does not import the harnesses).
+AgentCheck = Callable[[str, str], str]
+
+
 def plan_runs(
     sides: Mapping[Side, Iterable[Suite]],
     models: Sequence[str],
     *,
     runs: Runs | None = None,
     start: int | None = START_RUNS,
+    agents: Sequence[str] = (),
+    agent_check: AgentCheck | None = None,
 ) -> Plan:
-    """Expand every (side, suite, case, model, repetition) that should run.
+    """Expand every (side, suite, case, model, agent, repetition) that should run.
 
     Suites under `auto` get `start` runs (their later waves are `adaptive`'s); with
-    `start=None` no wave can follow, and `auto` means a fixed 3."""
-    _check_size(sides, models, runs, start)
+    `start=None` no wave can follow, and `auto` means a fixed 3. `agents`: the agent CLIs of
+    a job that runs several (each case runs on each, where the agent runs the model's
+    provider; `agent_check` says why not); empty: one agent, which the runs do not name."""
+    _check_size(sides, models, runs, start, max(len(agents), 1))
     plan = Plan()
     for side, suites in sides.items():
         for suite in suites:
             _plan_suite(plan, side, suite, models, runs, start)
+    if agents and len(agents) > 1:
+        plan.runs = _on_agents(plan, agents, agent_check)
     return plan
+
+
+def _on_agents(plan: Plan, agents: Sequence[str], check: AgentCheck | None) -> list[RunSpec]:
+    """Each planned run once per agent that can run its model; a note for each that cannot.
+    A suite that does not run an agent (a plain prompt) runs once, on none."""
+    out: list[RunSpec] = []
+    for spec in plan.runs:
+        if not spec.suite.agent:
+            out.append(spec)
+            continue
+        for agent in agents:
+            why = check(agent, spec.model) if check is not None else ""
+            if why:
+                _skip(plan, Skip(spec.suite.rel, "", spec.model, why))
+                continue
+            out.append(replace(spec, agent=agent))
+    return out
 
 
 def _count(suite: Suite, runs: Runs | None, start: int | None) -> int:
@@ -121,18 +151,19 @@ def _check_size(
     models: Sequence[str],
     runs: Runs | None,
     start: int | None,
+    agents: int = 1,
 ) -> None:
     """Refuse, before building anything, a plan over `MAX_PLANNED_RUNS` runs."""
     total = 0
     for suites in sides.values():
         for suite in suites:
             count = min(_count(suite, runs, start), MAX_RUNS)
-            total += len(suite.cases) * len(allowed_models(suite, models)) * count
+            total += len(suite.cases) * len(allowed_models(suite, models)) * count * agents
     if total > MAX_PLANNED_RUNS:
         raise PlanTooLarge(
-            f"the plan holds {total:,} runs (every side, case, model and repetition), over the"
-            f" limit of {MAX_PLANNED_RUNS:,} for one job; narrow it with `paths`, `models` or"
-            " `runs`, or split it with `shard`"
+            f"the plan holds {total:,} runs (every side, case, model, agent and repetition), over"
+            f" the limit of {MAX_PLANNED_RUNS:,} for one job; narrow it with `paths`, `models`,"
+            " `agents` or `runs`, or split it with `shard`"
         )
 
 

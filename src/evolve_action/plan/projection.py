@@ -171,6 +171,9 @@ class Pricing:
     runs_on: Callable[[str], str] | None = None
 
     def prior_harness(self, spec: RunSpec) -> str:
+        """The prior's key: the run's own agent (several agents), else what runs its model."""
+        if spec.agent:
+            return spec.agent
         return self.runs_on(split_model(spec.model)[0]) if self.runs_on else self.harness
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from evolve_action.model import provider_table
+from evolve_action.settings import agent_names
 from evolve_action.settings.parsers import (
     AUTO as AUTO,
 )
@@ -68,10 +69,25 @@ AGENTS = ("claude", "codex", "copilot", "opencode", "gemini")
 
 
 def _agent(name: str, raw: str) -> str:
+    return agent_names.canonical(name, raw, AGENTS)
+
+
+def _agents(name: str, raw: str) -> tuple[str, ...]:
+    return agent_names.parse_list(name, raw, AGENTS)
+
+
+def _judge_family(name: str, raw: str) -> str:
     value = raw.strip().lower()
-    if value not in AGENTS:
-        raise SettingsError(f"input {name}: {raw!r} is not one of {', '.join(AGENTS)}")
+    if value not in (OTHER_FAMILY, *provider_table.PROVIDERS):
+        known = ", ".join(sorted(provider_table.PROVIDERS))
+        raise SettingsError(
+            f"input {name}: {raw.strip()!r} is neither `{OTHER_FAMILY}` (a judge from a family"
+            f" none of the agent's models comes from) nor a provider ({known})"
+        )
     return value
+
+
+OTHER_FAMILY = "other"
 
 
 class OnIncomplete(StrEnum):
@@ -285,6 +301,22 @@ INPUTS: tuple[InputSpec, ...] = (
         parse=_agent,
     ),
     InputSpec(
+        "agents",
+        "",
+        "With `harness: cli`, several agent CLIs, comma-separated (`claude-code,codex,copilot`):"
+        " every case runs on each, and the comment shows one column group per agent. Each"
+        " (model, agent) counts in `alpha`'s family. Empty: the one `agent`.",
+        parse=_agents,
+    ),
+    InputSpec(
+        "judge-family",
+        "",
+        "`other`: a judge from a provider none of the agent's models comes from (a judge of"
+        " the executor's own family can favour it); or a provider id (`openai`). Empty: the"
+        " `judge-model`, else the default judge.",
+        parse=_judge_family,
+    ),
+    InputSpec(
         "allow-untrusted-code",
         "false",
         "Under pull_request_target, run PR code with secrets. Only for trusted contributors.",
@@ -314,7 +346,8 @@ BY_NAME = {spec.name: spec for spec in INPUTS}
 # The key inputs, by name → the provider whose key each carries: their values go into
 # `Settings.api_keys`, so a provider row needs no field of its own here.
 KEY_INPUTS: dict[str, str] = {name: row.id for name, row in provider_table.by_key_input().items()}
-_UNSET: dict[Parser, Any] = {_csv: (), _text: "", _agent: ""}  # a blank of these kinds; else None
+# A blank of these kinds; else None.
+_UNSET: dict[Parser, Any] = {_csv: (), _text: "", _agent: "", _agents: (), _judge_family: ""}
 
 
 def _parsed_default(spec: InputSpec) -> Any:
@@ -369,6 +402,8 @@ class Settings:
     agent_network: bool = DEFAULTS["agent-network"]
     harness: Harness = DEFAULTS["harness"]
     agent: str = DEFAULTS["agent"]
+    agents: tuple[str, ...] = DEFAULTS["agents"]
+    judge_family: str = DEFAULTS["judge-family"]
     allow_untrusted_code: bool = DEFAULTS["allow-untrusted-code"]
     pending_check: bool = DEFAULTS["pending-check"]
     allow_unconfined: bool = DEFAULTS["allow-unconfined"]
@@ -411,7 +446,28 @@ def from_values(values: Mapping[str, str]) -> Settings:
         raise SettingsError("input check-name: must not be empty")
     if kwargs.get("max_runs", 2) < 2:
         raise SettingsError("input max-runs: must be at least 2, the runs `auto` starts with")
+    _check_agents(kwargs)
     return Settings(**kwargs)
+
+
+def _check_agents(kwargs: dict[str, Any]) -> None:
+    """`agents` needs the CLIs, and says the same thing as `agent` only once; one agent
+    named there is the `agent`."""
+    if not kwargs.get("agents"):
+        return
+    if kwargs.get("harness", DEFAULTS["harness"]) is not Harness.CLI:
+        raise SettingsError(
+            "input agents: the agents are CLIs, which run with `harness: cli`; set `harness: cli`"
+            " too, or remove `agents` to run our own agent loop (`harness: sdk`)"
+        )
+    agent = kwargs.get("agent")
+    if agent and kwargs["agents"] != (agent,):
+        raise SettingsError(
+            f"inputs agent ({agent}) and agents ({','.join(kwargs['agents'])}) disagree: set"
+            " one of them (`agents` for several)"
+        )
+    if len(kwargs["agents"]) == 1:
+        kwargs["agent"] = kwargs["agents"][0]
 
 
 def raw_inputs(environ: Mapping[str, str]) -> dict[str, str]:

@@ -50,6 +50,7 @@ class ReportInput:
     gate: Gate  # decided once, by `pipeline.report_input.build`; every output reads it
     effort: Effort | None = None  # `runs: auto`: runs per case and why each stopped
     confinement: str = ""  # how commands were confined, in words (`sandbox.Level.words`)
+    judge_model: str = ""  # the one judge (provider-qualified); "" when unknown
     lift: Lift | None = None  # head against the no-skill arm; None when no case ran without it
     discrimination: Sequence[ItemRecord] = ()  # what each check item could tell
     projected_usd: float | None = None  # the cost projected before the first call; None: unknown

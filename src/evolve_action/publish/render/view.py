@@ -56,6 +56,15 @@ class SuiteRow:
 
 
 @dataclass(frozen=True, slots=True)
+class AgentGroup:
+    """Several agents: one skill on one model, a (rates, verdict) pair per agent (escaped)."""
+
+    skill: str
+    model: str
+    cells: tuple[tuple[str, str], ...]  # in the order of `CommentView.agents`
+
+
+@dataclass(frozen=True, slots=True)
 class EffortRow:
     """`runs: auto`: a case on a model whose runs differ from the start."""
 
@@ -130,6 +139,11 @@ class CommentView:
     overall_what: str = "**all affected evals**"  # which cases the two rates cover
     next_steps: tuple[str, ...] = ()  # what to do, in a line each (escaped)
     suites: tuple[SuiteRow, ...] = ()
+    # Several agents (`agents`): their names, a column group each, and where they disagree.
+    agents: tuple[str, ...] = ()
+    agent_groups: tuple[AgentGroup, ...] = ()
+    agent_disagreements: tuple[str, ...] = ()
+    agent_notes: tuple[str, ...] = ()  # a skill found only in one agent's folder, run there
     regressions: tuple[CaseRow, ...] = ()  # exactly the rows the check counts as regressed
     regressed_skills: tuple[str, ...] = ()  # skills whose many small drops add up (escaped)
     drops: tuple[CaseRow, ...] = ()  # rows that fell, not significantly over the whole PR

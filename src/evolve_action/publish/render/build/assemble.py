@@ -15,6 +15,7 @@ from evolve_action.model import spend
 from evolve_action.model.outcomes import Side, Status
 from evolve_action.model.records import run_cost
 from evolve_action.publish import spend_history
+from evolve_action.publish.render.build import agents as agents
 from evolve_action.publish.render.build import cases as cases
 from evolve_action.publish.render.build import lift as lift
 from evolve_action.publish.render.build import verdict as verdict
@@ -44,6 +45,7 @@ def build_view(report: ReportInput) -> CommentView:
     effort, effort_rows = effort_lines(report)
     costs, cost_rule = cost_rows(report, index)
     what, rates = headline.overall(report)
+    several = agents.view(report, index)
     return CommentView(
         marker=marker(report.settings.comment_key),
         icon="⏳" if report.in_progress else gate.icon,
@@ -55,6 +57,10 @@ def build_view(report: ReportInput) -> CommentView:
         overall_what=what,
         next_steps=() if report.in_progress else headline.next_steps(report, index, rates),
         suites=tuple(_suite_row(report, index, g) for g in agg.suites),
+        agents=several.agents,
+        agent_groups=several.groups,
+        agent_disagreements=several.disagreements,
+        agent_notes=agents.notes(report),
         regressions=verdict.regression_rows(report, index) if report.has_base else (),
         regressed_skills=verdict.regressed_skills(report, index) if report.has_base else (),
         drops=verdict.drop_rows(report, index) if report.has_base else (),
@@ -128,9 +134,12 @@ def scope(report: ReportInput, index: cases.CaseIndex) -> str:
         per_side[key] = per_side.get(key, 0) + 1
     low, high = min(per_side.values(), default=1), max(per_side.values(), default=1)
     runs = plural(high, "run") if low == high else f"{low}–{high} runs"
+    on = agents.agents_of(c.model for c in agg.cases)
+    models = {agents.plain(c.model) for c in agg.cases}
+    several = f"{plural(len(on), 'agent')} × " if len(on) > 1 else ""
     size = (
         f"{plural(len({(c.suite, c.case_id) for c in agg.cases}), 'case')} × "
-        f"{plural(len({c.model for c in agg.cases}), 'model')} × {runs}"
+        f"{plural(len(models), 'model')} × {several}{runs}"
     )
     head = f"head {code(report.head_sha[:7])}" if report.head_sha else "the working tree"
     if report.base_sha is None:
@@ -203,5 +212,8 @@ def footer(report: ReportInput) -> str:
         parts.append(f"[workflow run]({report.event.run_url})")
     if report.confinement:
         parts.append(f"confinement: {inline(report.confinement)}")
+    if report.judge_model:
+        family = report.judge_model.partition("/")[0]
+        parts.append(f"judge {code(report.judge_model, 60)} ({inline(family)} family)")
     parts.append(f"evolve-action {report.version}".strip())
     return " · ".join(parts) + hidden

@@ -1,0 +1,124 @@
+"""`agents: claude-code,copilot` on a pull request, the Actions way: the job runs as the
+container runs it (`python -m evolve_action run` with the runner's variables and `INPUT_*`),
+each case on the real pinned Claude Code and Copilot CLIs against the fake provider, and posts
+to the fake GitHub one comment with a column group per agent and the line where they disagree.
+
+The skill's new text makes the agent shout, which the eval's regex rejects. Claude Code follows
+its skill; Copilot, in this script, writes the greeting as asked whatever the skill says: the
+PR hurts on Claude Code and has no effect on Copilot, and the comment says so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.actions import REPO, pull_request_event, runner_env
+from tests.e2e.local_run import commit_sides, git, greeter_repo
+from tests.fakes.cli_agents import cli_dir
+from tests.fakes.github_server import GitHubFake
+from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
+from tests.fakes.scripts import grading, tool_names
+from tests.sample_evals import GREETER_SKILL
+
+CASE = {
+    "id": "greet",
+    "prompt": "Greet Ada.",
+    "assertions": [{"type": "regex", "path": "hello.txt", "pattern": "^Hello, Ada!$"}],
+}
+RUN_LIMIT_S = 280
+
+
+def answer(request: Request) -> Answer:
+    if "submit_grading" in tool_names(request):
+        return grading(request)
+    claude = "Bash" in tool_names(request)  # Claude Code's tool names; Copilot's are lower case
+    shouts = claude and b"SHOUT" in request.raw
+    greeting = "HELLO ADA" if shouts else "Hello, Ada!"
+    command = f"printf '%s\\n' '{greeting}' > hello.txt"
+    if claude:
+        turns = [call("Skill", skill="greeter"), call("Bash", command=command), text("Done.")]
+    else:
+        turns = [
+            call("skill", skill="greeter"),
+            call("bash", command=command, description="greet"),
+            text("Done."),
+        ]
+    return turns[min(request.turn, len(turns) - 1)]
+
+
+@pytest.fixture
+def fakes() -> Iterator[tuple[FakeLLM, GitHubFake]]:
+    with FakeLLM(answer) as llm, GitHubFake() as gh:
+        yield llm, gh
+        assert not llm.script_errors, llm.script_errors
+
+
+def test_two_agents_show_a_column_group_each_and_where_they_disagree(
+    fakes: tuple[FakeLLM, GitHubFake], tmp_path: Path
+) -> None:
+    clis = cli_dir()
+    llm, gh = fakes
+    root = greeter_repo(
+        tmp_path / "repo",
+        GREETER_SKILL.format(body="Write `Hello, Ada!`."),
+        json.dumps({"evals": [CASE]}),
+    )
+    commit_sides(
+        root, {"skills/greeter/SKILL.md": GREETER_SKILL.format(body="SHOUT: write `HELLO ADA`.")}
+    )
+    base = git(root, "rev-parse", "main").strip()
+    head = git(root, "rev-parse", "HEAD").strip()
+    event = pull_request_event(tmp_path / "event.json", base, head)
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        **runner_env(
+            tmp_path,
+            event_name="pull_request",
+            event=event,
+            workspace=root,
+            sha=head,
+            api_url=gh.url,
+        ),
+        "INPUT_MODELS": "anthropic",
+        "INPUT_JUDGE-MODEL": "anthropic",
+        "INPUT_RUNS": "4",
+        "INPUT_HARNESS": "cli",
+        "INPUT_AGENTS": "claude-code, copilot",
+        "INPUT_RESULTS-DIR": str(tmp_path / "results"),
+        "INPUT_ALLOW-UNCONFINED": "true",
+        "ANTHROPIC_API_KEY": "sk-ant-test",
+        "ANTHROPIC_BASE_URL": llm.anthropic_base_url,
+        "EVOLVE_CLI_DIR": str(clis),
+        "EVOLVE_RETRY_BASE_DELAY_S": "0.01",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "evolve_action", "run"], env=env, cwd=root,
+        capture_output=True, text=True, timeout=RUN_LIMIT_S, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr  # regressed on Claude Code
+
+    (body,) = [c["body"] for c in gh.comments[(REPO, 7)]]
+    assert "| skill | model | Claude Code | verdict | Copilot | verdict |" in body, body
+    assert "`greet`: hurts on Claude Code, no effect on Copilot." in body, body
+    assert "judge `anthropic/claude-sonnet-4-6` (anthropic family)" in body
+    doc: dict[str, Any] = json.loads((tmp_path / "results" / "results.json").read_text())
+    on = {(r["agent"], r["side"], r["status"]) for r in doc["runs"]}
+    assert on == {
+        ("claude", "base", "pass"),
+        ("claude", "head", "fail"),
+        ("copilot", "base", "pass"),
+        ("copilot", "head", "pass"),
+    }, on
+    assert {r["model"] for r in doc["runs"]} == {"anthropic/claude-sonnet-4-6"}
+    notes = {r["agent"]: r["transcript"]["notes"] for r in doc["runs"]}
+    assert any(n.startswith("harness: claude ") for n in notes["claude"]), notes
+    assert any(n.startswith("harness: copilot ") for n in notes["copilot"]), notes
