@@ -108,3 +108,14 @@ def test_a_server_name_that_could_match_no_call_is_an_error(tmp_path: Path) -> N
     result = load(tmp_path, EVAL.replace("[search]", "['web search*']"))
     assert not result.ok
     assert any("is not an MCP server's name" in p.message for p in result.problems)
+
+
+def test_a_required_server_no_config_declares_is_warned_as_one_that_always_fails(
+    tmp_path: Path,
+) -> None:
+    result = load(tmp_path, EVAL.replace("weather: {command: wx-mcp}, ", ""))
+    assert result.ok, result.problems
+    said = [p.message for p in result.problems if "does not declare" in p.message]
+    assert len(said) == 2  # the grader's and the task's `expected.behavior`
+    assert all("'weather'" in m and "always fails" in m for m in said)
+    assert not any("'search'" in m for m in said)  # a forbidden one holds trivially
