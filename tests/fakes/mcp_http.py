@@ -50,3 +50,42 @@ def http_mcp_server(answer: str = "Cloudy, 14 C") -> Iterator[HttpServer]:
         server.should_exit = True
         thread.join(timeout=30)
         sock.close()
+
+
+@dataclass
+class Recorder:
+    """A loopback HTTP server that records each request's path and answers every one with
+    `status` (and `location`, for a redirect): a redirector, or a proxy that must stay idle."""
+
+    url: str
+    paths: list[str] = field(default_factory=list)
+
+
+@contextmanager
+def recorder(status: int = 502, location: str = "") -> Iterator[Recorder]:
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            seen.paths.append(self.path)
+            self.send_response(status)
+            if location:
+                self.send_header("Location", location)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_GET = do_POST = do_DELETE = do_CONNECT = _answer
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    seen = Recorder(f"http://127.0.0.1:{httpd.server_address[1]}/mcp")
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield seen
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=30)

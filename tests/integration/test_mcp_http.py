@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.execute.agent import run_agent
+from evolve_action.execute.agent import AgentError, run_agent
 from evolve_action.execute.mcp.servers import open_servers
 from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
 from evolve_action.execute.providers.registry import build_provider
@@ -18,9 +18,10 @@ from evolve_action.execute.sandbox.confine import Confinement, SandboxMode
 from evolve_action.execute.tools.run import WorkspaceTools
 from evolve_action.formats import load_all
 from evolve_action.model.evals import Case
+from evolve_action.model.mcp import McpServer
 from evolve_action.model.provider import ChatMessage, TextPart
 from tests.fakes.llm_server import FakeLLM, call, scripted_agent, text
-from tests.fakes.mcp_http import http_mcp_server
+from tests.fakes.mcp_http import http_mcp_server, recorder
 
 SKILL = "---\nname: weather\ndescription: d\n---\nbody\n"
 MODELS = {"anthropic": "anthropic/claude-sonnet-4-6", "openai": "openai/gpt-5.4"}
@@ -86,3 +87,31 @@ async def test_the_sdk_loop_calls_a_tool_of_a_loopback_http_server(
     assert "mcp__wx__forecast" in fake_llm.requests[0].tool_names
     assert "Cloudy, 14 C in Oslo" in fake_llm.requests[1].tool_results[0]
     assert transcript.final_text == "It is cloudy in Oslo."
+
+
+async def test_a_redirect_is_not_followed_the_server_does_not_start(tmp_path: Path) -> None:
+    """A loopback server could send the client anywhere: a redirect off its origin is a start
+    error (the SDK's transport refuses it, whatever the client's own setting)."""
+    with recorder() as elsewhere, recorder(307, elsewhere.url) as redirector:
+        conf = Confinement(tmp_path, mode=SandboxMode.NONE)
+        wx = McpServer("wx", url=redirector.url)
+        refused = r"MCP server 'wx': it did not start: Redirect to \S+ not followed"
+        with pytest.raises(AgentError, match=refused):
+            async with open_servers((wx,), conf, label="c1"):
+                pass
+    assert redirector.paths  # it was asked,
+    assert elsewhere.paths == []  # and where it pointed was not
+
+
+async def test_the_hosts_proxy_variables_are_not_used_for_a_loopback_server(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    with http_mcp_server() as served, recorder() as proxy:
+        for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+            monkeypatch.setenv(name, proxy.url.removesuffix("/mcp"))
+        for name in ("NO_PROXY", "no_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        conf = Confinement(tmp_path, mode=SandboxMode.NONE)
+        async with open_servers((McpServer("wx", url=served.url),), conf, label="c1") as mcp:
+            assert mcp is not None
+    assert proxy.paths == []

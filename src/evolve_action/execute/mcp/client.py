@@ -224,10 +224,10 @@ def _text(result: CallToolResult) -> str:
 
 
 def _loopback_client(stack: contextlib.AsyncExitStack, timeout: float) -> httpx.AsyncClient:
-    """The HTTP client of a loopback server, closed with its session. It follows no redirect
-    (a loopback server could send it off the loopback) and reads no proxy from the host's
-    environment (the request would leave the machine, and a proxy's address may hold a
-    credential); a streamed answer may take as long as a tool call may."""
+    """The HTTP client of a loopback server, closed with its session. It reads no proxy from
+    the host's environment (the request would leave the machine, and a proxy's address may
+    hold a credential) and follows no redirect of its own accord (the SDK's transport follows
+    one only within the server's origin); a streamed answer may take as long as a call may."""
     client = httpx.AsyncClient(
         timeout=httpx.Timeout(timeout, read=START_TIMEOUT_S * 10), follow_redirects=False,
         trust_env=False,
