@@ -17,6 +17,9 @@ class Call:
     name: str
     arguments: Mapping[str, Any] = field(default_factory=dict)
     raw: str | None = None  # exact OpenAI argument text; Anthropic gets the parsed object
+    # The Responses API's namespace tool holding the function (Codex offers each MCP server
+    # as one, `mcp__<server>`); the other APIs have none and ignore it.
+    namespace: str = ""
 
 
 @dataclass(frozen=True)

@@ -175,6 +175,7 @@ def _responses(body: Mapping[str, Any], reply: Reply, cache_hit: CacheHit) -> di
                 "type": "function_call",
                 "id": f"fc_{digest}_{i}",
                 "call_id": f"call_{digest}_{i}",
+                **({"namespace": c.namespace} if c.namespace else {}),
                 "name": c.name,
                 "arguments": c.raw if c.raw is not None else json.dumps(dict(c.arguments)),
                 "status": "completed",

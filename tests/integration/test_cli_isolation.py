@@ -176,10 +176,15 @@ def open_up(root: Path) -> None:
 
 
 async def run_planted(
-    cli: str, level: str, fake: FakeLLM, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    cli: str,
+    level: str,
+    fake: FakeLLM,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    url: str = "",
 ) -> tuple[Transcript, list[str]]:
-    """One run of `cli` with everything planted and one server declared: its transcript, and
-    the markers of the servers and hooks that started."""
+    """One run of `cli` with everything planted and one server declared (our stdio server,
+    or the HTTP one at `url`): its transcript, and the markers of what started."""
     model = MODELS[cli]
     provider = model.split("/", 1)[0]
     home = tmp_path / "machine-home"
@@ -209,6 +214,7 @@ async def run_planted(
         plant(home, workspace, python, seen)
         open_up(root)
         declared = McpLaunch("declared", (*server(python, seen, "declared"), "lookup", ANSWER))
+        declared = McpLaunch("declared", url=url) if url else declared
         declaring = Declaring(harness_of, declared)
         monkeypatch.setitem(registry.HARNESSES, cli, declaring)  # type: ignore[arg-type]
         async with open_cli_harness(

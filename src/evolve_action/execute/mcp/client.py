@@ -26,9 +26,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
+import httpx
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamablehttp_client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import McpError
 
 from evolve_action.execute.mcp.resolve import McpStartError
@@ -163,7 +164,7 @@ class McpTools:
         timeout = self._left(START_TIMEOUT_S)
         if launch.url:
             read, write, _ = await stack.enter_async_context(
-                streamablehttp_client(launch.url, timeout=timeout)
+                streamable_http_client(launch.url, http_client=_loopback_client(stack, timeout))
             )
         else:
             params = await self._stdio(launch)
@@ -220,3 +221,16 @@ def _text(result: CallToolResult) -> str:
     if not parts and result.structuredContent is not None:
         parts.append(json.dumps(result.structuredContent, ensure_ascii=False))
     return "\n".join(parts) or "(no output)"
+
+
+def _loopback_client(stack: contextlib.AsyncExitStack, timeout: float) -> httpx.AsyncClient:
+    """The HTTP client of a loopback server, closed with its session. It reads no proxy from
+    the host's environment (the request would leave the machine, and a proxy's address may
+    hold a credential) and follows no redirect of its own accord (the SDK's transport follows
+    one only within the server's origin); a streamed answer may take as long as a call may."""
+    client = httpx.AsyncClient(
+        timeout=httpx.Timeout(timeout, read=START_TIMEOUT_S * 10), follow_redirects=False,
+        trust_env=False,
+    )  # fmt: skip
+    stack.push_async_callback(client.aclose)
+    return client

@@ -15,7 +15,7 @@ from pathlib import Path
 from evolve_action.formats.graders.checks import read_text, skills_loaded, workspace_files
 from evolve_action.formats.trajectory.calls import run_trajectory
 from evolve_action.formats.trajectory.order import Order, check_order, sequence
-from evolve_action.formats.trajectory.wants import named
+from evolve_action.formats.trajectory.wants import Naming, Want, named
 from evolve_action.formats.waza.params import (
     BehaviorParams,
     CallsParams,
@@ -149,19 +149,44 @@ def _missing_and_rejected(
     return failures + [f"used rejected {t}" for t in reject if any(map(named(t), steps))]
 
 
+def server_called(server: str) -> Want:
+    """A call of any tool of the MCP server `server`: the tool-name want, on the form every
+    MCP step answers to (`mcp__<server>__<tool>`, `model/trajectory.py`)."""
+    return named(f"mcp__{server}__*", Naming.GLOB, label=f"a tool of MCP server {server}")
+
+
+def _servers_used(ctx: CheckContext, expect: Sequence[str], reject: Sequence[str]) -> list[str]:
+    """A failure per required server none of whose tools was called, and per forbidden server
+    one of whose tools was (naming the calls)."""
+    steps = run_trajectory(ctx).steps
+    failures = [f"never called {server_called(s).label}" for s in expect
+                if not any(map(server_called(s), steps))]  # fmt: skip
+    for server in reject:
+        hits = sorted({st.label for st in steps if server_called(server)(st)})
+        if hits:
+            failures.append(f"called forbidden MCP server {server}: {', '.join(hits)}")
+    return failures
+
+
 @register("waza.behavior", BehaviorParams)
 async def behavior(check: Check, ctx: CheckContext) -> ItemResult:
     p, t = params_of(check, BehaviorParams), ctx.transcript
+    tool_rules = (p.expect_tools, p.reject_tools, p.expect_servers, p.reject_servers)
+    if not ctx.reports_tool_calls and (any(tool_rules) or p.max_mcp_calls is not None):
+        return _unrecorded(check)  # "no call of X" with no calls recorded is no evidence
+    mcp_calls = sum(1 for s in run_trajectory(ctx).steps if s.server)
     measured = {  # what was measured, against its limit
         "tool_calls": (len(t.tool_calls), p.max_tool_calls),
         "tokens": (t.usage.total_tokens, p.max_tokens),
         "duration_ms": (round(t.duration_s * 1000), p.max_duration_ms),
         "iterations": (t.turns, p.max_iterations),
+        "mcp_calls": (mcp_calls, p.max_mcp_calls),
     }
     limited = {name: (got, limit) for name, (got, limit) in measured.items() if limit is not None}
     failures = [f"{name} {got} > {limit}" for name, (got, limit) in limited.items() if got > limit]
-    total = len(limited) + len(p.expect_tools) + len(p.reject_tools)
+    total = len(limited) + sum(map(len, tool_rules))
     failures += _missing_and_rejected(ctx, p.expect_tools, p.reject_tools)
+    failures += _servers_used(ctx, p.expect_servers, p.reject_servers)
     return _scored(check, failures, total, f"all {total} behavior rules hold")
 
 

@@ -10,6 +10,7 @@ confined as AgentV's code graders are) are checks; `prompt` / `llm` are pass/fai
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from evolve_action.formats.base import Problems
@@ -29,7 +30,15 @@ from evolve_action.util.text import json_kind
 
 TEXT_KEYS = ("contains", "not_contains", "contains_cs", "not_contains_cs")
 REGEX_KEYS = ("regex_match", "regex_not_match")
-BEHAVIOR_INTS = ("max_tool_calls", "max_tokens", "max_duration_ms", "max_iterations")
+BEHAVIOR_INTS = (
+    "max_tool_calls",
+    "max_tokens",
+    "max_duration_ms",
+    "max_iterations",
+    "max_mcp_calls",
+)
+# An MCP server's name as a glob's literal: the check matches `mcp__<server>__*`.
+SERVER_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 UNSUPPORTED = {
     "json_schema": "validates the output against a JSON Schema, which is not supported yet",
     "program": "runs an external grader program, which is not supported yet",
@@ -227,7 +236,22 @@ def behavior_rules(problems: Problems, at: At, config: dict[str, Any]) -> dict[s
     for key, ours in (("required_tools", "expect_tools"), ("forbidden_tools", "reject_tools")):
         if config.get(key) is not None:
             params[ours] = _tools(problems, (*at, key), config[key])
+    for key, ours in (("required_mcp_servers", "expect_servers"),
+                      ("forbidden_mcp_servers", "reject_servers")):  # fmt: skip
+        if config.get(key) is not None:
+            params[ours] = _servers(problems, (*at, key), config[key])
     return params
+
+
+def _servers(problems: Problems, at: At, value: Any) -> list[str]:
+    """MCP server names, as `config.mcp_servers` names them; a name no MCP client accepts
+    (a space, a glob character) is an error, since it could match no call."""
+    names = strings(problems, at, value) or []
+    for j, name in enumerate(names):
+        if not SERVER_NAME.fullmatch(name):
+            problems.error((*at, j), f"{name!r} is not an MCP server's name (letters, digits,"
+                           " `_`, `-`, `.`)")  # fmt: skip
+    return [n for n in names if SERVER_NAME.fullmatch(n)]
 
 
 def _tools(problems: Problems, at: At, value: Any) -> list[str]:

@@ -24,6 +24,7 @@ from evolve_action.formats.graders.fields import At
 from evolve_action.formats.mcp_servers import read_servers
 from evolve_action.formats.placement import inside
 from evolve_action.formats.waza.graders import grader_items
+from evolve_action.formats.waza.params import BehaviorParams
 from evolve_action.formats.waza.task import task_case
 from evolve_action.model.evals import (
     Case,
@@ -32,6 +33,8 @@ from evolve_action.model.evals import (
     Format,
     LoadResult,
     Origin,
+    Problem,
+    Severity,
     Skill,
     Suite,
 )
@@ -138,6 +141,7 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
     servers = _servers(problems, data.get("config"))
     if servers:  # every task's agent gets the config's MCP servers
         cases = [replace(c, mcp_servers=servers) for c in cases]
+    _undeclared_required(problems, cases, {s.name for s in servers})
     name = data.get("name") if isinstance(data.get("name"), str) else ""
     return Suite(
         format=Format.WAZA,
@@ -155,6 +159,23 @@ def _servers(problems: Problems, config: Any) -> tuple[McpServer, ...]:
     """`config.mcp_servers`: the servers by name, as MCP clients declare them."""
     value = config.get("mcp_servers") if isinstance(config, dict) else None
     return read_servers(problems, ("config", "mcp_servers"), value, case="every task")
+
+
+def _undeclared_required(problems: Problems, cases: list[Case], declared: set[str]) -> None:
+    """A `required_mcp_servers` entry no `config.mcp_servers` declares can never hold: a run's
+    agent gets the declared servers and no other. Warned once per grader and server."""
+    said: set[tuple[Origin, str]] = set()
+    for case in cases:
+        for check in case.checks:
+            if not isinstance(check.params, BehaviorParams):
+                continue
+            for server in check.params.expect_servers:
+                if server in declared or (check.origin, server) in said:
+                    continue
+                said.add((check.origin, server))
+                problems.add(Problem(check.origin, f"required_mcp_servers names {server!r}, "
+                    "which `config.mcp_servers` does not declare; a run's agent has only the "
+                    "declared servers, so this rule always fails", Severity.WARNING))  # fmt: skip
 
 
 def _config(problems: Problems, value: Any) -> tuple[int | None, float | None]:

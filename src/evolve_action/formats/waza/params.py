@@ -39,7 +39,8 @@ class FileParams(CheckParams):
 
 @dataclass(frozen=True, slots=True)
 class BehaviorParams(CheckParams):
-    """Limits (None: not set) and the tools the run must or must not use."""
+    """Limits (None: not set), the tools the run must or must not use, and the MCP servers
+    one of whose tools it must call (`required_mcp_servers`) or must not call (`forbidden_`)."""
 
     max_tool_calls: int | None = None
     max_tokens: int | None = None
@@ -47,6 +48,9 @@ class BehaviorParams(CheckParams):
     max_iterations: int | None = None
     expect_tools: tuple[str, ...] = ()
     reject_tools: tuple[str, ...] = ()
+    max_mcp_calls: int | None = None
+    expect_servers: tuple[str, ...] = ()
+    reject_servers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +105,9 @@ def behavior_params(fields: Mapping[str, Any]) -> BehaviorParams:
         limit("max_iterations"),
         strings(fields.get("expect_tools")),
         strings(fields.get("reject_tools")),
+        limit("max_mcp_calls"),
+        strings(fields.get("expect_servers")),
+        strings(fields.get("reject_servers")),
     )
 
 
