@@ -10,24 +10,30 @@ suite can be fingerprinted, planned and graded without surprises.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
+# Re-exported: the family extras and the suite policy moved to their own modules, and
+# `from evolve_action.model.evals import ...` stays the one place loaders import from.
+from evolve_action.model.extras import EMPTY as EMPTY
+from evolve_action.model.extras import NO_EXTRA as NO_EXTRA
+from evolve_action.model.extras import NO_JUDGE_PARAMS as NO_JUDGE_PARAMS
+from evolve_action.model.extras import CaseExtra as CaseExtra
+from evolve_action.model.extras import ExtractField as ExtractField
+from evolve_action.model.extras import ExtractSection as ExtractSection
+from evolve_action.model.extras import ExtractTier as ExtractTier
+from evolve_action.model.extras import ItemGroup as ItemGroup
+from evolve_action.model.extras import JsonObject as JsonObject
+from evolve_action.model.extras import JsonValue as JsonValue
+from evolve_action.model.extras import JudgeParams as JudgeParams
 from evolve_action.model.mcp import McpServer
-
-# JSON as the user's file wrote it: what a loader copies over unread, for its family's checks.
-JsonValue = str | int | float | bool | None | Sequence["JsonValue"] | Mapping[str, "JsonValue"]
-JsonObject = Mapping[str, JsonValue]
-
-EMPTY: Mapping[str, Any] = MappingProxyType({})  # an empty mapping of any value type
-
-
-def _empty() -> JsonObject:
-    return EMPTY
+from evolve_action.model.policy import AGENTV_THRESHOLD as AGENTV_THRESHOLD
+from evolve_action.model.policy import CLAUDITOR_MIN_MEAN_SCORE as CLAUDITOR_MIN_MEAN_SCORE
+from evolve_action.model.policy import CLAUDITOR_MIN_PASS_RATE as CLAUDITOR_MIN_PASS_RATE
+from evolve_action.model.policy import SuitePolicy as SuitePolicy
 
 
 def _empty_str() -> Mapping[str, str]:
@@ -160,34 +166,6 @@ class Check:
 
 
 @dataclass(frozen=True, slots=True)
-class JudgeParams:
-    """What a judge item's family says beside its text, built by the loader, so the judge's
-    prompt, its parse and the family's scoring read attributes (a misspelt one fails mypy)."""
-
-    # The normalized score (0-1) the item must reach to pass, when its family sets one
-    # (vally and skill-validator prompt graders, promptfoo llm-rubric).
-    threshold: float | None = None
-    # `extract` items: the JSON Schema the judge's extraction must match, and the authored
-    # sections it was built from (clauditor layer 2). JSON read from the user's file.
-    schema: JsonObject | None = None
-    sections: tuple[ExtractSection, ...] = ()
-    # Run facts the judge must see beside the final answer (agentv templates: "tool_calls").
-    needs: tuple[str, ...] = ()
-    template: str = ""  # agentv llm_judge: the prompt template as written
-    prompt_file: str = ""  # agentv llm_judge: the repository file the template came from
-    rubric_id: str = ""  # agentv rubric id
-    score_ranges: tuple[tuple[int, int, str], ...] = ()  # agentv analytic rubric bands
-    operator: str = ""  # agentv rubric operator: correctness | contradiction
-    scoring: str = ""  # vally prompt grader's scale name
-    turn: int | None = None  # vally: the user turn (from 0) the item is about
-    dimension_id: str = ""  # skill-evaluator quality_rubric dimension
-    name: str = ""  # skill-evaluator dimension key
-
-
-NO_JUDGE_PARAMS = JudgeParams()
-
-
-@dataclass(frozen=True, slots=True)
 class JudgeItem:
     """Something only the LLM judge can grade; all of a run's items go in one judge call."""
 
@@ -225,86 +203,6 @@ class Message:
 
     role: str  # system | user | assistant
     content: str
-
-
-@dataclass(frozen=True, slots=True)
-class ExtractField:
-    """One field of an extracted entry (clauditor layer 2): present when required, and
-    matching its format (a registered format name or a regex) when it has one."""
-
-    id: str
-    name: str
-    required: bool = True
-    format: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ExtractTier:
-    label: str
-    fields: tuple[ExtractField, ...]
-    description: str = ""
-    min_entries: int = 0
-    max_entries: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ExtractSection:
-    """A section the judge extracts from the answer, its entries grouped by tier."""
-
-    name: str
-    tiers: tuple[ExtractTier, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ItemGroup:
-    """A named group of a case's items with its own weight and pass mark (an agentv evaluator,
-    nested by `/` in `path`); the family's scoring rebuilds the tree from these."""
-
-    path: str
-    kind: str = ""  # the evaluator's type as authored
-    weight: float = 1.0
-    required: float | None = None
-    aggregator: JsonObject | None = None  # a composite's aggregator, normalized by the loader
-    negate: bool = False  # the group's score counts as 1 - score
-
-
-@dataclass(frozen=True, slots=True)
-class CaseExtra:
-    """What a case's family says beside the common fields, built by its loader, read by its
-    checks, its scoring and the judge's prompt as attributes. Values copied from the user's
-    file as they were written (metadata, runner settings, vars) stay JSON (`JsonValue`)."""
-
-    # The pass mark of the case's normalized score (agentv `execution.threshold`, promptfoo).
-    threshold: float | None = None
-    description: JsonValue = None  # agentv row / clauditor spec `description`
-    # agentv: every evaluator group in authored order (`formats.agentv.items`), and the test
-    # fields its judge and code judges see. `expected_outcome` set marks an agentv case.
-    groups: tuple[ItemGroup, ...] = ()
-    expected_outcome: str | None = None
-    question: str = ""
-    reference_answer: str = ""
-    note: str = ""
-    expected_messages: tuple[JsonObject, ...] = ()
-    input_messages: tuple[JsonObject, ...] = ()
-    input_files: tuple[str, ...] = ()
-    # Repository files judge scripts read: a change to them must change the fingerprint.
-    grader_files: tuple[str, ...] = ()
-    conversation_id: JsonValue = None
-    metadata: JsonValue = None
-    rubric: tuple[str, ...] = ()  # vally: the stimulus's rubric lines
-    # skill-evaluator: the input mode and a guided conversation's scripted rounds.
-    mode: str = ""
-    rounds: tuple[Mapping[str, str], ...] = ()
-    # clauditor: the spec fields the case was built from and its runner settings.
-    test_args: str = ""
-    user_prompt: str | None = None
-    system_prompt_source: str = ""
-    skill_body: str | None = None
-    runner: JsonObject = field(default_factory=_empty)
-    vars: JsonObject = field(default_factory=_empty)  # promptfoo: the test's vars
-
-
-NO_EXTRA = CaseExtra()
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,61 +256,6 @@ class Skill:
 
 
 @dataclass(frozen=True, slots=True)
-class SuitePolicy:
-    """A format's verdict parameters for one suite (docs/design.md §Pass rate), as its loader
-    read them; None where the file's format has no such parameter or the file left it unset
-    (the scorers then take the format's default)."""
-
-    threshold: float | None = None  # AgentV, Vally, tessl: the score a run must reach
-    weights: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))  # Vally
-    type: str | None = None  # Vally: capability | regression (checked, judged alike)
-    no_skill_arm: bool | None = None  # a Vally experiment's skill-free arm asks for the arm
-    min_pass_rate: float | None = None  # clauditor
-    min_mean_score: float | None = None  # clauditor
-    min_stability: float | None = None  # clauditor's variance: the share of runs that agree
-    n_runs: int | None = None  # clauditor's variance runs
-    structural_gate: bool | None = None  # skill-evaluator: critical checks gate the judge
-    rubric_threshold: float | None = None  # skill-evaluator
-    baseline_comparison: bool | None = None  # skill-evaluator asks for the no-skill arm
-    aggregation: str | None = None  # how the format combines items (recorded, not read)
-    required_semantics: str | None = None  # AgentV's `required` (recorded, not read)
-
-    def doc(self) -> dict[str, Any]:
-        """The parameters set, by the names the files and results.json give them."""
-        out: dict[str, Any] = {}
-        for name in self.__slots__:
-            value = getattr(self, name)
-            if name == "weights":
-                if value:
-                    out[name] = dict(value)
-            elif value is not None:
-                out[name] = value
-        return out
-
-    @classmethod
-    def from_doc(cls, doc: Mapping[str, Any]) -> SuitePolicy:
-        """A policy as `doc` recorded it (results.json); a value of the wrong kind is left out."""
-        kinds: dict[str, type | tuple[type, ...]] = {
-            "threshold": (int, float), "min_pass_rate": (int, float),
-            "min_mean_score": (int, float), "min_stability": (int, float),
-            "rubric_threshold": (int, float), "n_runs": int, "type": str, "aggregation": str,
-            "required_semantics": str, "no_skill_arm": bool, "structural_gate": bool,
-            "baseline_comparison": bool,
-        }  # fmt: skip
-        values: dict[str, Any] = {
-            k: v
-            for k, want in kinds.items()
-            if isinstance(v := doc.get(k), want) and (want is bool or not isinstance(v, bool))
-        }
-        weights = doc.get("weights")
-        if isinstance(weights, Mapping):
-            values["weights"] = MappingProxyType(
-                {str(k): float(w) for k, w in weights.items() if isinstance(w, int | float)}
-            )
-        return cls(**values)
-
-
-@dataclass(frozen=True, slots=True)
 class Suite:
     """One eval file, loaded and normalized."""
 
@@ -442,13 +285,6 @@ def split_model(model: str) -> tuple[str, str]:
     """`anthropic/claude-sonnet-4-6` → (`anthropic`, `claude-sonnet-4-6`); a bare id → ("", id)."""
     provider, sep, bare = model.partition("/")
     return (provider, bare) if sep else ("", model)
-
-
-# Formats' documented defaults for `Suite.policy`. The loaders write them into each suite's
-# policy; the scorers fall back on them only for a suite made without a loader.
-AGENTV_THRESHOLD = 0.8  # AgentV: a score at or above it passes
-CLAUDITOR_MIN_PASS_RATE = 0.7  # clauditor's default
-CLAUDITOR_MIN_MEAN_SCORE = 0.5  # clauditor's default
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,8 @@ from evolve_action.execute.harness.contract import CliSpec
 REGISTRY = "https://registry.npmjs.org"
 STAMP = ".evolve-clis"
 _DOWNLOAD_TIMEOUT_S = 300
+_LOCK_FILES = ("package.json", "package-lock.json")  # the pinned set, as `npm ci` reads it
+_CPUS = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}  # npm's words
 
 
 class InstallError(Exception):
@@ -80,10 +82,7 @@ def lock_packages() -> dict[str, Any]:
 
 def _lock_bytes() -> bytes:
     files = resources.files(__package__ or "").joinpath("npm")
-    return (
-        files.joinpath("package.json").read_bytes()
-        + files.joinpath("package-lock.json").read_bytes()
-    )
+    return b"".join(files.joinpath(name).read_bytes() for name in _LOCK_FILES)
 
 
 def pinned_version(spec: CliSpec) -> str:
@@ -105,9 +104,7 @@ def this_platform() -> tuple[str, str, str]:
     """(os, cpu, libc) in npm's words: ("linux", "x64", "glibc")."""
     system = {"linux": "linux", "darwin": "darwin"}.get(sys.platform, sys.platform)
     machine = platform.machine().lower()
-    arch = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(
-        machine, machine
-    )
+    arch = _CPUS.get(machine, machine)
     libc = ""
     if system == "linux":
         libc = "glibc" if platform.libc_ver()[0] == "glibc" else "musl"
@@ -206,7 +203,7 @@ def install(directory: Path, *, environ: Mapping[str, str]) -> None:
                 _npm_ci(npm, work, environ)
             else:
                 _fetch_platform_packages(work, registry.rstrip("/"))
-            for name in ("node_modules", "package.json", "package-lock.json"):
+            for name in ("node_modules", *_LOCK_FILES):
                 target = directory / name
                 if target.is_dir():
                     shutil.rmtree(target)
@@ -236,7 +233,7 @@ def locked(directory: Path) -> Iterator[None]:
 
 def _npm_ci(npm: str, work: Path, environ: Mapping[str, str]) -> None:
     files = resources.files(__package__ or "").joinpath("npm")
-    for name in ("package.json", "package-lock.json"):
+    for name in _LOCK_FILES:
         (work / name).write_bytes(files.joinpath(name).read_bytes())
     argv = [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
     try:

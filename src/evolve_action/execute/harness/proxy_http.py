@@ -77,81 +77,86 @@ class UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     block_on_close = False
 
 
-def handler_for(proxy: Proxy[S]) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+class _Handler(BaseHTTPRequestHandler):
+    """One request to the proxy; `handler_for` binds the proxy it asks."""
 
-        def setup(self) -> None:
-            super().setup()
-            if self.connection.family == socket.AF_INET:
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    protocol_version = "HTTP/1.1"
+    proxy: Proxy[Any]
 
-        def address_string(self) -> str:
-            return "local"
+    def setup(self) -> None:
+        super().setup()
+        if self.connection.family == socket.AF_INET:
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
+    def address_string(self) -> str:
+        return "local"
 
-        def _body(self) -> bytes | None:
-            if self.headers.get("transfer-encoding", "").lower() == "chunked":
-                parts = []
-                while (size := int(self.rfile.readline().strip() or b"0", 16)) > 0:
-                    parts.append(self.rfile.read(size))
-                    self.rfile.readline()
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _body(self) -> bytes | None:
+        if self.headers.get("transfer-encoding", "").lower() == "chunked":
+            parts = []
+            while (size := int(self.rfile.readline().strip() or b"0", 16)) > 0:
+                parts.append(self.rfile.read(size))
                 self.rfile.readline()
-                return b"".join(parts)
-            length = int(self.headers.get("content-length") or 0)
-            return self.rfile.read(length) if length <= _MAX_BODY else None
+            self.rfile.readline()
+            return b"".join(parts)
+        length = int(self.headers.get("content-length") or 0)
+        return self.rfile.read(length) if length <= _MAX_BODY else None
 
-        def do_POST(self) -> None:
-            body = self._body()
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            if body is None:
-                self._whole(refusal("", 413, "evolve proxy: request body too large"))
-                return
-            result = proxy.handle(self.command, self.path, headers, body)
-            if isinstance(result, Recorded):
-                self._whole(result)
-            else:
-                self._stream(result)
+    def do_POST(self) -> None:
+        body = self._body()
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        if body is None:
+            self._whole(refusal("", 413, "evolve proxy: request body too large"))
+            return
+        result = self.proxy.handle(self.command, self.path, headers, body)
+        if isinstance(result, Recorded):
+            self._whole(result)
+        else:
+            self._stream(result)
 
-        do_GET = do_POST
+    do_GET = do_POST
 
-        def _whole(self, answer: Recorded) -> None:
-            head = [f"HTTP/1.1 {answer.status} {self.responses.get(answer.status, ('',))[0]}"]
-            head += [f"content-type: {answer.content_type}", f"content-length: {len(answer.body)}"]
-            self._write(("\r\n".join(head) + "\r\n\r\n").encode() + answer.body)
+    def _whole(self, answer: Recorded) -> None:
+        head = [f"HTTP/1.1 {answer.status} {self.responses.get(answer.status, ('',))[0]}"]
+        head += [f"content-type: {answer.content_type}", f"content-length: {len(answer.body)}"]
+        self._write(("\r\n".join(head) + "\r\n\r\n").encode() + answer.body)
 
-        def _stream(self, sent: S) -> None:
-            answer = sent.answer
-            content_type = next(
-                (v for k, v in answer.headers if k.lower() == "content-type"), "application/json"
-            )
-            if answer.response is None:  # a complete failure, after retries
-                try:
-                    self._whole(Recorded(answer.status, content_type, answer.body))
-                finally:
-                    sent.session.leave()
-                return
-            head = [f"HTTP/1.1 {answer.status} {answer.response.reason}"]
-            head += [f"{k}: {v}" for k, v in answer.headers] + ["transfer-encoding: chunked"]
-            received = bytearray()
+    def _stream(self, sent: Streamed) -> None:
+        answer = sent.answer
+        content_type = next(
+            (v for k, v in answer.headers if k.lower() == "content-type"), "application/json"
+        )
+        if answer.response is None:  # a complete failure, after retries
             try:
-                self._write(("\r\n".join(head) + "\r\n\r\n").encode())
-                while chunk := answer.response.read1(_CHUNK):
-                    received += chunk
-                    self._write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-                # Counted and recorded before the client sees the end of the answer.
-                proxy.finished(sent, content_type, bytes(received))
-                self._write(b"0\r\n\r\n")
-            except (OSError, ValueError):
-                self.close_connection = True  # the client went away, or the upstream did
+                self._whole(Recorded(answer.status, content_type, answer.body))
             finally:
-                answer.close()
                 sent.session.leave()
+            return
+        head = [f"HTTP/1.1 {answer.status} {answer.response.reason}"]
+        head += [f"{k}: {v}" for k, v in answer.headers] + ["transfer-encoding: chunked"]
+        received = bytearray()
+        try:
+            self._write(("\r\n".join(head) + "\r\n\r\n").encode())
+            while chunk := answer.response.read1(_CHUNK):
+                received += chunk
+                self._write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            # Counted and recorded before the client sees the end of the answer.
+            self.proxy.finished(sent, content_type, bytes(received))
+            self._write(b"0\r\n\r\n")
+        except (OSError, ValueError):
+            self.close_connection = True  # the client went away, or the upstream did
+        finally:
+            answer.close()
+            sent.session.leave()
 
-        def _write(self, data: bytes) -> None:
-            self.wfile.write(data)
-            self.wfile.flush()
+    def _write(self, data: bytes) -> None:
+        self.wfile.write(data)
+        self.wfile.flush()
 
-    return Handler
+
+def handler_for(proxy: Proxy[S]) -> type[BaseHTTPRequestHandler]:
+    """A handler class that asks `proxy` (`http.server` makes one handler per request)."""
+    return type("Handler", (_Handler,), {"proxy": proxy})

@@ -25,12 +25,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evolve_action.execute.agent import AgentError
-from evolve_action.execute.harness import registry, relay, stage
+from evolve_action.execute.harness import registry, relay
+from evolve_action.execute.harness.available import NO_RELAY_PYTHON, binaries
+from evolve_action.execute.harness.available import machine_config as machine_config
+from evolve_action.execute.harness.available import missing_helpers as _missing_helpers
 from evolve_action.execute.harness.cassette import CliCassettes
 from evolve_action.execute.harness.contract import Invocation
 from evolve_action.execute.harness.events import CliOutcome
 from evolve_action.execute.harness.forward import Upstream
-from evolve_action.execute.harness.install import CliBinary, InstallError, default_dir, locate
+from evolve_action.execute.harness.install import CliBinary
 from evolve_action.execute.harness.proxy import CredentialProxy, Session
 from evolve_action.execute.harness.relay import PORT_MARK
 from evolve_action.execute.mcp.servers import launches_for_run
@@ -176,12 +179,6 @@ _ONE_TURN = (
     " user turns, each sent after the agent answers the one before; run it with `harness: sdk`"
 )
 
-_NO_RELAY_PYTHON = (
-    "no Python interpreter is within the confinement's reach to start the relay that connects "
-    "the CLI to the credential proxy (ours is hidden by it: a checkout under /tmp, or a build "
-    "under /root); install python3 in /usr/bin, or run from a checkout outside /tmp"
-)
-
 
 def _relay(env: Mapping[str, str]) -> list[str]:
     # -I: the relay starts in the workspace, whose files must never shadow our modules. Its
@@ -190,7 +187,7 @@ def _relay(env: Mapping[str, str]) -> list[str]:
     source = Path(relay.__file__).read_text(encoding="utf-8")
     python = python_for_commands()
     if python is None:  # open_cli_harness marked every CLI unavailable: no run gets here
-        raise RuntimeError(_NO_RELAY_PYTHON)
+        raise RuntimeError(NO_RELAY_PYTHON)
     argv = [python, "-I", "-S", "-c", source, "--socket", SOCKET]
     for name, value in env.items():
         argv += ["--setenv", name, value]
@@ -269,7 +266,7 @@ async def open_cli_harness(
         upstreams[provider] = Upstream(provider, creds.base_url or public, creds.api_key)
     chosen = (registry.for_provider(p, agent) for p in providers)
     names = sorted({h.name for h in chosen if h is not None})
-    harness_binaries, unavailable = await _binaries(names, environ, cache_dir)
+    harness_binaries, unavailable = await binaries(names, environ, cache_dir)
     missing = _missing_helpers(names, environ.get("PATH") or DEFAULT_PATH)
     for name, why in {**missing, **machine_config(names)}.items():
         harness_binaries.pop(name, None)
@@ -297,68 +294,6 @@ async def open_cli_harness(
         yield CliHarness(proxy, harness_binaries, unavailable, path, agent)
     if record is not None and record_dir is not None:
         record.save(record_dir)
-
-
-async def _binaries(
-    names: list[str], environ: Mapping[str, str], cache_dir: Path | None
-) -> tuple[dict[str, CliBinary], dict[str, str]]:
-    """The CLIs found or installed, each where the confinement can start it, and why each
-    of the others cannot run."""
-    found: dict[str, CliBinary] = {}
-    unavailable: dict[str, str] = {}
-    directory = default_dir(environ, cache_dir)
-    try:
-        found = await asyncio.to_thread(locate, names, environ=environ, directory=directory)
-    except InstallError as exc:
-        for name in names:
-            unavailable[name] = f"{name} is not on PATH and could not be installed: {exc}"
-            log.error("harness cli: %s", unavailable[name])
-    # The install directory may be out of the confined CLI's reach (under /github, say).
-    found, blocked = await asyncio.to_thread(stage.for_confinement, found, environ)
-    for name, why in blocked.items():
-        unavailable[name] = why
-        log.error("harness cli: %s", why)
-    if found and await asyncio.to_thread(python_for_commands) is None:
-        unavailable.update(dict.fromkeys(found, _NO_RELAY_PYTHON))
-        log.error("harness cli: %s", _NO_RELAY_PYTHON)
-        return {}, unavailable
-    return found, unavailable
-
-
-def _missing_helpers(names: Sequence[str], path: str) -> dict[str, str]:
-    """Why each CLI whose tools need a program the job's PATH lacks cannot run."""
-    missing = {}
-    for name in names:
-        harness = registry.HARNESSES[name]
-        found = {p: shutil.which(p, path=path) for p in harness.needs_on_path}
-        absent = [p for p, where in found.items() if where is None]
-        if absent:
-            missing[name] = (
-                f"{name} needs {', '.join(absent)} on PATH (it runs it) and this job's PATH "
-                "has none; install it (ripgrep is `apt-get install ripgrep`, Node.js 20+ "
-                "is the `nodejs` package of Debian trixie or nodejs.org's build)"
-            )
-        elif (why := harness.unusable({p: w for p, w in found.items() if w})) is not None:
-            missing[name] = why
-    return missing
-
-
-def machine_config(names: Sequence[str], root: Path = Path("/")) -> dict[str, str]:
-    """Why each CLI that would read machine-wide configuration no flag turns off cannot run:
-    the operator's MCP servers, hooks or settings there would reach the runs."""
-    found = {}
-    for name in names:
-        present = [
-            p for p in registry.HARNESSES[name].machine_config
-            if (root / p.lstrip("/")).exists()
-        ]  # fmt: skip
-        if present:
-            found[name] = (
-                f"{name} reads {', '.join(present)} in every session whatever it is told, so "
-                "MCP servers, hooks or settings of this machine would reach the runs; run on a "
-                "machine without it, or with `harness: sdk`"
-            )
-    return found
 
 
 def _policy(environ: Mapping[str, str]) -> RetryPolicy:

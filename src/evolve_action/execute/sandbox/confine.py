@@ -20,22 +20,16 @@ model knows. `Confinement.launch` runs any argv (a whole agent CLI, say) in the 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import ctypes
 import functools
 import logging
-import os
 import re
-import sys
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
-from evolve_action.execute.sandbox import drop as sandbox_drop
-from evolve_action.execute.sandbox import user as sandbox_user
+from evolve_action.execute.sandbox import pool
 from evolve_action.execute.sandbox.bwrap import (
     SANDBOX_ROOT,
     BwrapStatus,
@@ -52,7 +46,8 @@ from evolve_action.execute.sandbox.env import (
     scrubbed_env,
 )
 from evolve_action.execute.sandbox.exec import spawn
-from evolve_action.execute.sandbox.user import UserLease, UserStatus, probe_user
+from evolve_action.execute.sandbox.pool import harden_process
+from evolve_action.execute.sandbox.user import UserStatus, probe_user
 from evolve_action.model.outcomes import CommandResult
 
 __all__ = [
@@ -67,6 +62,7 @@ __all__ = [
     "UserStatus",
     "bwrap_argv",
     "default_hidden",
+    "harden_process",
     "is_secret_name",
     "probe_bwrap",
     "probe_user",
@@ -75,8 +71,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-_PR_SET_DUMPABLE = 4
 
 
 class SandboxMode(StrEnum):
@@ -174,30 +168,6 @@ def _warn_unsandboxed(reason: str) -> None:
     )
 
 
-@functools.cache
-def harden_process() -> bool:
-    """Make this process non-dumpable, so that an unconfined command cannot read our
-    `/proc/<pid>/environ` (which still holds the API keys and tokens we were started with)
-    unless it has CAP_SYS_PTRACE, which containers do not grant by default. Linux only;
-    returns whether it took effect."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-class _Slot:
-    """The mutable part of a frozen `Confinement`: its pool user and its one-at-a-time lock
-    (the user's processes are all killed after each command, so commands never overlap)."""
-
-    def __init__(self) -> None:
-        self.lease: UserLease | None = None
-        self.lock: asyncio.Lock | None = None
-
-
 @dataclass(frozen=True)
 class Confinement:
     """Runs commands for one workspace; pass `confinement.run` as a `checks.CommandRunner`,
@@ -209,7 +179,7 @@ class Confinement:
     mode: SandboxMode = SandboxMode.AUTO
     hidden: tuple[Path, ...] = field(default_factory=default_hidden)
     kill_grace_s: float = 2.0
-    _slot: _Slot = field(default_factory=_Slot, init=False, repr=False, compare=False)
+    _slot: pool.Slot = field(default_factory=pool.Slot, init=False, repr=False, compare=False)
 
     @property
     def sandboxed(self) -> bool:
@@ -276,7 +246,9 @@ class Confinement:
             self._slot.lock = asyncio.Lock()
         async with self._slot.lock:
             if chosen.level is Level.USER:
-                result = await self._as_user(root, where, argv, env, timeout_s, stdin)
+                result = await pool.run_as_user(
+                    self._slot, self._spawn, root, where, argv, env, timeout_s, stdin
+                )
             else:
                 if chosen.level is Level.BWRAP:
                     rel = where.relative_to(root).as_posix()
@@ -308,80 +280,12 @@ class Confinement:
             kill_grace_s=self.kill_grace_s,
         )
 
-    async def _as_user(
-        self,
-        root: Path,
-        where: Path,
-        argv: Sequence[str],
-        env: Mapping[str, str],
-        timeout_s: float,
-        stdin: str | None,
-    ) -> CommandResult:
-        harden_process()
-        lease = self._slot.lease
-        if lease is None:
-            try:
-                lease = await sandbox_user.acquire(time.monotonic() + max(timeout_s, 1.0))
-            except OSError as exc:
-                return CommandResult(-1, "", "", error=f"no sandbox user: {exc}")
-            self._slot.lease = lease
-        program = Path(argv[0])
-        if program.is_absolute() and not sandbox_user.allows(lease.uid, program, os.X_OK):
-            return CommandResult(
-                -1, "", "", error=f"{program} cannot be run by the sandbox user: it is not "
-                "executable by other users, or inside a directory they cannot enter (such as "
-                "/github, closed to them); put it somewhere others may read",
-            )  # fmt: skip
-        blocked = sandbox_user.unreachable_parent(root, lease.uid)
-        if blocked is not None:
-            return CommandResult(
-                -1, "", "", error=f"the workspace is not reachable by the sandbox user: {blocked} "
-                "is not searchable by other users; put workspaces in a directory others may "
-                "enter (the default temporary directory is)",
-            )  # fmt: skip
-        await asyncio.to_thread(sandbox_user.hand_over, root, lease.uid)
-        result = None
-        try:
-            result = await self._spawn(
-                sandbox_user.wrap(lease.uid, argv), where, env, timeout_s, stdin
-            )
-        finally:
-            # The helper kills what the command left when it ends on its own; after a timeout
-            # or a cancellation it may have been killed first. Either way nothing the command
-            # started may run on while we read its workspace as root.
-            if result is None or result.timed_out:
-                await asyncio.shield(sandbox_user.kill_all(lease.uid))
-        removed = await asyncio.to_thread(sandbox_user.unlink_hard_links, root)
-        if removed:
-            shown = ", ".join(removed[:10]) + (" …" if len(removed) > 10 else "")
-            note = f"\n[evolve: removed hard links, which the sandbox does not allow: {shown}]\n"
-            result = replace(result, stderr=result.stderr + note)
-        if result.exit_code == sandbox_drop.EXEC_FAILED and result.stderr.startswith(
-            sandbox_drop.MARKER
-        ):
-            message = result.stderr.removeprefix(sandbox_drop.MARKER).strip()
-            return CommandResult(-1, "", "", error=message, duration_s=result.duration_s)
-        return result
-
     async def lend_user(self, timeout_s: float) -> int | str:
         """At the user level, the pool user this confinement's commands run as, leased and
         handed the workspace, for a process the caller starts itself with `sandbox_user.wrap`
         (an MCP server over stdio); a message when there is none. Every command's end kills
         all of that user's processes, so such a process must end before the next command."""
-        harden_process()
-        if self._slot.lease is None:
-            try:
-                deadline = time.monotonic() + max(timeout_s, 1.0)
-                self._slot.lease = await sandbox_user.acquire(deadline)
-            except OSError as exc:
-                return f"no sandbox user: {exc}"
-        uid = self._slot.lease.uid
-        root = self.workspace.resolve()
-        blocked = sandbox_user.unreachable_parent(root, uid)
-        if blocked is not None:
-            return f"the workspace is not reachable by the sandbox user: {blocked} is closed"
-        await asyncio.to_thread(sandbox_user.hand_over, root, uid)
-        return uid
+        return await pool.lend(self._slot, self.workspace, timeout_s)
 
     @property
     def user(self) -> int | None:
@@ -393,12 +297,7 @@ class Confinement:
 
         The workspace is taken back first (root's, 0700): the next run to borrow the same
         user must not find this one's files, before or after they are removed."""
-        if self._slot.lease is not None:
-            with contextlib.suppress(OSError):
-                os.chown(self.workspace, 0, 0, follow_symlinks=False)
-                self.workspace.chmod(0o700, follow_symlinks=False)
-            self._slot.lease.release()
-            self._slot.lease = None
+        pool.give_back(self._slot, self.workspace)
 
     def mask(self, result: CommandResult) -> CommandResult:
         """Show the workspace as `/workspace` in output, whatever its real location."""

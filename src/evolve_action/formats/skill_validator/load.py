@@ -197,19 +197,10 @@ def _setup(
     files: list[Fixture] = []
     commands = _commands(problems, (*at, "commands"), value.get("commands"))
     if value.get("copy_test_files") is True:
-        siblings = sorted(
-            p for p in doc.path.parent.rglob("*")
-            if p.is_file() and not p.is_symlink() and p != doc.path
-        )  # fmt: skip
-        if len(siblings) > MAX_COPIED:
-            problems.refuse(
-                (*at, "copy_test_files"), f"copies over {MAX_COPIED} files; stage fewer"
-            )
+        copied = _copied(doc, problems, at, origin)
+        if copied is None:
             return [], commands
-        files += [
-            Fixture(p.absolute(), p.relative_to(doc.path.parent).as_posix(), origin)
-            for p in siblings
-        ]
+        files += copied
     entries = value.get("files") or []
     if not isinstance(entries, list):
         problems.error((*at, "files"), f"must be a list, not {json_kind(entries)}")
@@ -244,6 +235,20 @@ def _setup(
             continue
         files.append(Fixture(found[0].absolute(), dest, problems.origin(*where)))
     return files, commands
+
+
+def _copied(doc: Document, problems: Problems, at: At, origin: Origin) -> list[Fixture] | None:
+    """`copy_test_files: true`: the eval file's sibling files, or None (refused) when too many."""
+    siblings = sorted(
+        p for p in doc.path.parent.rglob("*")
+        if p.is_file() and not p.is_symlink() and p != doc.path
+    )  # fmt: skip
+    if len(siblings) > MAX_COPIED:
+        problems.refuse((*at, "copy_test_files"), f"copies over {MAX_COPIED} files; stage fewer")
+        return None
+    return [
+        Fixture(p.absolute(), p.relative_to(doc.path.parent).as_posix(), origin) for p in siblings
+    ]
 
 
 def _inline(

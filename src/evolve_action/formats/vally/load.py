@@ -80,6 +80,29 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
     if not isinstance(stimuli, list) or not stimuli:
         problems.error(("stimuli",), "must be a non-empty list of stimuli (Vally needs one)")
         return None
+    cases = _cases(shared, stimuli, problems)
+    if not cases and not problems.has_errors:
+        problems.not_run(("stimuli",), "no stimulus of this file can run here (below, why)")
+        return None
+    name = data.get("name") if isinstance(data.get("name"), str) else ""
+    return Suite(
+        format=Format.VALLY,
+        path=doc.path,
+        rel=doc.rel,
+        skill=skill,
+        cases=tuple(cases),
+        name=name or skill.name,
+        runs=runs,
+        policy=SuitePolicy.from_doc(
+            {**scoring, "type": kind or "capability", **_bare_arm(doc, ctx)}
+        ),
+        agent=True,
+        warnings=problems.warnings(),
+    )
+
+
+def _cases(shared: Shared, stimuli: list[Any], problems: Problems) -> list[Case]:
+    """The file's stimuli as cases, one id per case: a stimulus with a problem is left out."""
     cases: list[Case] = []
     seen: dict[str, Origin] = {}
     for i, raw in enumerate(stimuli):
@@ -100,24 +123,7 @@ def _suite(doc: Document, ctx: LoadContext, problems: Problems) -> Suite | None:
             case = replace(case, id=new_id)
         seen[case.id] = case.origin
         cases.append(case)
-    if not cases and not problems.has_errors:
-        problems.not_run(("stimuli",), "no stimulus of this file can run here (below, why)")
-        return None
-    name = data.get("name") if isinstance(data.get("name"), str) else ""
-    return Suite(
-        format=Format.VALLY,
-        path=doc.path,
-        rel=doc.rel,
-        skill=skill,
-        cases=tuple(cases),
-        name=name or skill.name,
-        runs=runs,
-        policy=SuitePolicy.from_doc(
-            {**scoring, "type": kind or "capability", **_bare_arm(doc, ctx)}
-        ),
-        agent=True,
-        warnings=problems.warnings(),
-    )
+    return cases
 
 
 def _bare_arm(doc: Document, ctx: LoadContext) -> dict[str, bool]:
