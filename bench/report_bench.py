@@ -35,14 +35,9 @@ from evolve_action.model.outcomes import (
     Usage,
 )
 from evolve_action.model.records import run_from_doc
+from evolve_action.publish.results.load import load_results, validate
 from evolve_action.publish.results.record import JobRecord
-from evolve_action.publish.results.write import (
-    ResultsData,
-    _validator,
-    load_results,
-    validate,
-    write_results,
-)
+from evolve_action.publish.results.write import ResultsData, _validator, write_results
 from evolve_action.verdict.stats import aggregate
 
 MODELS = ("anthropic/claude-sonnet-4-6", "openai/gpt-5.4")

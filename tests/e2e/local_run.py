@@ -14,7 +14,7 @@ import pytest
 
 from evolve_action.commands.cli import main
 from evolve_action.model.outcomes import RunResult
-from evolve_action.publish.results.write import LoadedResults, load_results
+from evolve_action.publish.results.load import LoadedResults, load_results
 from tests.fakes.llm_server import Answer, FakeLLM, Script, call, text
 from tests.gitrepo import git
 

@@ -13,7 +13,8 @@ from evolve_action.model.outcomes import ErrorKind, Status
 from evolve_action.pipeline.plan_and_run import plan_and_run
 from evolve_action.pipeline.request import Loaded, Request
 from evolve_action.plan.sides import Sides
-from evolve_action.publish.results.write import ResultsData, load_results, write_results
+from evolve_action.publish.results.load import load_results
+from evolve_action.publish.results.write import ResultsData, write_results
 from evolve_action.settings.inputs import from_values
 from evolve_action.verdict import stats
 from tests.fakes.llm_server import Answer, FakeLLM, text

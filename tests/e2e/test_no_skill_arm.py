@@ -17,7 +17,8 @@ import pytest
 
 from evolve_action.model.outcomes import Side
 from evolve_action.model.records import run_cost
-from evolve_action.publish.results.write import load_results, slug
+from evolve_action.publish.results.load import load_results
+from evolve_action.publish.results.write import slug
 from tests.e2e.test_pull_request import (
     REPO,
     SKILL,

@@ -10,7 +10,7 @@ import pytest
 
 from evolve_action.commands.cli import main
 from evolve_action.commands.demo import build_repository, examples_dir
-from evolve_action.publish.results.write import load_results
+from evolve_action.publish.results.load import load_results
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from evolve_action.publish.results.write import load_results
+from evolve_action.publish.results.load import load_results
 from tests.fakes.llm_server import FakeLLM, Request, text
 from tests.sample_evals import keyword_eval
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from evolve_action.publish.results.write import schema_path
+from evolve_action.publish.results.load import schema_path
 from tests.e2e.test_pull_request import REPO, SKILL, agent, container_env, evals, run_container
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import Answer, FakeLLM, Request, text

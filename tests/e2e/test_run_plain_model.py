@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from evolve_action.commands.cli import main
-from evolve_action.publish.results.write import load_results
+from evolve_action.publish.results.load import load_results
 from tests.e2e.local_run import serving
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLLM, Request, text

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from evolve_action.model.outcomes import Side
-from evolve_action.publish.results.write import load_results
+from evolve_action.publish.results.load import load_results
 from tests.e2e.test_pull_request import REPO, SKILL, container_env, outputs, run_container
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text

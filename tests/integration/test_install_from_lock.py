@@ -108,7 +108,7 @@ def test_runtime_lock_and_package_install_into_a_clean_venv(tmp_path: Path) -> N
     # Package data the image needs with no source tree beside it: the results schema (report,
     # workflow_run) and the comment template.
     probe = (
-        "from evolve_action.publish.results.write import schema_path; "
+        "from evolve_action.publish.results.load import schema_path; "
         "assert schema_path().is_file();"
         "from evolve_action.publish.render.comment import environment; "
         "environment().get_template('comment.md.j2')"

@@ -10,7 +10,7 @@ import pytest
 
 from evolve_action.pipeline.merged import build_report, decide_settings
 from evolve_action.pipeline.shards import shard_notices, shortfall
-from evolve_action.publish.results.write import LoadedResults
+from evolve_action.publish.results.load import LoadedResults
 from evolve_action.settings.config import RepoConfig
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import INPUTS, Settings

@@ -265,6 +265,7 @@ def test_the_report_stages_load_only_after_the_runs_start() -> None:
         "evolve_action.grade.checks",
         "evolve_action.verdict",
         "evolve_action.verdict.adaptive",
+        "evolve_action.verdict.e_values",  # the evidence the first wave's plan reads
         "evolve_action.verdict.ruler_cells",  # where `auto`'s waves go for base's ruler
         "evolve_action.verdict.sequential",
     ]

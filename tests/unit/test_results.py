@@ -39,18 +39,10 @@ from evolve_action.model.outcomes import (
 )
 from evolve_action.plan.planning import Skip
 from evolve_action.publish.results.document import aggregate_doc
+from evolve_action.publish.results.load import ResultsLoadError, load_results, merge, schema_path
 from evolve_action.publish.results.record import JobRecord
 from evolve_action.publish.results.skill_creator import aggregate_feedback
-from evolve_action.publish.results.write import (
-    ResultsData,
-    ResultsLoadError,
-    load_results,
-    merge,
-    results_doc,
-    schema_path,
-    slug,
-    write_results,
-)
+from evolve_action.publish.results.write import ResultsData, results_doc, slug, write_results
 from evolve_action.util.files import ResultsWriteError, atomic_write
 from evolve_action.verdict.stats import aggregate
 
@@ -489,7 +481,7 @@ def test_load_rejects_off_schema_and_non_json(tmp_path: Path) -> None:
 
 
 def test_load_refuses_oversized_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("evolve_action.publish.results.write.MAX_RESULTS_BYTES", 10)
+    monkeypatch.setattr("evolve_action.publish.results.load.MAX_RESULTS_BYTES", 10)
     path = _write_doc(tmp_path / "r.json", {"schema_version": 1})
     with pytest.raises(ResultsLoadError, match="more than a results file may hold"):
         load_results(path)

@@ -16,6 +16,7 @@ import pytest
 from evolve_action.pipeline.merged import build_report
 from evolve_action.pipeline.report_input import Facts, build
 from evolve_action.plan.ruler import CaseChange, CaseDiff
+from evolve_action.publish.results.load import ResultsLoadError, load_results, schema_path
 from evolve_action.publish.results.record import (
     Adaptive,
     CaseChangeRecord,
@@ -24,13 +25,7 @@ from evolve_action.publish.results.record import (
     record_doc,
     record_from_doc,
 )
-from evolve_action.publish.results.write import (
-    ResultsLoadError,
-    load_results,
-    results_doc,
-    schema_path,
-    write_results,
-)
+from evolve_action.publish.results.write import results_doc, write_results
 from evolve_action.settings.events import Event
 from evolve_action.settings.inputs import Settings
 from evolve_action.verdict.adaptive import CellEffort, Design, Effort, Stop

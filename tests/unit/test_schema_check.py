@@ -16,7 +16,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from evolve_action.publish.results.write import schema_path, validate, write_results
+from evolve_action.publish.results.load import schema_path, validate
+from evolve_action.publish.results.write import write_results
 from evolve_action.publish.schema_check import UnsupportedSchema, compile_schema, json_equal
 from tests.unit.test_results import _data
 

@@ -30,15 +30,15 @@ from evolve_action.publish.github_api import Publisher
 from evolve_action.publish.post import publish
 from evolve_action.publish.render.build.assemble import build_view
 from evolve_action.publish.render.comment import render
-from evolve_action.publish.results.record import Adaptive, JobRecord
-from evolve_action.publish.results.write import (
+from evolve_action.publish.results.load import (
     LoadedResults,
     Merged,
     ResultsLoadError,
     load_results,
     merge,
-    write_results,
 )
+from evolve_action.publish.results.record import Adaptive, JobRecord
+from evolve_action.publish.results.write import write_results
 from evolve_action.publish.spend_history import PrSpend
 from evolve_action.settings.config import RepoConfig
 from evolve_action.settings.events import Event

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evolve_action.publish.results.write import LoadedResults
+from evolve_action.publish.results.load import LoadedResults
 from evolve_action.settings.inputs import SettingsError, from_values
 from evolve_action.util.text import plural
 from evolve_action.verdict.gate import Shortfall

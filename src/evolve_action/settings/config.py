@@ -20,21 +20,34 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from evolve_action.formats.base import Problems
-from evolve_action.formats.discovery import LAYOUTS
-from evolve_action.formats.documents import Document, DocumentError, JsonPath, read
+from evolve_action.formats.documents import Document, DocumentError, read
 from evolve_action.formats.placement import Declared
 from evolve_action.model.evals import Origin, Problem, Severity
+from evolve_action.settings.config_values import (
+    At,
+    Reader,
+    alpha_of,
+    baseline_of,
+    count_of,
+    flag_of,
+    fraction_of,
+    globs_of,
+    harness_of,
+    layout_of,
+    number_of,
+    positive_of,
+    runs_of,
+    strings_of,
+    text_of,
+)
 from evolve_action.settings.format_overrides import read_formats
-from evolve_action.settings.inputs import default_of
-from evolve_action.settings.parsers import alpha_problem
-from evolve_action.util.globs import glob_problem
 from evolve_action.util.text import json_kind
 
 NAMES = (".evolve.yaml", ".evolve.yml", ".evolve.json", ".evolve.jsonc")  # evolve's probe order
@@ -167,153 +180,24 @@ def parse_config(doc: Document) -> ConfigResult:
     return ConfigResult(RepoConfig(**values), doc.rel, tuple(problems.items))
 
 
-# --- one small reader per kind of value ----------------------------------------------------
-
-At = JsonPath  # where in the file: keys and list indexes
-Reader = Callable[[Any, At, Problems], Any]
-
-
-def _number(raw: Any, at: At, problems: Problems, *, low: float, high: float, what: str) -> Any:
-    if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
-        problems.error(at, f"must be a number ({what}), not {json_kind(raw)}")
-        return None
-    if not low <= raw <= high:
-        problems.error(at, f"must be {what}, got {raw}")
-        return None
-    return raw
-
-
-def _fraction(raw: Any, at: At, problems: Problems) -> float | None:
-    value = _number(raw, at, problems, low=0, high=1, what="between 0 and 1")
-    return None if value is None else float(value)
-
-
-def _alpha(raw: Any, at: At, problems: Problems) -> float | None:
-    value = _fraction(raw, at, problems)
-    if value is not None and (problem := alpha_problem(value)):
-        problems.error(at, f"{problem} (typically {default_of('alpha')}), got {raw}")
-        return None
-    return value
-
-
-def _positive(raw: Any, at: At, problems: Problems) -> float | None:
-    value = _number(raw, at, problems, low=0, high=math.inf, what="a positive number")
-    if value == 0:
-        problems.error(at, "must be a positive number, got 0")
-        return None
-    return None if value is None else float(value)
-
-
-def _count(raw: Any, at: At, problems: Problems) -> int | None:
-    if isinstance(raw, bool) or not isinstance(raw, int):
-        problems.error(at, f"must be a whole number of at least 1, not {json_kind(raw)}")
-        return None
-    if raw < 1:
-        problems.error(at, f"must be at least 1, got {raw}")
-        return None
-    return raw
-
-
-def _runs(raw: Any, at: At, problems: Problems) -> int | str | None:
-    if isinstance(raw, str) and raw.strip().lower() == "auto":
-        return "auto"
-    if isinstance(raw, str):
-        problems.error(at, f"must be a whole number of at least 1 or auto, not {raw!r}")
-        return None
-    return _count(raw, at, problems)
-
-
-def _flag(raw: Any, at: At, problems: Problems) -> bool | None:
-    if not isinstance(raw, bool):
-        problems.error(at, f"must be true or false, not {json_kind(raw)}")
-        return None
-    return raw
-
-
-def _text(raw: Any, at: At, problems: Problems) -> str | None:
-    if not isinstance(raw, str):
-        problems.error(at, f"must be a string, not {json_kind(raw)}")
-        return None
-    if not raw.strip():
-        problems.error(at, "must not be empty; remove the key to use the default")
-        return None
-    return raw.strip()
-
-
-def _layout(raw: Any, at: At, problems: Problems) -> str | None:
-    value = _text(raw, at, problems)
-    if value is not None and value not in LAYOUTS:
-        problems.error(at, f"{value!r} is not a layout; use one of {', '.join(LAYOUTS)}")
-        return None
-    return value
-
-
-def _harness(raw: Any, at: At, problems: Problems) -> str | None:
-    value = _text(raw, at, problems)
-    if value is not None and value.lower() not in _HARNESSES:
-        problems.error(at, f"{value!r} is not a harness; use one of {', '.join(_HARNESSES)}")
-        return None
-    return None if value is None else value.lower()
-
-
-_HARNESSES = ("sdk", "cli")
-_BASELINES = ("no-skill", "none", "auto")
-
-
-def _baseline(raw: Any, at: At, problems: Problems) -> str | None:
-    """evolve's own `baseline: true | false` means a no-skill run or none; ours names it."""
-    if isinstance(raw, bool):
-        return "no-skill" if raw else "none"
-    value = _text(raw, at, problems)
-    if value is not None and value.lower() not in _BASELINES:
-        problems.error(at, f"{value!r} is not a baseline; use one of {', '.join(_BASELINES)}")
-        return None
-    return None if value is None else value.lower()
-
-
-def _strings(raw: Any, at: At, problems: Problems) -> tuple[str, ...] | None:
-    """A list of strings, or one comma-separated string as the action input takes it."""
-    if isinstance(raw, str):
-        return tuple(p.strip() for p in raw.replace("\n", ",").split(",") if p.strip())
-    if not isinstance(raw, list):
-        problems.error(at, f"must be a list of strings, not {json_kind(raw)}")
-        return None
-    out: list[str] = []
-    for i, item in enumerate(raw):
-        if not isinstance(item, str) or not item.strip():
-            problems.error((*at, i), "must be a non-empty string")
-        else:
-            out.append(item.strip())
-    return tuple(out)
-
-
-def _globs(raw: Any, at: At, problems: Problems) -> tuple[str, ...] | None:
-    patterns = _strings(raw, at, problems)
-    for i, pattern in enumerate(patterns or ()):
-        problem = glob_problem(pattern)
-        if problem:
-            problems.error((*at, i), f"glob {pattern!r}: {problem}")
-    return patterns
-
-
 _FIELDS: dict[str, Reader] = {
-    "layout": _layout,
-    "models": _strings,
-    "judge_model": _text,
-    "max_turns": _count,
-    "runs": _runs,
-    "max_runs": _count,
-    "max_minutes": _positive,
-    "paths": _globs,
-    "timeout_seconds": _positive,
-    "fail_on_regression": _flag,
-    "min_pass_rate": _fraction,
-    "alpha": _alpha,
-    "max_cost_usd": _positive,
-    "agent_network": _flag,
-    "harness": _harness,
-    "fail_without_lift": _flag,
-    "baseline": _baseline,
+    "layout": layout_of,
+    "models": strings_of,
+    "judge_model": text_of,
+    "max_turns": count_of,
+    "runs": runs_of,
+    "max_runs": count_of,
+    "max_minutes": positive_of,
+    "paths": globs_of,
+    "timeout_seconds": positive_of,
+    "fail_on_regression": flag_of,
+    "min_pass_rate": fraction_of,
+    "alpha": alpha_of,
+    "max_cost_usd": positive_of,
+    "agent_network": flag_of,
+    "harness": harness_of,
+    "fail_without_lift": flag_of,
+    "baseline": baseline_of,
     "formats": read_formats,
 }
 
@@ -351,7 +235,7 @@ def _report(raw: Any, problems: Problems) -> None:
         return
     for key in ("evals_min_pass_rate", "triggers_min_pass_rate"):
         if key in thresholds:
-            _fraction(thresholds[key], ("report", "thresholds", key), problems)
+            fraction_of(thresholds[key], ("report", "thresholds", key), problems)
 
 
 def _providers(raw: Any, problems: Problems) -> dict[str, ModelPrice]:
@@ -386,7 +270,7 @@ def _price(model: Any, at: At, problems: Problems) -> ModelPrice | None:
         problems.error(at, f"sets {given[0]} without {missing}; a price needs both")
         return None
     cost = [
-        _number(model[k], (*at, k), problems, low=0, high=math.inf, what="0 or more")
+        number_of(model[k], (*at, k), problems, low=0, high=math.inf, what="0 or more")
         for k in ("input_per_mtok", "output_per_mtok")
     ]
     if cost[0] is None or cost[1] is None:
