@@ -101,8 +101,12 @@ def _once(
     base = urllib.parse.urlsplit(upstream.base_url)
     path = base.path.rstrip("/") + "/" + rest.lstrip("/")
     connection = _connect(base, timeout_s)
-    connection.request(method, path, body=body, headers=forwarded_headers(headers, upstream))
-    response = connection.getresponse()
+    try:
+        connection.request(method, path, body=body, headers=forwarded_headers(headers, upstream))
+        response = connection.getresponse()
+    except BaseException:
+        connection.close()  # a failed call leaves no socket behind for the retry to leak
+        raise
     kept = [(k, v) for k, v in response.getheaders() if k.lower() not in _DROPPED]
     return Answer(response.status, kept, response, connection)
 
