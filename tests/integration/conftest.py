@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
 
+from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
+from evolve_action.execute.providers.registry import build_provider
 from tests.fakes.cli_runs import serving
 from tests.fakes.llm_server import FakeLLM
+
+Build = Callable[[str], RetryingProvider]
 
 
 @pytest.fixture
@@ -22,3 +26,20 @@ def fake_llm() -> Iterator[FakeLLM]:
 def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
     """The fake the real CLIs talk to, with the real keys in our environment as in a job."""
     yield from serving(monkeypatch)
+
+
+@pytest.fixture
+async def build(fake_llm: FakeLLM) -> AsyncIterator[Build]:
+    """Real SDK providers against `fake_llm`, closed at the end. Retries stay on: a deadline
+    must still end a run, not be retried as a timeout."""
+    made: list[RetryingProvider] = []
+
+    def make(provider: str) -> RetryingProvider:
+        url = fake_llm.anthropic_base_url if provider == "anthropic" else fake_llm.openai_base_url
+        policy = RetryPolicy(max_retries=2, base_delay_s=0.01)
+        made.append(build_provider(provider, environ={}, api_key="k", base_url=url, policy=policy))
+        return made[-1]
+
+    yield make
+    for p in made:
+        await p.aclose()

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
 
 from evolve_action.execute.agent import AgentError, Limits, conversation, limits, run_agent
-from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
-from evolve_action.execute.providers.registry import build_provider
 from evolve_action.execute.sandbox.confine import Confinement, SandboxMode
 from evolve_action.execute.skill_install import SkillInfo
 from evolve_action.execute.tools.run import WorkspaceTools, system_prompt
@@ -19,6 +16,7 @@ from evolve_action.model.evals import Case, Message, Origin
 from evolve_action.model.outcomes import ErrorKind
 from evolve_action.model.provider import ChatMessage, TextPart, ToolResultPart, ToolSpec
 from tests.fakes.llm_server import Call, FakeLLM, Fault, Reply, Stall, call, scripted_agent, text
+from tests.integration.conftest import Build
 
 MODELS = {"anthropic": "anthropic/claude-sonnet-4-6", "openai": "openai/gpt-5.4"}
 PROVIDERS = ["anthropic", "openai"]
@@ -27,24 +25,6 @@ GREETER = SkillInfo(
     ".claude/skills/greeter",
 )  # fmt: skip
 TASK = (ChatMessage("user", (TextPart("Greet the team."),)),)
-
-Build = Callable[[str], RetryingProvider]
-
-
-@pytest.fixture
-async def build(fake_llm: FakeLLM) -> AsyncIterator[Build]:
-    made: list[RetryingProvider] = []
-
-    def make(provider: str) -> RetryingProvider:
-        url = fake_llm.anthropic_base_url if provider == "anthropic" else fake_llm.openai_base_url
-        # Retries on: a deadline must still end the run, not be retried as a timeout.
-        policy = RetryPolicy(max_retries=2, base_delay_s=0.01)
-        made.append(build_provider(provider, environ={}, api_key="k", base_url=url, policy=policy))
-        return made[-1]
-
-    yield make
-    for p in made:
-        await p.aclose()
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,8 +16,7 @@ import pytest
 from evolve_action.execute.agent import AgentError, run_agent
 from evolve_action.execute.mcp import mock
 from evolve_action.execute.mcp.servers import launches_for_run, open_servers
-from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
-from evolve_action.execute.providers.registry import build_provider
+from evolve_action.execute.providers.faults import RetryingProvider
 from evolve_action.execute.sandbox.confine import Confinement, SandboxMode
 from evolve_action.execute.sandbox.python import python_for_commands
 from evolve_action.execute.tools.run import WorkspaceTools
@@ -26,6 +25,7 @@ from evolve_action.model.outcomes import ErrorKind
 from evolve_action.model.provider import ChatMessage, TextPart
 from tests.conftest import reachable_place
 from tests.fakes.llm_server import FakeLLM, call, scripted_agent, text
+from tests.integration.conftest import Build
 from tests.levels import LEVELS, at_level
 
 MODELS = {"anthropic": "anthropic/claude-sonnet-4-6", "openai": "openai/gpt-5.4"}
@@ -34,22 +34,6 @@ WEATHER = McpServer(
     "weather",
     mock=(McpMockTool("forecast", "Sunny, 21 C", "The forecast for a city"),),
 )
-Build = Callable[[str], RetryingProvider]
-
-
-@pytest.fixture
-async def build(fake_llm: FakeLLM) -> AsyncIterator[Build]:
-    made: list[RetryingProvider] = []
-
-    def make(provider: str) -> RetryingProvider:
-        url = fake_llm.anthropic_base_url if provider == "anthropic" else fake_llm.openai_base_url
-        policy = RetryPolicy(max_retries=1, base_delay_s=0.01)
-        made.append(build_provider(provider, environ={}, api_key="k", base_url=url, policy=policy))
-        return made[-1]
-
-    yield make
-    for p in made:
-        await p.aclose()
 
 
 @pytest.fixture

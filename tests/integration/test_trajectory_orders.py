@@ -4,14 +4,11 @@ calling the real tools in the right order and in a wrong one, graded by evolve's
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
 
 from evolve_action.execute.agent import run_agent
-from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
-from evolve_action.execute.providers.registry import build_provider
 from evolve_action.execute.sandbox.confine import Confinement, SandboxMode
 from evolve_action.execute.tools.run import WorkspaceTools
 from evolve_action.formats.evolve.assertions import derived_text
@@ -22,6 +19,7 @@ from evolve_action.model.outcomes import ItemResult, Transcript
 from evolve_action.model.provider import ChatMessage, TextPart
 from tests.fakes.commands import run_command
 from tests.fakes.llm_server import FakeLLM, call, scripted_agent, text
+from tests.integration.conftest import Build
 
 MODELS = {"anthropic": "anthropic/claude-sonnet-4-6", "openai": "openai/gpt-5.4"}
 PROVIDERS = ["anthropic", "openai"]
@@ -39,23 +37,6 @@ WRONG = {
     "in_order": ["Write", "Bash", "Read"],
     "any_order": ["Bash", "Read"],
 }
-
-Build = Callable[[str], RetryingProvider]
-
-
-@pytest.fixture
-async def build(fake_llm: FakeLLM) -> AsyncIterator[Build]:
-    made: list[RetryingProvider] = []
-
-    def make(provider: str) -> RetryingProvider:
-        url = fake_llm.anthropic_base_url if provider == "anthropic" else fake_llm.openai_base_url
-        policy = RetryPolicy(max_retries=1, base_delay_s=0.01)
-        made.append(build_provider(provider, environ={}, api_key="k", base_url=url, policy=policy))
-        return made[-1]
-
-    yield make
-    for p in made:
-        await p.aclose()
 
 
 async def run(
