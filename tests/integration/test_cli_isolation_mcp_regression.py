@@ -86,13 +86,7 @@ async def test_the_skill_that_stops_calling_the_mcp_tool_fails_its_case(
                 results[side] = await _run(repo, side, fake)
         assert not fake.script_errors, fake.script_errors
 
-    base, head = results[Side.BASE], results[Side.HEAD]
-    assert base.status is Status.PASS, (base.error, [i.evidence for i in base.items])
-    called = [c for c in base.transcript.tool_calls if c.name == TOOL]
-    assert called and "found" in called[0].result and not called[0].is_error
-    assert head.status is Status.FAIL, (head.error, [i.evidence for i in head.items])
-    assert not [c for c in head.transcript.tool_calls if c.name == TOOL]
-    assert [i.passed for i in head.items] == [False]
+    _base_called_and_head_did_not(results)
 
 
 async def _run(repo: Path, side: Side, fake: FakeLLM) -> RunResult:
@@ -136,8 +130,14 @@ async def test_a_mock_server_the_case_declares_reaches_the_real_cli(
             repo = make_repo(tmp_path / str(side), {"evals.json": DECLARED}, body=body)
             results[side] = await _run(repo, side, fake)
         assert not fake.script_errors, fake.script_errors
+    _base_called_and_head_did_not(results)
+
+
+def _base_called_and_head_did_not(results: dict[Side, RunResult]) -> None:
     base, head = results[Side.BASE], results[Side.HEAD]
     assert base.status is Status.PASS, (base.error, [i.evidence for i in base.items])
     called = [c for c in base.transcript.tool_calls if c.name == TOOL]
     assert called and "found" in called[0].result and not called[0].is_error
     assert head.status is Status.FAIL, (head.error, [i.evidence for i in head.items])
+    assert not [c for c in head.transcript.tool_calls if c.name == TOOL]
+    assert [i.passed for i in head.items] == [False]
