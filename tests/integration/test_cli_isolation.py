@@ -9,9 +9,9 @@ CLI keeps its user configuration (`~/.claude.json` with a user and a per-project
 `~/.copilot/mcp-config.json`, `~/.config/opencode/opencode.json`), with the variables that
 move those homes pointing there too; and in the workspace, the project's own files
 (`.mcp.json`, `.claude/settings.local.json`, `.codex/config.toml`, `.github/mcp.json`,
-`opencode.json`, `.opencode/opencode.json`). One server is declared for the case
-(`Invocation.mcp`): it must start, and no planted one may start or be named to the model; a
-call of its tool must reach it and bring its answer back.
+`opencode.json`, `.opencode/opencode.json`, `.gemini/settings.json`). One server is declared
+for the case (`Invocation.mcp`): it must start, and no planted one may start or be named to
+the model; a call of its tool must reach it and bring its answer back.
 
 The controls, that this planting would be seen, are in `test_cli_isolation_controls.py`.
 """
@@ -46,8 +46,13 @@ MODELS = {
     "codex": "openai/gpt-5.4",
     "copilot": "anthropic/claude-sonnet-4-6",
     "opencode": "anthropic/claude-sonnet-4-6",
+    "gemini": "gemini/gemini-2.5-flash",
 }
-REAL = {"anthropic": "sk-ant-real-0123456789abcdef", "openai": "sk-openai-real-fedcba9876543210"}
+REAL = {
+    "anthropic": "sk-ant-real-0123456789abcdef",
+    "openai": "sk-openai-real-fedcba9876543210",
+    "gemini": "AIza-real-isolation-5d0b2e",
+}
 SKILL = "---\nname: greeter\ndescription: Greets people.\n---\nWrite `Hello, Ada!`.\n"
 PLANTED = ".planted"  # in the workspace: the server's script and every marker
 ANSWER = "the-lookup-answer-7c41"
@@ -72,6 +77,10 @@ def plant(home: Path, workspace: Path, python: str, seen: str) -> None:
 
     def opencode(tag: str) -> dict[str, object]:
         return {"type": "local", "command": [*server(python, seen, tag), "lookup", "planted"]}
+
+    def gemini(tag: str) -> dict[str, object]:
+        argv = [*server(python, seen, tag), "lookup", "planted"]
+        return {"command": argv[0], "args": argv[1:]}
 
     hook = f"touch {seen}/{PLANTED}/marker-hook"
     hooks = {e: [{"hooks": [{"type": "command", "command": hook}]}] for e in ("SessionStart",)}
@@ -123,6 +132,12 @@ def plant(home: Path, workspace: Path, python: str, seen: str) -> None:
         ),
         workspace / ".opencode/opencode.json": json.dumps(
             {"mcp": {"planted_opencode_dir": opencode("planted_opencode_dir")}}
+        ),
+        home / ".gemini/settings.json": json.dumps(
+            {"mcpServers": {"planted_gemini_user": gemini("planted_gemini_user")}}
+        ),
+        workspace / ".gemini/settings.json": json.dumps(
+            {"mcpServers": {"planted_gemini_project": gemini("planted_gemini_project")}}
         ),
     }
     for path, content in files.items():
@@ -199,6 +214,8 @@ async def run_planted(
         "ANTHROPIC_BASE_URL": fake.anthropic_base_url,
         "OPENAI_API_KEY": REAL["openai"],
         "OPENAI_BASE_URL": fake.openai_base_url,
+        "GEMINI_API_KEY": REAL["gemini"],
+        "GOOGLE_GEMINI_BASE_URL": fake.gemini_base_url,
         "EVOLVE_CLI_DIR": str(cli_dir()),
         "EVOLVE_RETRY_BASE_DELAY_S": "0.01",
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),

@@ -96,3 +96,20 @@ def codex(launches: Sequence[McpLaunch]) -> str:
             fields = [("command", text(launch.argv[0])), ("args", args), ("env", env)]
         entries.append((launch.name, table(fields)))
     return f"mcp_servers={table(entries)}"
+
+
+def gemini(launches: Sequence[McpLaunch]) -> dict[str, Any]:
+    """Gemini CLI's settings for them: `mcpServers`, and `mcp.allowed` naming exactly these.
+    Gemini intersects every scope's allow-list, so a server another settings file adds (the
+    workspace's `.gemini/settings.json`) is blocked; an empty list allows none."""
+    servers: dict[str, Any] = {}
+    for launch in _checked(launches):
+        if launch.url:
+            servers[launch.name] = {"httpUrl": launch.url}
+        else:
+            servers[launch.name] = {
+                "command": launch.argv[0],
+                "args": list(launch.argv[1:]),
+                "env": dict(launch.env),
+            }
+    return {"mcpServers": servers, "mcp": {"allowed": list(servers)}}

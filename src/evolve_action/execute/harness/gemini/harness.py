@@ -14,6 +14,11 @@ usage statistics, telemetry and update checks off), and the workspace is trusted
 past the cap) and no option that adds system text without replacing its own, so a case's
 `system` is put before the prompt, said as such (as for Copilot CLI). A trigger case offers
 it all its tools: restricting them is not done yet.
+
+Its MCP servers are the case's (`Invocation.mcp`), written into the fresh home's settings with
+an allow-list of exactly their names, which Gemini intersects with every other scope's: a
+server the workspace's settings add is blocked. Machine-wide settings cannot be turned off,
+so where they exist the run refuses to start (`machine_config`).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import subprocess
 from pathlib import Path
 from types import MappingProxyType
 
+from evolve_action.execute.harness import mcp_servers
 from evolve_action.execute.harness.contract import CliSpec, Command, Harness, Invocation
 from evolve_action.execute.harness.copilot import with_system
 from evolve_action.execute.harness.events import CliOutcome
@@ -40,10 +46,11 @@ class Gemini(Harness):
     env = MappingProxyType(dict(gemini_launch.ENV))
     caps_turns = False
     needs_on_path = (NODE,)
+    machine_config = gemini_launch.MACHINE_CONFIG
 
     def prepare_home(self, home: Path, run: Invocation) -> None:
         super().prepare_home(home, run)
-        for name, text in gemini_launch.home_files().items():
+        for name, text in gemini_launch.home_files(mcp_servers.gemini(run.mcp)).items():
             (home / name).parent.mkdir(parents=True, exist_ok=True)
             (home / name).write_text(text, encoding="utf-8")
 

@@ -32,6 +32,8 @@ Found by running `@google/gemini-cli` 0.61.0 against the loopback fake of the Ge
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any
 
 NAME = "gemini"
 PACKAGE = "@google/gemini-cli"
@@ -76,9 +78,16 @@ def environment(api_base: str, token: str) -> dict[str, str]:
     return {**ENV, **endpoint(api_base, token)}
 
 
-def home_files() -> dict[str, str]:
-    """Files its home needs before a run, by path under HOME."""
-    return {".gemini/settings.json": json.dumps(SETTINGS, indent=2) + "\n"}
+# Machine-wide settings outrank the user's and no option turns them off: where one exists,
+# the harness refuses to run (`Harness.machine_config`).
+MACHINE_CONFIG = ("/etc/gemini-cli/settings.json", "/etc/gemini-cli/system-defaults.json")
+
+
+def home_files(mcp: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """Files its home needs before a run, by path under HOME: the settings, with the case's
+    MCP servers and an allow-list of exactly those (`harness.mcp_servers.gemini`)."""
+    settings = {**SETTINGS, **(mcp or {"mcpServers": {}, "mcp": {"allowed": []}})}
+    return {".gemini/settings.json": json.dumps(settings, indent=2) + "\n"}
 
 
 def node_version_ok(version_output: str) -> bool:
