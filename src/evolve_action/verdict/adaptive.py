@@ -143,13 +143,29 @@ def plan_wave(
     """
     verdict = verdict or decide(cells, design.alpha)
     plan = WavePlan()
+    projections = _triage(cells, runs, design, fixed, verdict, plan)
+    by_case: dict[tuple[str, str], list[CellKey]] = {}
+    for key in projections:
+        by_case.setdefault(key[:2], []).append(key)
+    open_suites = _open_suites(projections, design, verdict)
+    for keys in by_case.values():
+        _plan_case(keys, projections, runs, design, verdict, open_suites, plan)
+    plan.extend.sort(key=lambda e: (e.urgency, e.key))
+    return plan
+
+
+def _triage(
+    cells: Mapping[CellKey, Sequence[Tally]],
+    runs: Mapping[CellKey, int],
+    design: Design,
+    fixed: frozenset[CellKey],
+    verdict: Verdict,
+    plan: WavePlan,
+) -> dict[CellKey, _Projection]:
+    """Stops the cells that cannot or need not run more (`plan.stops`); projects the rest."""
     decided_cases = {
         (h.suite, h.case) for h in verdict.drops if h.case and h.log_e >= verdict.case_bar
     }
-    decided_suites = {
-        h.suite for h in verdict.drops if h.kind is Kind.SUITE and h.log_e >= verdict.suite_bar
-    }
-    suite_log_e = {h.suite: h.log_e for h in verdict.drops if h.kind is Kind.SUITE}
     projections: dict[CellKey, _Projection] = {}
     for key, blocks in cells.items():
         if key in fixed:
@@ -164,41 +180,59 @@ def plan_wave(
             base, head = _rates(blocks)
             remaining = max(0, design.max_runs - runs.get(key, 0))
             projections[key] = _Projection(cell_evidence(blocks), _growth(base, head), remaining)
-    by_case: dict[tuple[str, str], list[CellKey]] = {}
+    return projections
+
+
+def _open_suites(
+    projections: Mapping[CellKey, _Projection], design: Design, verdict: Verdict
+) -> set[str]:
+    """Suites whose own evidence leads and could still reach the suite bar."""
+    decided = {
+        h.suite for h in verdict.drops if h.kind is Kind.SUITE and h.log_e >= verdict.suite_bar
+    }
+    suite_log_e = {h.suite: h.log_e for h in verdict.drops if h.kind is Kind.SUITE}
     by_suite: dict[str, list[CellKey]] = {}
     for key in projections:
-        by_case.setdefault(key[:2], []).append(key)
         by_suite.setdefault(key[0], []).append(key)
-    open_suites = {
+    return {
         suite
         for suite, keys in by_suite.items()
-        if suite not in decided_suites
+        if suite not in decided
         and (now := suite_log_e.get(suite, 0.0)) >= design.suite_lead
         and now + _gain(projections[k] for k in keys) >= verdict.suite_bar - design.slack
     }
-    for keys in by_case.values():
-        now = math.fsum(projections[k].log_e for k in keys)
-        reachable = [projections[k].reachable for k in keys]
-        best = max(math.fsum(reachable), *reachable)
-        # Open while the bar is in reach, and more runs can still move the evidence by a
-        # factor e or more (or carry it over the bar): else a small drop is let go.
-        gain = _gain(projections[k] for k in keys)
-        case_open = best >= verdict.case_bar - design.slack and (
-            gain >= MIN_GAIN or best >= verdict.case_bar
-        )
-        for key in keys:
-            p = projections[key]
-            target = design.next_target(runs.get(key, 0))
-            if (target is None or p.remaining <= 0) and p.growth > 0:
-                plan.stops[key] = Stop.CAP  # a drop still short of the bar at the cap
-            elif not (case_open or (key[0] in open_suites and p.growth > 0)) or target is None:
-                plan.stops[key] = Stop.SETTLED
-            else:
-                # Most informative first: the fewest runs per side still needed to decide.
-                urgency = max(0.0, verdict.case_bar - max(p.log_e, now)) / max(p.growth, 1e-3)
-                plan.extend.append(Extension(key, runs.get(key, 0), target, urgency))
-    plan.extend.sort(key=lambda e: (e.urgency, e.key))
-    return plan
+
+
+def _plan_case(
+    keys: Sequence[CellKey],
+    projections: Mapping[CellKey, _Projection],
+    runs: Mapping[CellKey, int],
+    design: Design,
+    verdict: Verdict,
+    open_suites: set[str],
+    plan: WavePlan,
+) -> None:
+    """Extends or stops the open cells of one case."""
+    now = math.fsum(projections[k].log_e for k in keys)
+    reachable = [projections[k].reachable for k in keys]
+    best = max(math.fsum(reachable), *reachable)
+    # Open while the bar is in reach, and more runs can still move the evidence by a
+    # factor e or more (or carry it over the bar): else a small drop is let go.
+    gain = _gain(projections[k] for k in keys)
+    case_open = best >= verdict.case_bar - design.slack and (
+        gain >= MIN_GAIN or best >= verdict.case_bar
+    )
+    for key in keys:
+        p = projections[key]
+        target = design.next_target(runs.get(key, 0))
+        if (target is None or p.remaining <= 0) and p.growth > 0:
+            plan.stops[key] = Stop.CAP  # a drop still short of the bar at the cap
+        elif not (case_open or (key[0] in open_suites and p.growth > 0)) or target is None:
+            plan.stops[key] = Stop.SETTLED
+        else:
+            # Most informative first: the fewest runs per side still needed to decide.
+            urgency = max(0.0, verdict.case_bar - max(p.log_e, now)) / max(p.growth, 1e-3)
+            plan.extend.append(Extension(key, runs.get(key, 0), target, urgency))
 
 
 @dataclass(frozen=True, slots=True)
