@@ -19,11 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evolve_action.model.evals import Severity
-from evolve_action.settings.inputs import INPUTS, SettingsError, field_name, raw_inputs
+from evolve_action.settings.inputs import INPUTS, Mode, SettingsError, field_name, raw_inputs
 from evolve_action.settings.parsers import _bool
 
 if TYPE_CHECKING:
+    from evolve_action.pipeline.request import Request
     from evolve_action.pipeline.stopping import Stop
+    from evolve_action.settings.config import RepoConfig
+    from evolve_action.settings.inputs import Settings
 
 log = logging.getLogger(__name__)
 
@@ -77,16 +80,6 @@ def execute(args: argparse.Namespace) -> int:
 def _execute(args: argparse.Namespace, stop: Stop) -> int:
     environ = dict(os.environ)
     in_actions = environ.get("GITHUB_ACTIONS") == "true"
-    values: dict[str, str] = {}
-    if in_actions:
-        values.update(raw_inputs(environ))
-    values.update(
-        {
-            spec.name: getattr(args, field_name(spec.name))
-            for spec in INPUTS
-            if getattr(args, field_name(spec.name)) is not None
-        }
-    )
     default_root = environ.get("GITHUB_WORKSPACE", ".") if in_actions else "."
     root = (args.root or Path(default_root)).resolve()
     if not root.is_dir():
@@ -96,7 +89,7 @@ def _execute(args: argparse.Namespace, stop: Stop) -> int:
     from evolve_action.pipeline.request import Request, effective_settings
 
     request = Request(
-        values=values,
+        values=_values(args, environ, in_actions),
         environ=environ,
         root=root,
         record_dir=args.record,
@@ -118,9 +111,33 @@ def _execute(args: argparse.Namespace, stop: Stop) -> int:
     # Beside git and loading; what the job needs only after its first requests comes once
     # the first has left.
     preload_sdks(settings, environ, replay=args.replay is not None, then=AFTER_FIRST_REQUEST)
-    from evolve_action.settings.inputs import Mode
+    return _flow(args, request, settings, config, environ, in_actions, stop)
 
-    # Each flow is imported by the branch that takes it: a local run loads none of Actions'.
+
+def _values(args: argparse.Namespace, environ: dict[str, str], in_actions: bool) -> dict[str, str]:
+    """The inputs: the workflow's (in Actions), then the command line's over them."""
+    values: dict[str, str] = dict(raw_inputs(environ)) if in_actions else {}
+    values.update(
+        {
+            spec.name: getattr(args, field_name(spec.name))
+            for spec in INPUTS
+            if getattr(args, field_name(spec.name)) is not None
+        }
+    )
+    return values
+
+
+def _flow(
+    args: argparse.Namespace,
+    request: Request,
+    settings: Settings,
+    config: RepoConfig,
+    environ: dict[str, str],
+    in_actions: bool,
+    stop: Stop,
+) -> int:
+    """The one flow this job takes, imported by the branch that takes it: a local run loads
+    none of Actions'."""
     if settings.mode is Mode.WATCH:
         from evolve_action.commands import watch_flow
 
