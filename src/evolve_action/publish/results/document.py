@@ -29,6 +29,7 @@ from evolve_action.model.evals import (
     Suite,
     SuitePolicy,
 )
+from evolve_action.model import lanes
 from evolve_action.model.records import (
     FINAL_TEXT_BYTES,
 )
@@ -169,7 +170,7 @@ def case_doc(c: CaseStats) -> dict[str, Any]:
         "suite": c.suite,
         "case_id": c.case_id,
         "name": c.name,
-        "model": c.model,
+        **lanes.fields(c.model),
         "base": side_doc(c.base),
         "head": side_doc(c.head),
         "delta": c.delta,
@@ -182,7 +183,7 @@ def case_doc(c: CaseStats) -> dict[str, Any]:
 def group_doc(g: GroupStats) -> dict[str, Any]:
     return {
         "suite": g.suite,
-        "model": g.model,
+        **lanes.fields(g.model),
         "base_rate": g.base_rate,
         "head_rate": g.head_rate,
         "delta": g.delta,
