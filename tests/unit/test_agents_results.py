@@ -60,7 +60,9 @@ def test_several_agents_write_the_plain_model_and_the_agent_apart() -> None:
 
 
 def test_one_agent_writes_no_agent_field() -> None:
-    doc = aggregate_doc(make_report([GREETER], outcome(GREETER, "greets", M1, base=(4, 0), head=(4, 0))).aggregate)
+    doc = aggregate_doc(
+        make_report([GREETER], outcome(GREETER, "greets", M1, base=(4, 0), head=(4, 0))).aggregate
+    )
     validate(doc, "aggregate")
     rows = [*doc["cases"], *doc["suites"], *doc["models"], doc["overall"]]
     assert all("agent" not in r for r in rows)

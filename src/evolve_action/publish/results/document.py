@@ -14,6 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from evolve_action.model import lanes
 from evolve_action.model.evals import (
     Case,
     CaseKind,
@@ -29,7 +30,6 @@ from evolve_action.model.evals import (
     Suite,
     SuitePolicy,
 )
-from evolve_action.model import lanes
 from evolve_action.model.records import (
     FINAL_TEXT_BYTES,
 )
