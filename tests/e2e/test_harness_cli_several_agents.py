@@ -26,6 +26,7 @@ from tests.fakes.cli_agents import cli_dir
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
+from tests.levels import BWRAP, LEVELS, USER, env_at_level
 from tests.sample_evals import GREETER_SKILL
 
 CASE = {
@@ -34,6 +35,7 @@ CASE = {
     "assertions": [{"type": "regex", "path": "hello.txt", "pattern": "^Hello, Ada!$"}],
 }
 RUN_LIMIT_S = 280
+CONFINED = {BWRAP: "namespaces", USER: "unprivileged user"}
 
 
 def answer(request: Request) -> Answer:
@@ -61,8 +63,9 @@ def fakes() -> Iterator[tuple[FakeLLM, GitHubFake]]:
         assert not llm.script_errors, llm.script_errors
 
 
+@pytest.mark.parametrize("level", LEVELS)
 def test_two_agents_show_a_column_group_each_and_where_they_disagree(
-    fakes: tuple[FakeLLM, GitHubFake], tmp_path: Path
+    fakes: tuple[FakeLLM, GitHubFake], tmp_path: Path, level: str
 ) -> None:
     clis = cli_dir()
     llm, gh = fakes
@@ -94,14 +97,15 @@ def test_two_agents_show_a_column_group_each_and_where_they_disagree(
         "INPUT_HARNESS": "cli",
         "INPUT_AGENTS": "claude-code, copilot",
         "INPUT_RESULTS-DIR": str(tmp_path / "results"),
-        "INPUT_ALLOW-UNCONFINED": "true",
+        "INPUT_ALLOW-UNCONFINED": "false",  # each agent confined at the level, or no run
         "ANTHROPIC_API_KEY": "sk-ant-test",
         "ANTHROPIC_BASE_URL": llm.anthropic_base_url,
         "EVOLVE_CLI_DIR": str(clis),
         "EVOLVE_RETRY_BASE_DELAY_S": "0.01",
     }
     done = subprocess.run(
-        [sys.executable, "-m", "evolve_action", "run"], env=env, cwd=root,
+        [sys.executable, "-m", "evolve_action", "run"],
+        env=env_at_level(level, env, tmp_path / "path"), cwd=root,
         capture_output=True, text=True, timeout=RUN_LIMIT_S, check=False,
     )  # fmt: skip
     assert done.returncode == 1, done.stdout + done.stderr  # regressed on Claude Code
@@ -119,6 +123,12 @@ def test_two_agents_show_a_column_group_each_and_where_they_disagree(
         ("copilot", "head", "pass"),
     }, on
     assert {r["model"] for r in doc["runs"]} == {"anthropic/claude-sonnet-4-6"}
+    assert doc["settings"]["confinement"].startswith(CONFINED[level]), doc["settings"]
+    rows = {(c["model"], c["agent"], c["label"]) for c in doc["aggregate"]["cases"]}
+    assert {(m, a) for m, a, _ in rows} == {
+        ("anthropic/claude-sonnet-4-6", "claude"),
+        ("anthropic/claude-sonnet-4-6", "copilot"),
+    }, rows
     notes = {r["agent"]: r["transcript"]["notes"] for r in doc["runs"]}
     assert any(n.startswith("harness: claude ") for n in notes["claude"]), notes
     assert any(n.startswith("harness: copilot ") for n in notes["copilot"]), notes

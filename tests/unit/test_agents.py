@@ -60,6 +60,14 @@ def test_agents_with_the_sdk_harness_says_what_to_do() -> None:
         from_values({"agents": "claude,codex", "agent": "copilot", "harness": "cli"})
 
 
+def test_a_watch_with_several_agents_is_refused_saying_what_to_do() -> None:
+    with pytest.raises(SettingsError, match=r"inputs mode \(watch\) and agents") as refused:
+        from_values({"agents": "claude,copilot", "harness": "cli", "mode": "watch"})
+    assert "`agent: <name>`" in str(refused.value) and "history-dir" in str(refused.value)
+    watch_one = from_values({"agents": "copilot", "harness": "cli", "mode": "watch"})
+    assert watch_one.agent == "copilot"  # one agent is no dimension: a watch as ever
+
+
 # --- the plan --------------------------------------------------------------------------------
 
 

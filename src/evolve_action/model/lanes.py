@@ -50,6 +50,25 @@ def agent_label(label: str) -> str:
     return label.rpartition(SEP)[2] if SEP in label else ""
 
 
+def parts(label: str) -> tuple[str, str]:
+    """A lane's plain model and agent CLI (`lane`'s inverse; "" for the agent of a model)."""
+    model, sep, shown = label.rpartition(SEP)
+    if not sep:
+        return label, ""
+    names = {v: k for k, v in DISPLAY.items()}
+    return model, names.get(shown, shown)
+
+
+def fields(label: str | None) -> dict[str, str | None]:
+    """A summary row's `model` as results.json writes it: the plain model, and for a lane its
+    `agent` apart, so a reader needs no knowledge of how lanes are labelled. A job of one
+    agent writes `model` alone, as it always did."""
+    if label is None:
+        return {"model": None}
+    model, agent = parts(label)
+    return {"model": model, "agent": agent} if agent else {"model": model}
+
+
 def relabel(runs: Iterable[RunResult]) -> list[RunResult]:
     """`runs` with each one's model replaced by its lane (unchanged when it has no agent)."""
     return [replace(r, model=lane(r.model, r.agent)) if r.agent else r for r in runs]

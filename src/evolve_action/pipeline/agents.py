@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evolve_action.model.evals import split_model
@@ -81,17 +82,26 @@ def cannot_run(agent: str, model: str) -> str:
     )
 
 
+def recordings_of(directory: Path | None, agent: str) -> Path | None:
+    """Where `agent`'s harness keeps its recordings in a job of several (None: none kept)."""
+    return None if directory is None else directory / "agents" / agent
+
+
 @contextlib.asynccontextmanager
 async def open_harnesses(
     agents: Sequence[str], models: Sequence[str], **options: Any
 ) -> AsyncIterator[dict[str, CliHarness]]:
-    """One CLI harness per agent (its own proxy and binaries), open for the job."""
+    """One CLI harness per agent (its own proxy and binaries), open for the job. Each records
+    to and replays from its own subfolder of the recordings (`recordings_of`): two agents'
+    harnesses write the same `cli-<provider>.json` names, and the last to close would
+    overwrite the others'."""
     from evolve_action.execute.harness.run import open_cli_harness
 
     async with contextlib.AsyncExitStack() as stack:
         opened = {}
         for agent in agents:
             able = [m for m in models if not cannot_run(agent, m)]
-            context = open_cli_harness(able, **{**options, "agent": agent})
+            own = {k: recordings_of(options.get(k), agent) for k in ("record_dir", "replay_dir")}
+            context = open_cli_harness(able, **{**options, **own, "agent": agent})
             opened[agent] = await stack.enter_async_context(context)
         yield opened

@@ -468,6 +468,15 @@ def _check_agents(kwargs: dict[str, Any]) -> None:
         )
     if len(kwargs["agents"]) == 1:
         kwargs["agent"] = kwargs["agents"][0]
+    elif kwargs.get("mode") is Mode.WATCH:
+        # A watch's history keys each cell by model alone: two agents' runs would be compared
+        # with each other's past as if they were one.
+        raise SettingsError(
+            f"inputs mode (watch) and agents ({','.join(kwargs['agents'])}): a watch compares"
+            " each model with its own history, which keeps no agents apart; watch one agent per"
+            " job (`agent: <name>`, a matrix over the agents for several), each with its own"
+            " `history-dir`, or use `agents` on pull requests only"
+        )
 
 
 def raw_inputs(environ: Mapping[str, str]) -> dict[str, str]:

@@ -14,6 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from evolve_action.model import lanes
 from evolve_action.model.evals import (
     Case,
     CaseKind,
@@ -169,7 +170,7 @@ def case_doc(c: CaseStats) -> dict[str, Any]:
         "suite": c.suite,
         "case_id": c.case_id,
         "name": c.name,
-        "model": c.model,
+        **lanes.fields(c.model),
         "base": side_doc(c.base),
         "head": side_doc(c.head),
         "delta": c.delta,
@@ -182,7 +183,7 @@ def case_doc(c: CaseStats) -> dict[str, Any]:
 def group_doc(g: GroupStats) -> dict[str, Any]:
     return {
         "suite": g.suite,
-        "model": g.model,
+        **lanes.fields(g.model),
         "base_rate": g.base_rate,
         "head_rate": g.head_rate,
         "delta": g.delta,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from evolve_action.model import lanes
 from evolve_action.publish.results.document import side_doc
 from evolve_action.verdict.discrimination import ItemRecord, shares
 from evolve_action.verdict.lift import Lift
@@ -23,7 +24,7 @@ def lift_doc(lift: Lift | None) -> dict[str, Any] | None:
         "skills": [
             {
                 "suite": s.suite,
-                "model": s.model,
+                **lanes.fields(s.model),
                 "head_rate": s.head_rate,
                 "no_skill_rate": s.no_skill_rate,
                 "lift": s.lift,
@@ -37,7 +38,7 @@ def lift_doc(lift: Lift | None) -> dict[str, Any] | None:
                 "suite": c.suite,
                 "case_id": c.case_id,
                 "name": c.name,
-                "model": c.model,
+                **lanes.fields(c.model),
                 "head": side_doc(c.head),
                 "no_skill": side_doc(c.no_skill),
                 "lift": c.lift,

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from evolve_action.model import lanes
 from evolve_action.model.evals import EMPTY
 from evolve_action.plan.ruler import CaseChange, CaseDiff
 from evolve_action.verdict.adaptive import CellEffort, Design, Effort, Stop
@@ -139,7 +140,7 @@ def _adaptive_doc(a: Adaptive) -> dict[str, Any]:
             {
                 "suite": c.key[0],
                 "case": c.key[1],
-                "model": c.key[2],
+                **lanes.fields(c.key[2]),
                 "base_runs": c.base_runs,
                 "head_runs": c.head_runs,
                 "stop": c.stop.value,
@@ -216,7 +217,7 @@ def _adaptive_from_doc(doc: Any) -> Adaptive | None:
         stops = {s.value: s for s in Stop}
         cells = tuple(
             CellEffort(
-                (c["suite"], c["case"], c["model"]),
+                (c["suite"], c["case"], lanes.lane(c["model"], c.get("agent", ""))),
                 c["base_runs"],
                 c["head_runs"],
                 stops.get(c["stop"], Stop.SETTLED),
