@@ -88,21 +88,23 @@ def test_a_skill_that_stops_calling_its_mcp_tool_regresses_on_claude_code(
     assert all(
         any(n.startswith("harness: claude ") for n in r["transcript"]["notes"]) for r in runs
     )
-    called = {
-        r["side"]: {c["name"] for c in r["transcript"]["tool_calls"]} for r in runs
-    }
-    assert "mcp__weather__forecast" in called["base"] and "mcp__weather__forecast" not in called[
-        "head"
-    ], called
+    called = {r["side"]: {c["name"] for c in r["transcript"]["tool_calls"]} for r in runs}
+    assert (
+        "mcp__weather__forecast" in called["base"]
+        and "mcp__weather__forecast" not in called["head"]
+    ), called
 
     # The probe ran inside every run (started by Claude Code) and answered with its
-    # environment: no key value, nor any variable naming a credential, is in it.
+    # environment: no key value is in it (only the run's placeholder key).
     assert len(answers) >= len(runs) == 8, answers
     for answer in answers:
         # Claude Code appends its own reminders after the tool's text.
         environ, _ = json.JSONDecoder().raw_decode(answer)
         named = [k for k in environ if k.startswith(("GITHUB", "INPUT_")) or k.endswith("_KEY")]
-        assert named == [], named
+        # Claude Code hands its servers its own environment, whose key is the run's
+        # placeholder: it works only through the run's proxy socket, and only while it runs.
+        assert named in ([], ["ANTHROPIC_API_KEY"]), named
+        assert environ.get("ANTHROPIC_API_KEY", "evolve-dummy-").startswith("evolve-dummy-")
         for secret in (*KEYS.values(), env["INPUT_GITHUB-TOKEN"]):
             assert secret not in answer
     # Nor did a real key reach the provider from the agent's side (the proxy puts it on).
