@@ -10,6 +10,11 @@ connection to that socket, and runs the CLI as its child with the port filled in
     python -I -m evolve_action.execute.harness.relay --socket .tmp/evolve-proxy.sock \\
         --setenv ANTHROPIC_BASE_URL http://127.0.0.1:@PORT@/anthropic -- claude -p ...
 
+`--forward HOST PORT SOCKET` (repeatable) also listens on HOST:PORT and relays to SOCKET:
+a loopback HTTP MCP server the case declares, reached by its own URL through the host's side
+of the bridge (`execute/mcp/bridge.py`). Where that port is taken (the run shares the host's
+loopback, and the server itself holds it), it is left be.
+
 `@PORT@` in any argument or `--setenv` value becomes the port. The child inherits stdin,
 stdout and stderr, so the CLI's event stream is this process's output; the exit code is the
 child's. Standard library only, and quick to import: it starts once per run.
@@ -72,10 +77,26 @@ def _accept(listener: socket.socket, path: str) -> None:
         threading.Thread(target=_serve_one, args=(client, path), daemon=True).start()
 
 
+def _forward(host: str, port: str, socket_path: str) -> None:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listener.bind((host, int(port)))
+    except OSError:
+        listener.close()  # taken: this loopback is the host's, where the server is itself
+        return
+    listener.listen(64)
+    path = str(Path(socket_path).absolute())
+    threading.Thread(target=_accept, args=(listener, path), daemon=True).start()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="evolve-relay")
     parser.add_argument("--socket", required=True, help="the proxy's Unix socket")
     parser.add_argument("--setenv", nargs=2, action="append", default=[], metavar=("NAME", "V"))
+    parser.add_argument(
+        "--forward", nargs=3, action="append", default=[], metavar=("HOST", "PORT", "SOCKET")
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -88,6 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     listener.listen(64)
     port = str(listener.getsockname()[1])
     threading.Thread(target=_accept, args=(listener, path), daemon=True).start()
+    for host, mcp_port, mcp_socket in args.forward:
+        _forward(host, mcp_port, mcp_socket)
     env = dict(os.environ)
     for name, value in args.setenv:
         env[name] = value.replace(PORT_MARK, port)

@@ -36,6 +36,7 @@ from evolve_action.execute.harness.forward import Upstream
 from evolve_action.execute.harness.install import CliBinary
 from evolve_action.execute.harness.proxy import CredentialProxy, Session
 from evolve_action.execute.harness.relay import PORT_MARK
+from evolve_action.execute.mcp.bridge import bridged
 from evolve_action.execute.mcp.servers import launches_for_run
 from evolve_action.execute.providers import catalog
 from evolve_action.execute.providers.faults import RetryPolicy, positive_env, tuned_policy
@@ -128,11 +129,12 @@ class CliHarness:
             )  # fmt: skip
             harness.prepare_home(workspace / HOME_DIR, invocation)
             command = harness.command(invocation)
-            argv = [*_relay(command.env), "--", *command.argv]
             extra = {**harness.env, "PATH": self._path(binary)}
-            done = await confinement.run(
-                argv, timeout_s=timeout_s, stdin=command.stdin, extra_env=extra
-            )
+            with bridged(invocation.mcp, workspace, TMP_DIR) as forwards:
+                argv = [*_relay(command.env), *forwards, "--", *command.argv]
+                done = await confinement.run(
+                    argv, timeout_s=timeout_s, stdin=command.stdin, extra_env=extra
+                )
         finally:
             await asyncio.to_thread(self.proxy.close, session)
         if done.error:
