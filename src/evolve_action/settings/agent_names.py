@@ -11,6 +11,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Collection
 
+from evolve_action.model.lanes import DISPLAY as DISPLAY
+from evolve_action.model.lanes import display as display
 from evolve_action.settings.parsers import SettingsError
 
 # Other spellings of an agent's name → its registered name.
@@ -23,19 +25,6 @@ ALIASES = {
     "gemini-cli": "gemini",
     "open-code": "opencode",
 }
-
-# How the comment names each agent; a name not here is shown as registered.
-DISPLAY = {
-    "claude": "Claude Code",
-    "codex": "Codex",
-    "copilot": "Copilot",
-    "opencode": "OpenCode",
-    "gemini": "Gemini CLI",
-}
-
-
-def display(agent: str) -> str:
-    return DISPLAY.get(agent, agent)
 
 
 def canonical(name: str, raw: str, known: Collection[str]) -> str:
