@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evolve_action.execute.agent import AgentError
-from evolve_action.execute.harness import registry, relay
+from evolve_action.execute.harness import registry, relay, stage
 from evolve_action.execute.harness.available import NO_RELAY_PYTHON, binaries
 from evolve_action.execute.harness.available import machine_config as machine_config
 from evolve_action.execute.harness.available import missing_helpers as _missing_helpers
@@ -76,6 +76,8 @@ class CliHarness:
     unavailable: dict[str, str] = field(default_factory=dict)  # CLI → why it cannot run
     path: str = DEFAULT_PATH  # the job's PATH, which the CLI's own commands get too
     agent: str = ""  # the CLI the `agent` input chose; "" for each model's vendor's own
+    # Per CLI, the variables pointing its runs at what was prepared once for the job.
+    shared: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def describe(self) -> str:
         """The harness in a run's fingerprint: a new CLI version is new work."""
@@ -129,7 +131,7 @@ class CliHarness:
             harness.prepare_home(workspace / HOME_DIR, invocation)
             command = harness.command(invocation)
             argv = [*_relay(command.env), "--", *command.argv]
-            extra = {**harness.env, "PATH": self._path(binary)}
+            extra = {**harness.env, **self.shared.get(name, {}), "PATH": self._path(binary)}
             done = await confinement.run(
                 argv, timeout_s=timeout_s, stdin=command.stdin, extra_env=extra
             )
@@ -272,6 +274,7 @@ async def open_cli_harness(
         harness_binaries.pop(name, None)
         unavailable[name] = why
         log.error("harness cli: %s", why)
+    shared = await asyncio.to_thread(stage.job_env, harness_binaries, environ)
     loop = asyncio.get_running_loop()
 
     def overload(provider: str) -> None:
@@ -291,7 +294,7 @@ async def open_cli_harness(
     )
     path = environ.get("PATH") or DEFAULT_PATH
     with proxy:
-        yield CliHarness(proxy, harness_binaries, unavailable, path, agent)
+        yield CliHarness(proxy, harness_binaries, unavailable, path, agent, shared)
     if record is not None and record_dir is not None:
         record.save(record_dir)
 
