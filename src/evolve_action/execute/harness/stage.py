@@ -287,16 +287,20 @@ def job_env(
 def shared(
     binaries: Mapping[str, CliBinary], *, level: Level, hidden: Sequence[Path], root: Path
 ) -> dict[str, dict[str, str]]:
+    from evolve_action.execute.harness.contract import Harness
     from evolve_action.execute.harness.registry import HARNESSES  # it imports every harness
 
     found: dict[str, dict[str, str]] = {}
     home = root.absolute() / lock_digest()[:16]
     for name, binary in binaries.items():
+        harness = HARNESSES[name]
+        if getattr(type(harness), "prepare_job", None) is Harness.prepare_job:
+            continue  # nothing to share: no folder made
         directory = home / "shared" / name
         try:
             _make_dirs(directory.parent)
             with locked(home):
-                env = HARNESSES[name].prepare_job(binary.path, directory)
+                env = harness.prepare_job(binary.path, directory)
         except (OSError, RuntimeError) as exc:
             log.warning("harness cli: %s: each run prepares its own HOME (%s)", name, exc)
             continue

@@ -61,9 +61,12 @@ class Copilot(Harness):
             try:
                 env = {**copilot_launch.ENV, "HOME": str(work / "home"), "PATH": "/usr/bin:/bin"}
                 env.update(copilot_launch.environment_cache(str(work)))
-                done = subprocess.run(
-                    [str(binary), "--version"], env=env, capture_output=True, timeout=300
-                )
+                try:
+                    done = subprocess.run(
+                        [str(binary), "--version"], env=env, capture_output=True, timeout=300
+                    )
+                except subprocess.TimeoutExpired as exc:
+                    raise RuntimeError("`copilot --version` took over 300 s to unpack") from exc
                 if done.returncode != 0 or not (work / copilot_launch.RUNTIME).is_dir():
                     said = done.stderr.decode(errors="replace").strip()[-300:]
                     raise RuntimeError(f"`copilot --version` did not unpack its runtime: {said}")
