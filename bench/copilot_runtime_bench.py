@@ -5,17 +5,17 @@ Real pinned CLI, `CliHarness.run` at this machine's confinement level, the loopb
 (one shell command, an answer). Prints one JSON line: the job's set-up wall (proxy, staging,
 the shared unpack), each run's wall, and the disk each run's HOME holds when it ends.
 
-    .venv/bin/python -m bench.copilot_runtime_bench --runs 5 [--per-run]
+    .venv/bin/python -m bench.copilot_runtime_bench --runs 5 [--per-run] [--user-level]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import statistics
-import tempfile
 import time
 from pathlib import Path
 
@@ -24,8 +24,10 @@ from evolve_action.execute.harness.run import open_cli_harness
 from evolve_action.execute.sandbox.confine import HOME_DIR, job_level
 from evolve_action.model.outcomes import Side
 from evolve_action.plan.planning import RunSpec
+from tests.conftest import reachable_place
 from tests.fakes.cli_agents import TASK, cli_dir, make_repo, suite_and_case
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
+from tests.levels import USER, at_level
 
 MODEL = "anthropic/claude-sonnet-4-6"
 SKILL = "---\nname: greeter\ndescription: Greets people.\n---\nSay hello.\n"
@@ -44,11 +46,10 @@ async def bench(runs: int, per_run: bool) -> dict[str, object]:
     if per_run:
         stage.job_env = lambda binaries, environ: {}  # type: ignore[assignment]
     with (
-        tempfile.TemporaryDirectory(prefix="copilot-bench-", dir="/var/tmp") as tmp,
+        # Where the product makes its runs (as root: one the sandbox users may enter).
+        reachable_place("copilot-bench-", mode=0o755) as base,
         FakeLLM(api_key=None) as fake,
     ):
-        base = Path(tmp)
-        base.chmod(0o755)
         fake.script = script
         suite, case = suite_and_case(make_repo(base / "repo", {"evals.json": TASK}))
         environ = {
@@ -87,8 +88,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--per-run", action="store_true", help="no shared runtime (as before)")
+    parser.add_argument("--user-level", action="store_true", help="bubblewrap hidden")
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(bench(args.runs, args.per_run))), flush=True)
+    with at_level(USER) if args.user_level else contextlib.nullcontext():
+        print(json.dumps(asyncio.run(bench(args.runs, args.per_run))), flush=True)
 
 
 if __name__ == "__main__":
