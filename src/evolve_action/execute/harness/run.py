@@ -9,7 +9,9 @@ with the prompt on stdin, reads the CLI's event stream and returns what the SDK 
 Everything after (checks, judge, verdicts, results, comment) cannot tell the harnesses apart.
 
 Each run's CLI state (`~/.claude`, `~/.codex`) is in the workspace's own HOME, which the
-confinement creates and the workspace's removal deletes: nothing is shared between runs.
+confinement creates and the workspace's removal deletes: nothing is shared between runs but
+what a CLI prepares once per job (`Harness.prepare_job`: Copilot CLI's runtime), which the
+runs may read and not change (`stage.shared`).
 """
 
 from __future__ import annotations
