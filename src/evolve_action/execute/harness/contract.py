@@ -109,6 +109,12 @@ class Harness(ABC):
         for name in self.home_dirs:
             (home / name).mkdir(parents=True, exist_ok=True)
 
+    def prepare_job(self, binary: Path, directory: Path) -> dict[str, str]:
+        """Do once per job, in `directory` (made here: ours alone, which the runs may read but
+        not change), what each run's fresh HOME would otherwise repeat; the variables that
+        point every run at it. Default: nothing to share."""
+        return {}
+
     @abstractmethod
     def command(self, run: Invocation) -> Command:
         """The headless command line, the proxy's variables, and the prompt's way in."""

@@ -9,7 +9,9 @@ with the prompt on stdin, reads the CLI's event stream and returns what the SDK 
 Everything after (checks, judge, verdicts, results, comment) cannot tell the harnesses apart.
 
 Each run's CLI state (`~/.claude`, `~/.codex`) is in the workspace's own HOME, which the
-confinement creates and the workspace's removal deletes: nothing is shared between runs.
+confinement creates and the workspace's removal deletes: nothing is shared between runs but
+what a CLI prepares once per job (`Harness.prepare_job`: Copilot CLI's runtime), which the
+runs may read and not change (`stage.shared`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evolve_action.execute.agent import AgentError
-from evolve_action.execute.harness import registry, relay
+from evolve_action.execute.harness import registry, relay, stage
 from evolve_action.execute.harness.available import NO_RELAY_PYTHON, binaries
 from evolve_action.execute.harness.available import machine_config as machine_config
 from evolve_action.execute.harness.available import missing_helpers as _missing_helpers
@@ -77,6 +79,8 @@ class CliHarness:
     unavailable: dict[str, str] = field(default_factory=dict)  # CLI → why it cannot run
     path: str = DEFAULT_PATH  # the job's PATH, which the CLI's own commands get too
     agent: str = ""  # the CLI the `agent` input chose; "" for each model's vendor's own
+    # Per CLI, the variables pointing its runs at what was prepared once for the job.
+    shared: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def describe(self) -> str:
         """The harness in a run's fingerprint: a new CLI version is new work."""
@@ -129,7 +133,7 @@ class CliHarness:
             )  # fmt: skip
             harness.prepare_home(workspace / HOME_DIR, invocation)
             command = harness.command(invocation)
-            extra = {**harness.env, "PATH": self._path(binary)}
+            extra = {**harness.env, **self.shared.get(name, {}), "PATH": self._path(binary)}
             with bridged(invocation.mcp, workspace, TMP_DIR) as forwards:
                 argv = [*_relay(command.env), *forwards, "--", *command.argv]
                 done = await confinement.run(
@@ -274,6 +278,7 @@ async def open_cli_harness(
         harness_binaries.pop(name, None)
         unavailable[name] = why
         log.error("harness cli: %s", why)
+    shared = await asyncio.to_thread(stage.job_env, harness_binaries, environ)
     loop = asyncio.get_running_loop()
 
     def overload(provider: str) -> None:
@@ -293,7 +298,7 @@ async def open_cli_harness(
     )
     path = environ.get("PATH") or DEFAULT_PATH
     with proxy:
-        yield CliHarness(proxy, harness_binaries, unavailable, path, agent)
+        yield CliHarness(proxy, harness_binaries, unavailable, path, agent, shared)
     if record is not None and record_dir is not None:
         record.save(record_dir)
 

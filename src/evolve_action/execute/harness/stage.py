@@ -245,13 +245,7 @@ def _copy(source: Path, home: Path, package: Path) -> None:
     try:
         copy = work / "package"
         shutil.copytree(source, copy, symlinks=True, copy_function=shutil.copy)
-        for current, _dirs, files in os.walk(copy):
-            Path(current).chmod(0o755)
-            for name in files:
-                path = Path(current, name)
-                mode = path.lstat().st_mode
-                if not stat.S_ISLNK(mode):  # chmod would change what the link names
-                    path.chmod(0o755 if mode & 0o111 else 0o644)
+        readable_by_all(copy)
         _make_dirs((home / package).parent)
         copy.rename(home / package)
     finally:
@@ -263,6 +257,74 @@ def _copy(source: Path, home: Path, package: Path) -> None:
         home,
         time.monotonic() - started,
     )
+
+
+def readable_by_all(top: Path) -> None:
+    """Everything in `top` readable by all and writable by its owner alone."""
+    for current, _dirs, files in os.walk(top):
+        Path(current).chmod(0o755)
+        for name in files:
+            path = Path(current, name)
+            mode = path.lstat().st_mode
+            if not stat.S_ISLNK(mode):  # chmod would change what the link names
+                path.chmod(0o755 if mode & 0o111 else 0o644)
+
+
+def job_env(
+    binaries: Mapping[str, CliBinary], environ: Mapping[str, str]
+) -> dict[str, dict[str, str]]:
+    """For each CLI that shares work between its runs (`Harness.prepare_job`), the variables
+    pointing its runs at what was prepared once, beside the staged CLIs. A CLI whose shared
+    folder cannot be made, or could be changed by a run, gets none: each run then does that
+    work in its own HOME, slower but whole."""
+    if not binaries:
+        return {}
+    return shared(
+        binaries, level=job_level().level, hidden=default_hidden(), root=stage_dir(environ)
+    )
+
+
+def shared(
+    binaries: Mapping[str, CliBinary], *, level: Level, hidden: Sequence[Path], root: Path
+) -> dict[str, dict[str, str]]:
+    from evolve_action.execute.harness.contract import Harness
+    from evolve_action.execute.harness.registry import HARNESSES  # it imports every harness
+
+    found: dict[str, dict[str, str]] = {}
+    home = root.absolute() / lock_digest()[:16]
+    for name, binary in binaries.items():
+        harness = HARNESSES[name]
+        if getattr(type(harness), "prepare_job", None) is Harness.prepare_job:
+            continue  # nothing to share: no folder made
+        directory = home / "shared" / name
+        try:
+            _make_dirs(directory.parent)
+            with locked(home):
+                env = harness.prepare_job(binary.path, directory)
+        except (OSError, RuntimeError) as exc:
+            log.warning("harness cli: %s: each run prepares its own HOME (%s)", name, exc)
+            continue
+        problem = _shared_obstacle(directory, level, hidden) if env else None
+        if problem is not None:
+            log.warning(
+                "harness cli: %s: %s is not shared with its runs: %s", name, directory, problem
+            )
+            continue
+        found[name] = env
+    return found
+
+
+def _shared_obstacle(directory: Path, level: Level, hidden: Sequence[Path]) -> str | None:
+    """Why the runs at `level` could not read `directory`, or could change it; None: neither."""
+    if level is Level.BWRAP:
+        mask = masked(directory, hidden)
+        return None if mask is None else f"it is under {mask}, which bubblewrap replaces"
+    if level is not Level.USER:
+        return None
+    if not allows(POOL_FIRST, directory, os.R_OK | os.X_OK):
+        return "the sandbox users cannot read it"
+    changeable = _changeable(directory.resolve())
+    return None if changeable is None else f"{changeable} is writable by the sandbox users"
 
 
 def _megabytes(directory: Path) -> int:

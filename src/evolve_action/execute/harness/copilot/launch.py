@@ -47,6 +47,8 @@ PROVIDERS = ("anthropic", "openai", "copilot")
 GITHUB = "copilot"
 SKILL_TOOL = "skill"
 SHELL_TOOL = "bash"
+# Its runtime, in its package cache folder (`COPILOT_PKG_CACHE_HOME`).
+RUNTIME = "pkg"
 
 # Variables that are not credentials, so they pass the confinement's environment filter.
 ENV = {"COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false"}
@@ -116,8 +118,13 @@ def environment(
     """Everything it needs besides PATH, HOME and TMPDIR (the confinement's)."""
     env = {**ENV, **endpoint(provider, api_base, token, model=model)}
     if package_cache:
-        env["COPILOT_PKG_CACHE_HOME"] = package_cache
+        env.update(environment_cache(package_cache))
     return env
+
+
+def environment_cache(package_cache: str) -> dict[str, str]:
+    """The variable that has it run from the runtime unpacked in `package_cache/RUNTIME`."""
+    return {"COPILOT_PKG_CACHE_HOME": package_cache}
 
 
 def home_files() -> dict[str, str]:
