@@ -11,6 +11,7 @@ which the commands turn into exit 2 with the path and the reason.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -56,3 +57,14 @@ def atomic_write(path: Path, text: str) -> None:
 
 def _why(exc: OSError) -> str:
     return exc.strerror or str(exc)
+
+
+def readable_by_all(top: Path) -> None:
+    """Everything in `top` readable by all and writable by its owner alone."""
+    for current, _dirs, files in os.walk(top):
+        Path(current).chmod(0o755)
+        for name in files:
+            path = Path(current, name)
+            mode = path.lstat().st_mode
+            if not stat.S_ISLNK(mode):  # chmod would change what the link names
+                path.chmod(0o755 if mode & 0o111 else 0o644)

@@ -50,6 +50,7 @@ from evolve_action.execute.harness.install import (
 from evolve_action.execute.sandbox.bwrap import masked
 from evolve_action.execute.sandbox.confine import Level, default_hidden, job_level
 from evolve_action.execute.sandbox.user import POOL_FIRST, POOL_SIZE, allows, unreachable_parent
+from evolve_action.util.files import readable_by_all
 
 log = logging.getLogger(__name__)
 
@@ -257,17 +258,6 @@ def _copy(source: Path, home: Path, package: Path) -> None:
         home,
         time.monotonic() - started,
     )
-
-
-def readable_by_all(top: Path) -> None:
-    """Everything in `top` readable by all and writable by its owner alone."""
-    for current, _dirs, files in os.walk(top):
-        Path(current).chmod(0o755)
-        for name in files:
-            path = Path(current, name)
-            mode = path.lstat().st_mode
-            if not stat.S_ISLNK(mode):  # chmod would change what the link names
-                path.chmod(0o755 if mode & 0o111 else 0o644)
 
 
 def job_env(

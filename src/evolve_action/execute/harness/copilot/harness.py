@@ -31,7 +31,7 @@ from evolve_action.execute.harness.contract import CliSpec, Command, Harness, In
 from evolve_action.execute.harness.copilot import events as copilot_events
 from evolve_action.execute.harness.copilot import launch as copilot_launch
 from evolve_action.execute.harness.events import CliOutcome
-from evolve_action.execute.harness.stage import readable_by_all
+from evolve_action.util.files import readable_by_all
 
 # A trigger case's tools: load the skill, or read a file (Claude Code's `Skill` and `Read`).
 TRIGGER_TOOLS = (copilot_launch.SKILL_TOOL, "view")
