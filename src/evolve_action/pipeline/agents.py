@@ -95,6 +95,9 @@ async def open_harnesses(
     to and replays from its own subfolder of the recordings (`recordings_of`): two agents'
     harnesses write the same `cli-<provider>.json` names, and the last to close would
     overwrite the others'."""
+    if not agents:  # an SDK job, or one CLI for all: nothing of the harnesses is loaded
+        yield {}
+        return
     from evolve_action.execute.harness.run import open_cli_harness
 
     async with contextlib.AsyncExitStack() as stack:
