@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
+import anyio
 import httpx
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -121,6 +122,9 @@ class McpTools:
             return ToolResultPart("", f"Error: {exc}", is_error=True)
         except McpError as exc:
             return ToolResultPart("", f"Error: {launch.name}: {exc.error.message}", True)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+            # The server exited: its streams closed under the call (or before it was sent).
+            return ToolResultPart("", f"Error: the MCP server {launch.name} has stopped", True)
         return ToolResultPart("", _text(result), is_error=bool(result.isError))
 
     async def _list(self, launch: McpLaunch) -> None:
