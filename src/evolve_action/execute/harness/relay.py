@@ -50,6 +50,18 @@ def _pump(src: socket.socket, dst: socket.socket) -> None:
                 sock.shutdown(how)
 
 
+def splice(client: socket.socket, upstream: socket.socket) -> None:
+    """Bytes both ways until each side is done, then both closed (the relay's and the MCP
+    bridge's one way of joining two sockets; this module imports nothing of ours, so the
+    bridge can import it)."""
+    back = threading.Thread(target=_pump, args=(upstream, client), daemon=True)
+    back.start()
+    _pump(client, upstream)
+    back.join()
+    client.close()
+    upstream.close()
+
+
 def _serve_one(client: socket.socket, path: str) -> None:
     upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
@@ -59,12 +71,7 @@ def _serve_one(client: socket.socket, path: str) -> None:
         client.close()
         upstream.close()
         return
-    back = threading.Thread(target=_pump, args=(upstream, client), daemon=True)
-    back.start()
-    _pump(client, upstream)
-    back.join()
-    client.close()
-    upstream.close()
+    splice(client, upstream)
 
 
 def _accept(listener: socket.socket, path: str) -> None:

@@ -21,21 +21,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from evolve_action.execute.harness.proxy_http import bindable
+from evolve_action.execute.harness.relay import splice
 from evolve_action.model.mcp import McpLaunch, loopback_problem
-
-_CHUNK = 1 << 16
-
-
-def _pump(src: socket.socket, dst: socket.socket) -> None:
-    try:
-        while data := src.recv(_CHUNK):
-            dst.sendall(data)
-    except OSError:
-        pass
-    finally:
-        for sock, how in ((dst, socket.SHUT_WR), (src, socket.SHUT_RD)):
-            with contextlib.suppress(OSError):
-                sock.shutdown(how)
 
 
 def _serve(client: socket.socket, host: str, port: int) -> None:
@@ -45,12 +32,7 @@ def _serve(client: socket.socket, host: str, port: int) -> None:
         client.close()
         return
     upstream.settimeout(None)
-    back = threading.Thread(target=_pump, args=(upstream, client), daemon=True)
-    back.start()
-    _pump(client, upstream)
-    back.join()
-    client.close()
-    upstream.close()
+    splice(client, upstream)
 
 
 def _accept(listener: socket.socket, host: str, port: int) -> None:
