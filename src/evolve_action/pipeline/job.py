@@ -23,7 +23,7 @@ from evolve_action.grade import checks
 from evolve_action.model import lanes
 from evolve_action.model.evals import LoadResult
 from evolve_action.model.outcomes import RunResult
-from evolve_action.pipeline.plan_and_run import Execution, plan_and_run
+from evolve_action.pipeline.plan_and_run import Execution, execute_job, plan_job
 from evolve_action.pipeline.request import Loaded, Request, load_suites
 from evolve_action.pipeline.stopping import Stop
 from evolve_action.plan.planning import RunSpec
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from evolve_action.publish.github_api import Publisher
     from evolve_action.publish.post import Published
     from evolve_action.publish.render.report import ReportInput
+    from evolve_action.publish.results.stream import Streamed
     from evolve_action.publish.spend_history import PrSpend
     from evolve_action.verdict.gate import Gate, Shortfall
 
@@ -179,10 +180,10 @@ def _late(setup: JobSetup, in_progress: bool) -> tuple[str, ...]:
     return setup.late_notices()
 
 
-def _write(setup: JobSetup, report: Report) -> Path:
+def _write(setup: JobSetup, report: Report, streamed: Streamed) -> Path:
     from evolve_action.publish.results.write import write_results
 
-    return write_results(setup.settings.results_dir, report.data, report.input)[-1]
+    return write_results(setup.settings.results_dir, report.data, report.input, streamed)[-1]
 
 
 def _shortfall(execution: Execution | None, stop: Stop) -> Shortfall:
@@ -225,27 +226,32 @@ def _notices(execution: Execution | None, shortfall: Shortfall) -> tuple[str, ..
     return (text,)
 
 
-async def _execute(setup: JobSetup, sides: Sides, head: Loaded, base: Loaded | None) -> Execution:
-    """Run the job; a stop request ends it early, and the runs that finished are returned."""
+async def _execute(
+    setup: JobSetup, sides: Sides, head: Loaded, base: Loaded | None
+) -> tuple[Execution, Streamed]:
+    """Run the job; a stop request ends it early, and the runs that finished are returned,
+    with the files of each written as it ended (`publish.results.stream`)."""
     from evolve_action.pipeline.pricing import Prices
+    from evolve_action.publish.results.stream import RunFileStream, chained
 
     def tell(costing: Costing) -> None:
         # Printed at once: the projection is in the log before the first provider request.
         for line in costing.lines():
             print(f"evolve-action: {line}", file=setup.stream, flush=True)
 
+    request, settings = setup.request, setup.settings
     async with setup.stop.watching():
-        return await plan_and_run(
-            setup.request,
-            setup.settings,
-            sides,
-            head,
-            base,
-            on_done=setup.on_done,
-            stop=setup.stop,
-            prices=Prices(setup.config.prices),
-            on_costing=tell,
-        )
+        job = plan_job(request, settings, sides, head, base, Prices(setup.config.prices))
+        suites = [*job.chosen.head, *job.chosen.base]
+        stream = RunFileStream.for_plan(settings.results_dir, suites, job.plan.runs)
+        try:
+            execution = await execute_job(
+                request, settings, job, on_done=chained(setup.on_done, stream.add),
+                stop=setup.stop, on_costing=tell,
+            )  # fmt: skip
+        finally:
+            streamed = stream.finish()
+    return execution, streamed
 
 
 def run_and_report(setup: JobSetup, sides: Sides) -> tuple[Finished, Published | None]:
@@ -272,9 +278,9 @@ def run_and_report(setup: JobSetup, sides: Sides) -> tuple[Finished, Published |
         first = _report(setup, sides, None, invalid, started=started, in_progress=True).input
         publisher = setup.publisher
         early = stop.wait(lambda: publish_in_progress(first, publisher=publisher)).value
-    execution = asyncio.run(_execute(setup, sides, head, base))
+    execution, streamed = asyncio.run(_execute(setup, sides, head, base))
     made = _report(setup, sides, execution, invalid, started=started)
-    results_path = _write(setup, made)
+    results_path = _write(setup, made, streamed)
     report = made.input
     if stop.requested and report.gate.conclusion != "cancelled":
         # Stopped since the report was made (while the files were written): it says so.

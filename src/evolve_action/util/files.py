@@ -37,9 +37,15 @@ def check_writable(directory: Path) -> None:
         raise ResultsWriteError(f"cannot write results to {directory}: {_why(exc)}") from exc
 
 
-def atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str, made: set[Path] | None = None) -> None:
+    """Write `text` to `path` whole or not at all. `made`: folders known to exist (and
+    added to as this makes them), so a writer of hundreds of files in a few folders asks
+    the file system for each folder once."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if made is None or path.parent not in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if made is not None:
+                made.add(path.parent)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as exc:
         raise ResultsWriteError(f"cannot write results to {path.parent}: {_why(exc)}") from exc

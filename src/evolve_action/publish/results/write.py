@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evolve_action import __version__
-from evolve_action.model.evals import LoadResult, Suite
+from evolve_action.model.evals import Case, LoadResult, Suite
 from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.model.records import run_doc
 from evolve_action.plan.planning import Skip
@@ -58,10 +58,12 @@ from evolve_action.verdict.stats import Aggregate
 
 if TYPE_CHECKING:
     from evolve_action.publish.render.report import ReportInput
+    from evolve_action.publish.results.stream import Streamed
 
 log = logging.getLogger(__name__)
 
 JUNIT_FILE = "junit.xml"
+File = tuple[Path, str]  # a results file and its text
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -115,17 +117,49 @@ def results_doc(data: ResultsData) -> dict[str, Any]:
     }
 
 
+def model_dir(results_dir: Path, rel: str, model: str) -> Path:
+    """The folder of one suite's runs on one model (skill-creator's viewer opens it)."""
+    return results_dir / "suites" / slug(rel) / slug(model)
+
+
+def run_files(folder: Path, run: RunResult, case: Case | None, armed: bool) -> list[File]:
+    """One run's files under its model's `folder`: its case's eval_metadata.json (when the
+    case is known) and its grading.json. `armed`: the suite ran a no-skill arm on the model."""
+    eval_dir = folder / f"eval-{slug(run.case_id)}"
+    files = []
+    if case is not None:
+        meta = {
+            "eval_id": case.id,
+            "eval_name": case.label,
+            "prompt": case.prompt,
+            "assertions": [i.text for i in case.items],
+        }
+        files.append((eval_dir / "eval_metadata.json", _json(meta)))
+    run_dir = eval_dir / configuration(run.side, armed) / f"run-{run.repetition}"
+    files.append((run_dir / "grading.json", _json(grading_doc(run))))
+    return files
+
+
 def write_results(
-    results_dir: Path, data: ResultsData, report: ReportInput | None = None
+    results_dir: Path,
+    data: ResultsData,
+    report: ReportInput | None = None,
+    streamed: Streamed | None = None,
 ) -> list[Path]:
     """Write every results file; returns the paths written, results.json last. With the
-    `report` the comment reads, also report.html."""
+    `report` the comment reads, also report.html. `streamed`: the runs' files the job wrote
+    as its runs ended; those whose text is still right are not written again, and any this
+    job no longer has are removed, so the folder is as if all were written here."""
     catalog = {c["rel"]: c for c in catalog_doc(data.suites, data.repo_root)}
-    written: list[Path] = []
+    written: dict[Path, None] = {}  # in order; a file once (a case's metadata, many runs)
+    made: set[Path] = set()
 
     def put(path: Path, text: str) -> None:
-        atomic_write(path, text)
-        written.append(path)
+        if path in written:
+            return
+        written[path] = None
+        if streamed is None or not streamed.holds(path, text):
+            atomic_write(path, text, made)
 
     by_suite: dict[str, list[RunResult]] = {}
     for run in data.runs:
@@ -133,27 +167,29 @@ def write_results(
     suites = {s.rel: s for s in data.suites}
     for rel, runs in sorted(by_suite.items()):
         suite = suites.get(rel)
-        suite_dir = results_dir / "suites" / slug(rel)
         put(
-            suite_dir / "eval_feedback_aggregate.json",
+            results_dir / "suites" / slug(rel) / "eval_feedback_aggregate.json",
             _json(feedback_aggregate_doc(suite, rel, runs)),
         )
         skill_path = catalog[rel]["skill_path"] if rel in catalog else ""
         for model in sorted({r.model for r in runs}):
             model_runs = [r for r in runs if r.model == model]
-            _write_model(put, suite_dir / slug(model), data, (suite, rel, skill_path), model_runs)
+            folder = model_dir(results_dir, rel, model)
+            _write_model(put, folder, data, (suite, rel, skill_path), model_runs)
     put(results_dir / JUNIT_FILE, junit_xml(data.runs, suites))
     if report is not None:
         from evolve_action.publish.html.page import write_html
 
-        written.append(write_html(results_dir, report))
+        written[write_html(results_dir, report)] = None
     put(results_dir / RESULTS_FILE, _json(results_doc(data)))
-    return written
+    if streamed is not None:
+        streamed.remove_all_but(written)
+    return list(written)
 
 
 def _write_model(
     put: Callable[[Path, str], None],
-    model_dir: Path,
+    folder: Path,
     data: ResultsData,
     where: tuple[Suite | None, str, str],
     runs: list[RunResult],
@@ -172,19 +208,9 @@ def _write_model(
 
     armed = any(r.side is Side.NO_SKILL for r in runs)
     if armed and any(r.side is Side.BASE for r in runs):
-        put(model_dir / "benchmark-base.json", _json(bench()))  # what the PR changed
-    put(model_dir / "benchmark.json", _json(bench(Side.NO_SKILL) if armed else bench()))
+        put(folder / "benchmark-base.json", _json(bench()))  # what the PR changed
+    put(folder / "benchmark.json", _json(bench(Side.NO_SKILL) if armed else bench()))
     cases = {c.id: c for c in suite.cases} if suite else {}
     for run in runs:
-        eval_dir = model_dir / f"eval-{slug(run.case_id)}"
-        case = cases.get(run.case_id)
-        if case is not None and not (eval_dir / "eval_metadata.json").exists():
-            meta = {
-                "eval_id": case.id,
-                "eval_name": case.label,
-                "prompt": case.prompt,
-                "assertions": [i.text for i in case.items],
-            }
-            put(eval_dir / "eval_metadata.json", _json(meta))
-        run_dir = eval_dir / configuration(run.side, armed) / f"run-{run.repetition}"
-        put(run_dir / "grading.json", _json(grading_doc(run)))
+        for path, text in run_files(folder, run, cases.get(run.case_id), armed):
+            put(path, text)

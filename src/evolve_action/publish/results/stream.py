@@ -1,0 +1,127 @@
+"""Each run's results files, written as the run ends instead of all after the last answer.
+
+A job of N runs leaves 2N small files (`write.py`: a grading.json per run, an
+eval_metadata.json per case) in three folders per run. Written after the last answer they
+were most of a job's teardown (0.3-0.4 s for 200 runs on the 2-core machine, most of it the
+file system's `mkdir`, `open` and `rename`). Written as each run ends, by one thread that
+does only the file system's part, they overlap the other runs' waits for their answers.
+
+The end-of-job writer stays the one source of truth: it builds every file again from the
+job's final runs and writes a file only if this stream did not already write that very text
+(`Streamed.holds`), then removes what the stream wrote that the final set lacks. A run whose
+result changed after it ended, or a folder name the plan guessed wrong (`armed`: a no-skill
+arm planned and never run), therefore costs a rewrite, never a wrong file. A file the stream
+could not write is left to the final writer, which reports the failure as it always did.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable, Container, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evolve_action.model.evals import Case, Suite
+from evolve_action.model.outcomes import RunResult, Side
+from evolve_action.plan.planning import RunSpec
+from evolve_action.publish.results.write import File, model_dir, run_files
+from evolve_action.util.files import ResultsWriteError, atomic_write
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Streamed:
+    """What the stream wrote: each file's path and the hash of its text."""
+
+    texts: dict[Path, int] = field(default_factory=dict)
+
+    def holds(self, path: Path, text: str) -> bool:
+        """Whether `path` was written here with this very text (in this process, where
+        `hash` of a string is stable; a collision would need 2**64 tries)."""
+        return self.texts.get(path) == hash(text)
+
+    def remove_all_but(self, kept: Container[Path]) -> None:
+        for path in self.texts:
+            if path not in kept:
+                path.unlink(missing_ok=True)
+
+
+class RunFileStream:
+    """Writes each ended run's files from a worker thread.
+
+    `add` is called on the event loop as a run ends: it builds the texts there (the result
+    is read where it was made, and `json` is quick on one run) and queues them; the thread
+    only writes. `finish` waits for the queue to drain and says what was written.
+    """
+
+    def __init__(
+        self, results_dir: Path, suites: Sequence[Suite], armed: Container[tuple[str, str]]
+    ):
+        self._results_dir = results_dir
+        # The suites the final writer names cases from: head's, then base's over them.
+        self._cases: dict[str, dict[str, Case]] = {
+            s.rel: {c.id: c for c in s.cases} for s in suites
+        }
+        self._armed = armed
+        self._queued: set[Path] = set()
+        self._queue: queue.SimpleQueue[File | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._streamed = Streamed()
+
+    @classmethod
+    def for_plan(
+        cls, results_dir: Path, suites: Sequence[Suite], runs: Iterable[RunSpec]
+    ) -> RunFileStream:
+        armed = {(r.suite.rel, r.model) for r in runs if r.side is Side.NO_SKILL}
+        return cls(results_dir, suites, armed)
+
+    def add(self, spec: RunSpec, run: RunResult) -> None:
+        del spec  # the result names its suite, model and case as the final writer reads them
+        folder = model_dir(self._results_dir, run.suite, run.model)
+        case = self._cases.get(run.suite, {}).get(run.case_id)
+        armed = (run.suite, run.model) in self._armed
+        for path, text in run_files(folder, run, case, armed):
+            if path not in self._queued:
+                self._queued.add(path)
+                self._put((path, text))
+
+    def _put(self, item: File) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._drain, name="evolve-results", daemon=True)
+            self._thread.start()
+        self._queue.put(item)
+
+    def _drain(self) -> None:
+        made: set[Path] = set()
+        while (item := self._queue.get()) is not None:
+            path, text = item
+            try:
+                atomic_write(path, text, made)
+            except (ResultsWriteError, OSError) as exc:  # the final writer tries again
+                log.debug("writing %s as its run ended failed: %s", path, exc)
+                continue
+            self._streamed.texts[path] = hash(text)
+
+    def finish(self) -> Streamed:
+        """Wait for the queued files; what was written (safe to read once this returns)."""
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+        return self._streamed
+
+
+def chained(
+    *hooks: Callable[[RunSpec, RunResult], None] | None,
+) -> Callable[[RunSpec, RunResult], None]:
+    """One `on_done` that calls each of `hooks` given, in order."""
+    given = [h for h in hooks if h is not None]
+
+    def on_done(spec: RunSpec, run: RunResult) -> None:
+        for hook in given:
+            hook(spec, run)
+
+    return on_done
