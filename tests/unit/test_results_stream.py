@@ -10,8 +10,8 @@ import pytest
 
 from evolve_action.model.outcomes import RunResult, Side, Status
 from evolve_action.plan.planning import RunSpec
-from evolve_action.publish.results.stream import RunFileStream, Streamed, chained
-from evolve_action.publish.results.write import ResultsData, write_results
+from evolve_action.publish.results.stream import RunFileStream, chained
+from evolve_action.publish.results.write import ResultsData, Streamed, write_results
 from tests.unit.test_results import _data
 
 SPEC = None  # the stream reads the result, not the spec; see `_add`

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from evolve_action.publish.github_api import Publisher
     from evolve_action.publish.post import Published
     from evolve_action.publish.render.report import ReportInput
-    from evolve_action.publish.results.stream import Streamed
+    from evolve_action.publish.results.write import Streamed
     from evolve_action.publish.spend_history import PrSpend
     from evolve_action.verdict.gate import Gate, Shortfall
 

@@ -20,33 +20,15 @@ import logging
 import queue
 import threading
 from collections.abc import Callable, Container, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from evolve_action.model.evals import Case, Suite
 from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.plan.planning import RunSpec
-from evolve_action.publish.results.write import File, model_dir, run_files
+from evolve_action.publish.results.write import File, Streamed, model_dir, run_files
 from evolve_action.util.files import ResultsWriteError, atomic_write
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Streamed:
-    """What the stream wrote: each file's path and the hash of its text."""
-
-    texts: dict[Path, int] = field(default_factory=dict)
-
-    def holds(self, path: Path, text: str) -> bool:
-        """Whether `path` was written here with this very text (in this process, where
-        `hash` of a string is stable; a collision would need 2**64 tries)."""
-        return self.texts.get(path) == hash(text)
-
-    def remove_all_but(self, kept: Container[Path]) -> None:
-        for path in self.texts:
-            if path not in kept:
-                path.unlink(missing_ok=True)
 
 
 class RunFileStream:

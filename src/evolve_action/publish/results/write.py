@@ -24,7 +24,7 @@ import hashlib
 import json
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -58,7 +58,6 @@ from evolve_action.verdict.stats import Aggregate
 
 if TYPE_CHECKING:
     from evolve_action.publish.render.report import ReportInput
-    from evolve_action.publish.results.stream import Streamed
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +114,24 @@ def results_doc(data: ResultsData) -> dict[str, Any]:
         "lift": lift_doc(data.lift),
         "discrimination": discrimination_doc(data.discrimination),
     }
+
+
+@dataclass
+class Streamed:
+    """What `publish.results.stream` wrote as the runs ended: each file's path and the hash
+    of its text."""
+
+    texts: dict[Path, int] = field(default_factory=dict)
+
+    def holds(self, path: Path, text: str) -> bool:
+        """Whether `path` was written here with this very text (in this process, where
+        `hash` of a string is stable; a collision would need 2**64 tries)."""
+        return self.texts.get(path) == hash(text)
+
+    def remove_all_but(self, kept: Container[Path]) -> None:
+        for path in self.texts:
+            if path not in kept:
+                path.unlink(missing_ok=True)
 
 
 def model_dir(results_dir: Path, rel: str, model: str) -> Path:
