@@ -66,6 +66,7 @@ def test_no_harness_renderer_publisher_or_other_sdk_is_loaded(loaded: set[str]) 
         "evolve_action.publish.html",
         "evolve_action.publish.post",
         "evolve_action.publish.github_api",
+        "evolve_action.publish.results.write",  # the files, as each run ends
         "evolve_action.commands.calibrate_flow",  # `mode: calibrate` only
         "evolve_action.commands.watch_flow",  # `mode: watch` only
         "jinja2",

@@ -21,12 +21,15 @@ import queue
 import threading
 from collections.abc import Callable, Container, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evolve_action.model.evals import Case, Suite
 from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.plan.planning import RunSpec
-from evolve_action.publish.results.write import File, Streamed, model_dir, run_files
 from evolve_action.util.files import ResultsWriteError, atomic_write
+
+if TYPE_CHECKING:
+    from evolve_action.publish.results.write import File, Streamed
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +54,7 @@ class RunFileStream:
         self._queued: set[Path] = set()
         self._queue: queue.SimpleQueue[File | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
-        self._streamed = Streamed()
+        self._texts: dict[Path, int] = {}
 
     @classmethod
     def for_plan(
@@ -61,6 +64,10 @@ class RunFileStream:
         return cls(results_dir, suites, armed)
 
     def add(self, spec: RunSpec, run: RunResult) -> None:
+        # Here, not at the top: the stream is made before the first request, which the
+        # results writer's imports would delay; by the first run's end they are loaded.
+        from evolve_action.publish.results.write import model_dir, run_files
+
         del spec  # the result names its suite, model and case as the final writer reads them
         folder = model_dir(self._results_dir, run.suite, run.model)
         case = self._cases.get(run.suite, {}).get(run.case_id)
@@ -85,15 +92,17 @@ class RunFileStream:
             except (ResultsWriteError, OSError) as exc:  # the final writer tries again
                 log.debug("writing %s as its run ended failed: %s", path, exc)
                 continue
-            self._streamed.texts[path] = hash(text)
+            self._texts[path] = hash(text)
 
     def finish(self) -> Streamed:
         """Wait for the queued files; what was written (safe to read once this returns)."""
+        from evolve_action.publish.results.write import Streamed
+
         if self._thread is not None:
             self._queue.put(None)
             self._thread.join()
             self._thread = None
-        return self._streamed
+        return Streamed(self._texts)
 
 
 def chained(
