@@ -191,7 +191,7 @@ class McpTools:
         argv = list(launch.argv)
         if chosen.level is Level.BWRAP:
             argv = bwrap_argv(root, SANDBOX_ROOT, argv, network=self.confinement.network,
-                              hidden=self.confinement.hidden)  # fmt: skip
+                              hidden=self.confinement.masked())  # fmt: skip
         elif chosen.level is Level.USER:
             uid = await self.confinement.lend_user(self._left(START_TIMEOUT_S))
             if isinstance(uid, str):

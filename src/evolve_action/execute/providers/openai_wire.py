@@ -7,7 +7,7 @@ implement. Tool call `arguments` stay the exact string the model sent.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from evolve_action.execute.providers.faults import MalformedResponse
 from evolve_action.model.outcomes import Usage
@@ -19,9 +19,6 @@ from evolve_action.model.provider import (
     ToolResultPart,
     ToolUsePart,
 )
-
-if TYPE_CHECKING:  # the SDK loads only with the provider that uses it
-    from openai.types.chat import ChatCompletion
 
 _FINISH_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
 
@@ -120,28 +117,66 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
     return body
 
 
-def parse_completion(completion: ChatCompletion, *, model: str) -> ChatResponse:
-    if not completion.choices:
+def parse_completion(completion: object, *, model: str) -> ChatResponse:
+    """The answer, read from its JSON as the server sent it (the adapter asks the SDK for the
+    JSON, not its response models: this reads five fields, which building the models for
+    every call cost more CPU than). A field of the wrong type raises TypeError or
+    KeyError, which the adapter reports as a malformed answer."""
+    answer = _object(completion)
+    choices = answer.get("choices")
+    if not isinstance(choices, list) or not choices:
         raise MalformedResponse("the answer has no choices")
-    choice = completion.choices[0]
-    message = choice.message
-    uses = tuple(
-        ToolUsePart(call.id, call.function.name, call.function.arguments)
-        for call in message.tool_calls or ()
-        if call.type == "function"
-    )
-    usage = Usage(calls=1)
-    if completion.usage is not None:
-        details = completion.usage.prompt_tokens_details
-        cached = (details.cached_tokens or 0) if details else 0
-        written = (details.cache_write_tokens or 0) if details else 0
-        # prompt_tokens counts cached and freshly cached tokens too; ours are fresh input only.
-        usage.input_tokens = max(0, completion.usage.prompt_tokens - cached - written)
-        usage.output_tokens = completion.usage.completion_tokens
-        usage.cache_read_tokens = cached
-        usage.cache_write_tokens = written
-    stop = _FINISH_REASONS.get(str(choice.finish_reason), "other")  # None from some servers
+    choice = _object(choices[0])
+    message = _object(choice["message"])
+    uses = _tool_uses(message.get("tool_calls") or [])
+    stop = _FINISH_REASONS.get(str(choice.get("finish_reason")), "other")  # None from some
     if uses and stop != "max_tokens":
         stop = "tool_use"  # some compatible servers say "stop" after tool calls
-    served = str(completion.model or "")
-    return ChatResponse(message.content or "", uses, stop, usage, model=served)
+    content = message.get("content")
+    text = content if isinstance(content, str) else ""
+    served = str(answer.get("model") or "")
+    return ChatResponse(text, uses, stop, _usage(answer.get("usage")), model=served)
+
+
+def _tool_uses(calls: object) -> tuple[ToolUsePart, ...]:
+    if not isinstance(calls, list):
+        raise TypeError("tool_calls is not a list")
+    uses = []
+    for call in map(_object, calls):
+        if call.get("type", "function") != "function":  # a kind of call we never offered
+            continue
+        fn = _object(call.get("function"))
+        uses.append(
+            ToolUsePart(_text(call.get("id")), _text(fn.get("name")), _text(fn.get("arguments")))
+        )
+    return tuple(uses)
+
+
+def _usage(raw: object) -> Usage:
+    usage = Usage(calls=1)
+    if not isinstance(raw, Mapping):
+        return usage
+    details = raw.get("prompt_tokens_details")
+    details = details if isinstance(details, Mapping) else {}
+    cached = _count(details.get("cached_tokens"))
+    written = _count(details.get("cache_write_tokens"))
+    # prompt_tokens counts cached and freshly cached tokens too; ours are fresh input only.
+    usage.input_tokens = max(0, _count(raw.get("prompt_tokens")) - cached - written)
+    usage.output_tokens = _count(raw.get("completion_tokens"))
+    usage.cache_read_tokens = cached
+    usage.cache_write_tokens = written
+    return usage
+
+
+def _object(value: object) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise TypeError(f"expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0

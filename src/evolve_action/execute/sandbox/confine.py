@@ -177,9 +177,15 @@ class Confinement:
     network: bool = False
     output_cap: int = 1_000_000
     mode: SandboxMode = SandboxMode.AUTO
-    hidden: tuple[Path, ...] = field(default_factory=default_hidden)
+    # None: `default_hidden()`, looked up when a command first runs under bubblewrap (a dozen
+    # `stat`s a run that most runs, which run no command, need not pay).
+    hidden: tuple[Path, ...] | None = None
     kill_grace_s: float = 2.0
     _slot: pool.Slot = field(default_factory=pool.Slot, init=False, repr=False, compare=False)
+
+    def masked(self) -> tuple[Path, ...]:
+        """The host paths bubblewrap masks for this confinement's commands."""
+        return default_hidden() if self.hidden is None else self.hidden
 
     @property
     def sandboxed(self) -> bool:
@@ -253,7 +259,8 @@ class Confinement:
                 if chosen.level is Level.BWRAP:
                     rel = where.relative_to(root).as_posix()
                     chdir = SANDBOX_ROOT if rel == "." else f"{SANDBOX_ROOT}/{rel}"
-                    argv = bwrap_argv(root, chdir, argv, network=self.network, hidden=self.hidden)
+                    hidden = self.masked()
+                    argv = bwrap_argv(root, chdir, argv, network=self.network, hidden=hidden)
                     where = root
                 else:
                     harden_process()
