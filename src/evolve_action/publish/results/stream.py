@@ -29,7 +29,7 @@ from evolve_action.plan.planning import RunSpec
 from evolve_action.util.files import ResultsWriteError, atomic_write
 
 if TYPE_CHECKING:
-    from evolve_action.publish.results.write import File, Streamed
+    from evolve_action.publish.results.write import Streamed
 
 log = logging.getLogger(__name__)
 
@@ -37,9 +37,11 @@ log = logging.getLogger(__name__)
 class RunFileStream:
     """Writes each ended run's files from a worker thread.
 
-    `add` is called on the event loop as a run ends: it builds the texts there (the result
-    is read where it was made, and `json` is quick on one run) and queues them; the thread
-    only writes. `finish` waits for the queue to drain and says what was written.
+    `add` is called on the event loop as a run ends and only queues the result; the thread
+    builds its files' texts and writes them, mostly while the event loop waits for answers,
+    so no run in flight waits for it. A result is not changed once it has ended (and if one
+    were, the final writer would see its text differ and write it again). `finish` waits for
+    the queue to drain and says what was written.
     """
 
     def __init__(
@@ -51,8 +53,7 @@ class RunFileStream:
             s.rel: {c.id: c for c in s.cases} for s in suites
         }
         self._armed = armed
-        self._queued: set[Path] = set()
-        self._queue: queue.SimpleQueue[File | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[RunResult | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._texts: dict[Path, int] = {}
 
@@ -64,35 +65,33 @@ class RunFileStream:
         return cls(results_dir, suites, armed)
 
     def add(self, spec: RunSpec, run: RunResult) -> None:
-        # Here, not at the top: the stream is made before the first request, which the
-        # results writer's imports would delay; by the first run's end they are loaded.
-        from evolve_action.publish.results.write import model_dir, run_files
-
         del spec  # the result names its suite, model and case as the final writer reads them
-        folder = model_dir(self._results_dir, run.suite, run.model)
-        case = self._cases.get(run.suite, {}).get(run.case_id)
-        armed = (run.suite, run.model) in self._armed
-        for path, text in run_files(folder, run, case, armed):
-            if path not in self._queued:
-                self._queued.add(path)
-                self._put((path, text))
-
-    def _put(self, item: File) -> None:
         if self._thread is None:
             self._thread = threading.Thread(target=self._drain, name="evolve-results", daemon=True)
             self._thread.start()
-        self._queue.put(item)
+        self._queue.put(run)
 
     def _drain(self) -> None:
+        # Here, not at the top: the stream is made before the first request, which the
+        # results writer's imports would delay.
+        from evolve_action.publish.results.write import model_dir, run_files
+
         made: set[Path] = set()
-        while (item := self._queue.get()) is not None:
-            path, text = item
-            try:
-                atomic_write(path, text, made)
-            except (ResultsWriteError, OSError) as exc:  # the final writer tries again
-                log.debug("writing %s as its run ended failed: %s", path, exc)
-                continue
-            self._texts[path] = hash(text)
+        while (run := self._queue.get()) is not None:
+            folder = model_dir(self._results_dir, run.suite, run.model)
+            case = self._cases.get(run.suite, {}).get(run.case_id)
+            armed = (run.suite, run.model) in self._armed
+            for path, text in run_files(folder, run, case, armed):
+                if path not in self._texts:  # a case's metadata: once for all its runs
+                    self._write(path, text, made)
+
+    def _write(self, path: Path, text: str, made: set[Path]) -> None:
+        try:
+            atomic_write(path, text, made)
+        except (ResultsWriteError, OSError) as exc:  # the final writer tries again
+            log.debug("writing %s as its run ended failed: %s", path, exc)
+            return
+        self._texts[path] = hash(text)
 
     def finish(self) -> Streamed:
         """Wait for the queued files; what was written (safe to read once this returns)."""
