@@ -138,3 +138,14 @@ def test_for_plan_knows_the_arm_from_the_planned_runs(tmp_path: Path) -> None:
     ]
     stream = RunFileStream.for_plan(tmp_path, data.suites, specs)
     assert stream._armed == {(suite.rel, "anthropic/claude-sonnet-4-6")}
+
+
+def test_a_run_whose_files_cannot_be_built_is_left_to_the_final_writer(tmp_path: Path) -> None:
+    """A NaN score cannot be strict JSON: the stream skips that run quietly and goes on."""
+    data = _data(tmp_path)
+    out = tmp_path / "results"
+    broken = replace(data.runs[0], score=float("nan"))
+    streamed = _add(_stream(out, data, set()), [broken, *data.runs[1:]])
+    assert len([p for p in streamed.texts if p.name == "grading.json"]) == len(data.runs) - 1
+    write_results(out, data, streamed=streamed)
+    assert _files(out) == _reference(tmp_path, data)

@@ -81,7 +81,12 @@ class RunFileStream:
             folder = model_dir(self._results_dir, run.suite, run.model)
             case = self._cases.get(run.suite, {}).get(run.case_id)
             armed = (run.suite, run.model) in self._armed
-            for path, text in run_files(folder, run, case, armed):
+            try:
+                files = run_files(folder, run, case, armed)
+            except Exception as exc:  # the final writer builds it again and says what is wrong
+                log.debug("the files of run %s/%s: %s", run.suite, run.case_id, exc)
+                continue
+            for path, text in files:
                 if path not in self._texts:  # a case's metadata: once for all its runs
                     self._write(path, text, made)
 
