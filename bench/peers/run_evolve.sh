@@ -59,7 +59,7 @@ print(json.dumps({"runner": "evolve", "version": sys.argv[1], "python": sys.argv
     "eval_n1_requests": e["requests"], "eval_n1_overhead_s": round(e["wall_s"] - e["ideal_s"], 3),
     "eval_n1_startup_s": e.get("startup_s"), "eval_n1_teardown_s": e.get("teardown_s"),
     "version_cmd_all": v["wall_s_all"], "eval_n1_all": e["wall_s_all"], "rc": e["rc"]}))
-' "$("$EV" --version | awk '{print $2}')" "$("$REPO/.venv/bin/python" --version | awk '{print $2}')" "$V" "$E"
+' "$("$EV" --version | awk '{print $2}')" "$("$(dirname "$EV")/python" --version | awk '{print $2}')" "$V" "$E"
   exit 0
 fi
 
