@@ -348,6 +348,14 @@ _REASONS |= {404: "Not Found", 429: "Too Many Requests", 500: "Internal Server E
 _REASONS |= {503: "Service Unavailable", 529: "Overloaded"}
 
 
+def keyless() -> Iterator[FakeLLM]:
+    """Generator form for the fixture of a fake that checks no key (the real CLIs reach it
+    through our proxy, which alone holds the key); a script error fails the test at its end."""
+    with FakeLLM(api_key=None) as server:
+        yield server
+    assert not server.script_errors, server.script_errors
+
+
 def serve(script: Script | None = None, **options: Any) -> Iterator[FakeLLM]:
     """Generator form for fixtures: `yield from serve(script)`."""
     with FakeLLM(script, **options) as server:

@@ -10,8 +10,15 @@ from evolve_action.execute.providers.faults import RetryingProvider, RetryPolicy
 from evolve_action.execute.providers.registry import build_provider
 from tests.fakes.cli_runs import serving
 from tests.fakes.llm_server import FakeLLM
+from tests.levels import LEVELS
 
 Build = Callable[[str], RetryingProvider]
+
+
+@pytest.fixture(params=LEVELS)
+def level(request: pytest.FixtureRequest) -> str:
+    """Each confinement level this machine can give (tests/levels.py), for the tests asking."""
+    return str(request.param)
 
 
 @pytest.fixture

@@ -11,30 +11,19 @@ namespace. A call under the joined name alone (`mcp__declared__lookup`) is answe
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from evolve_action.model.trajectory import trajectory_of
 from tests.fakes.llm_script import Call, Reply
-from tests.fakes.llm_server import Answer, FakeLLM, Request, text
+from tests.fakes.llm_server import Answer, FakeLLM, Request, keyless, text
 from tests.integration.test_cli_isolation import ANSWER, run_planted
-from tests.levels import LEVELS
 
 NAMESPACE = "mcp__declared"  # how Codex names the server `declared` to the model
 
 
-@pytest.fixture(params=LEVELS)
-def level(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    with FakeLLM(api_key=None) as server:
-        yield server
-    assert not server.script_errors, server.script_errors
+fake = pytest.fixture(keyless, name="fake")  # the real CLIs send no real key
 
 
 def offered(request: Request) -> dict[str, list[str]]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,8 +22,8 @@ from evolve_action.model.outcomes import Side
 from evolve_action.plan.planning import RunSpec
 from tests.conftest import reachable_place
 from tests.fakes.cli_agents import TASK, cli_dir, make_repo, suite_and_case
-from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
-from tests.levels import LEVELS, at_level
+from tests.fakes.llm_server import Answer, FakeLLM, Request, call, keyless, text
+from tests.levels import at_level
 
 MODEL = "anthropic/claude-sonnet-4-6"
 SKILL = "---\nname: greeter\ndescription: Greets people.\n---\nRun the tidy-up command.\n"
@@ -40,16 +39,7 @@ def hostile(runtime: Path, victim: Path) -> str:
     )
 
 
-@pytest.fixture(params=LEVELS)
-def level(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    with FakeLLM(api_key=None) as server:
-        yield server
-    assert not server.script_errors, server.script_errors
+fake = pytest.fixture(keyless, name="fake")  # the real CLIs send no real key
 
 
 def digest(path: Path) -> str:

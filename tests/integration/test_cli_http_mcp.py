@@ -12,7 +12,6 @@ the very URL the case declares.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,10 +24,10 @@ from evolve_action.plan.planning import RunSpec
 from tests.conftest import reachable_place
 from tests.fakes.cli_agents import cli_dir, make_repo, suite_and_case
 from tests.fakes.llm_script import Call, Reply
-from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
+from tests.fakes.llm_server import Answer, FakeLLM, Request, call, keyless, text
 from tests.fakes.mcp_http import http_mcp_server
 from tests.integration.test_cli_isolation import MODELS, REAL, open_up, workspace_for
-from tests.levels import LEVELS, at_level
+from tests.levels import at_level
 
 CALL = {
     "claude": call("mcp__declared__forecast", city="Oslo"),
@@ -37,16 +36,7 @@ CALL = {
 TASK = {"id": "greet", "prompt": "Greet Ada.", "assertions": [{"type": "file_exists", "path": "x"}]}
 
 
-@pytest.fixture(params=LEVELS)
-def level(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    with FakeLLM(api_key=None) as server:
-        yield server
-    assert not server.script_errors, server.script_errors
+fake = pytest.fixture(keyless, name="fake")  # the real CLIs send no real key
 
 
 async def run_declaring(

@@ -22,7 +22,6 @@ import dataclasses
 import json
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,9 +36,9 @@ from evolve_action.plan.planning import RunSpec
 from tests.conftest import reachable_place
 from tests.fakes import mcp_stdio
 from tests.fakes.cli_agents import TASK, cli_dir, make_repo, suite_and_case
-from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
+from tests.fakes.llm_server import Answer, FakeLLM, Request, call, keyless, text
 from tests.fakes.scripts import tool_names
-from tests.levels import BWRAP, LEVELS, at_level
+from tests.levels import BWRAP, at_level
 
 MODELS = {
     "claude": "anthropic/claude-sonnet-4-6",
@@ -162,16 +161,7 @@ class Declaring:
         return self._inner.command(dataclasses.replace(run, mcp=(self._launch,)))
 
 
-@pytest.fixture(params=LEVELS)
-def level(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    with FakeLLM(api_key=None) as server:
-        yield server
-    assert not server.script_errors, server.script_errors
+fake = pytest.fixture(keyless, name="fake")  # the real CLIs send no real key
 
 
 def workspace_for(root: Path, skills_dir: str) -> Path:

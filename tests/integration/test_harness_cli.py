@@ -35,18 +35,14 @@ from tests.fakes.cli_agents import (
     suite_and_case,
     write,
 )
-from tests.fakes.llm_server import FakeLLM, Request, Stall
-from tests.levels import LEVELS, at_level
+from tests.fakes.llm_server import FakeLLM, Request, Stall, keyless
+from tests.levels import at_level
 
 REAL = {"anthropic": "sk-ant-real-0123456789abcdef", "openai": "sk-openai-real-fedcba9876543210"}
 CLIS = ["claude", "codex"]
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    with FakeLLM(api_key=None) as server:
-        yield server
-    assert not server.script_errors, server.script_errors
+fake = pytest.fixture(keyless, name="fake")  # the real CLIs send no real key
 
 
 @pytest.fixture
@@ -67,12 +63,6 @@ def environ(fake: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 
 
 Run = Callable[..., Any]
-
-
-@pytest.fixture(params=LEVELS)
-def level(request: pytest.FixtureRequest) -> str:
-    """Every run here is confined at each level this machine can give (tests/levels.py)."""
-    return str(request.param)
 
 
 @pytest.fixture
