@@ -23,12 +23,11 @@ from typing import Any
 import pytest
 
 from evolve_action.commands.cli import main
-from tests.e2e.local_run import commit_sides, greeter_repo
+from tests.e2e.cli_pr import shouting_pr
 from tests.fakes.cli_agents import cli_dir
 from tests.fakes.llm_server import Answer, Call, FakeLLM, Reply, Request, call, text
 from tests.fakes.scripts import grading, tool_names
 from tests.levels import LEVELS, at_level
-from tests.sample_evals import GREETER_SKILL
 
 REAL = {"ANTHROPIC_API_KEY": "sk-ant-real-e2e-4f1a9c", "OPENAI_API_KEY": "sk-openai-real-e2e-7d2b"}
 CASE = {
@@ -46,14 +45,7 @@ LOADS = {
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = greeter_repo(
-        tmp_path / "repo",
-        GREETER_SKILL.format(body="Write `Hello, Ada!`."),
-        json.dumps({"evals": [CASE]}),
-    )
-    return commit_sides(
-        root, {"skills/greeter/SKILL.md": GREETER_SKILL.format(body="SHOUT: write `HELLO ADA`.")}
-    )
+    return shouting_pr(tmp_path / "repo", CASE)
 
 
 def script(agent: str, outside: Path) -> Callable[[Request], Answer]:

@@ -26,7 +26,7 @@ import pytest
 
 from evolve_action.execute.harness.gemini import launch as gemini_launch
 from tests.actions import REPO, pull_request_event, runner_env
-from tests.e2e.local_run import commit_sides, greeter_repo
+from tests.e2e.cli_pr import shouting_pr
 from tests.e2e.test_harness_cli_agents import CASE, PROBE, decoded
 from tests.e2e.test_pull_request import run_container
 from tests.fakes.cli_agents import cli_dir
@@ -35,7 +35,6 @@ from tests.fakes.llm_server import Answer, Call, FakeLLM, Reply, Request, call, 
 from tests.fakes.scripts import grading
 from tests.gitrepo import git
 from tests.levels import LEVELS, env_at_level
-from tests.sample_evals import GREETER_SKILL
 
 REAL = {"GEMINI_API_KEY": "AIza-real-e2e-gemini-91c3e7"}
 MODEL = "gemini/gemini-2.5-flash"
@@ -43,14 +42,7 @@ MODEL = "gemini/gemini-2.5-flash"
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = greeter_repo(
-        tmp_path / "repo",
-        GREETER_SKILL.format(body="Write `Hello, Ada!`."),
-        json.dumps({"evals": [CASE]}),
-    )
-    return commit_sides(
-        root, {"skills/greeter/SKILL.md": GREETER_SKILL.format(body="SHOUT: write `HELLO ADA`.")}
-    )
+    return shouting_pr(tmp_path / "repo", CASE)
 
 
 @pytest.fixture(autouse=True)

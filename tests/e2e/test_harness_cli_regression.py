@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from evolve_action.commands.cli import main
-from tests.e2e.local_run import commit_sides, greeter_repo
+from tests.e2e.cli_pr import shouting_pr
 from tests.fakes.cli_agents import Step, agent, cli_dir, load_skill, say, write
 from tests.fakes.llm_server import FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
@@ -37,12 +37,7 @@ CASE = {
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = greeter_repo(
-        tmp_path / "repo", SKILL.format(body="Write `Hello, Ada!`."), json.dumps({"evals": [CASE]})
-    )
-    return commit_sides(
-        root, {"skills/greeter/SKILL.md": SKILL.format(body="SHOUT: write `HELLO ADA`.")}
-    )
+    return shouting_pr(tmp_path / "repo", CASE, SKILL)
 
 
 def steps(request: Request) -> list[Step]:

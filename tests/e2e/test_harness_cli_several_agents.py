@@ -11,30 +11,24 @@ PR hurts on Claude Code and has no effect on Copilot, and the comment says so.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.actions import REPO, pull_request_event, runner_env
-from tests.e2e.local_run import commit_sides, git, greeter_repo
-from tests.fakes.cli_agents import cli_dir
+from tests.actions import REPO
+from tests.e2e.cli_pr import run_pr_job, shouting_pr
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
-from tests.levels import BWRAP, LEVELS, USER, env_at_level
-from tests.sample_evals import GREETER_SKILL
+from tests.levels import BWRAP, LEVELS, USER
 
 CASE = {
     "id": "greet",
     "prompt": "Greet Ada.",
     "assertions": [{"type": "regex", "path": "hello.txt", "pattern": "^Hello, Ada!$"}],
 }
-RUN_LIMIT_S = 280
 CONFINED = {BWRAP: "namespaces", USER: "unprivileged user"}
 
 
@@ -67,47 +61,9 @@ def fakes() -> Iterator[tuple[FakeLLM, GitHubFake]]:
 def test_two_agents_show_a_column_group_each_and_where_they_disagree(
     fakes: tuple[FakeLLM, GitHubFake], tmp_path: Path, level: str
 ) -> None:
-    clis = cli_dir()
-    llm, gh = fakes
-    root = greeter_repo(
-        tmp_path / "repo",
-        GREETER_SKILL.format(body="Write `Hello, Ada!`."),
-        json.dumps({"evals": [CASE]}),
-    )
-    commit_sides(
-        root, {"skills/greeter/SKILL.md": GREETER_SKILL.format(body="SHOUT: write `HELLO ADA`.")}
-    )
-    base = git(root, "rev-parse", "main").strip()
-    head = git(root, "rev-parse", "HEAD").strip()
-    event = pull_request_event(tmp_path / "event.json", base, head)
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(tmp_path),
-        **runner_env(
-            tmp_path,
-            event_name="pull_request",
-            event=event,
-            workspace=root,
-            sha=head,
-            api_url=gh.url,
-        ),
-        "INPUT_MODELS": "anthropic",
-        "INPUT_JUDGE-MODEL": "anthropic",
-        "INPUT_RUNS": "4",
-        "INPUT_HARNESS": "cli",
-        "INPUT_AGENTS": "claude-code, copilot",
-        "INPUT_RESULTS-DIR": str(tmp_path / "results"),
-        "INPUT_ALLOW-UNCONFINED": "false",  # each agent confined at the level, or no run
-        "ANTHROPIC_API_KEY": "sk-ant-test",
-        "ANTHROPIC_BASE_URL": llm.anthropic_base_url,
-        "EVOLVE_CLI_DIR": str(clis),
-        "EVOLVE_RETRY_BASE_DELAY_S": "0.01",
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "evolve_action", "run"],
-        env=env_at_level(level, env, tmp_path / "path"), cwd=root,
-        capture_output=True, text=True, timeout=RUN_LIMIT_S, check=False,
-    )  # fmt: skip
+    gh = fakes[1]
+    root = shouting_pr(tmp_path / "repo", CASE)
+    done = run_pr_job(root, tmp_path, fakes, level, {"INPUT_AGENTS": "claude-code, copilot"})
     assert done.returncode == 1, done.stdout + done.stderr  # regressed on Claude Code
 
     (body,) = [c["body"] for c in gh.comments[(REPO, 7)]]

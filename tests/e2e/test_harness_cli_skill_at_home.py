@@ -11,22 +11,19 @@ rejects: the regression is caught on Copilot and the comment says Copilot ran it
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.actions import REPO, pull_request_event, runner_env
-from tests.e2e.local_run import commit_sides, git, write_tree
-from tests.fakes.cli_agents import cli_dir
+from tests.actions import REPO
+from tests.e2e.cli_pr import SHOUTING, run_pr_job
+from tests.e2e.local_run import commit_sides, write_tree
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
-from tests.levels import LEVELS, env_at_level
+from tests.levels import LEVELS
 from tests.sample_evals import GREETER_SKILL
 
 CASE = {
@@ -35,7 +32,6 @@ CASE = {
     "assertions": [{"type": "regex", "path": "hello.txt", "pattern": "^Hello, Ada!$"}],
 }
 SKILL = ".github/skills/greeter/SKILL.md"
-RUN_LIMIT_S = 280
 
 
 def answer(request: Request) -> Answer:
@@ -64,8 +60,7 @@ def fakes() -> Iterator[tuple[FakeLLM, GitHubFake]]:
 def test_a_skill_only_in_copilots_folder_runs_on_copilot(
     fakes: tuple[FakeLLM, GitHubFake], tmp_path: Path, level: str
 ) -> None:
-    clis = cli_dir()
-    llm, gh = fakes
+    gh = fakes[1]
     root = write_tree(
         tmp_path / "repo",
         {
@@ -73,37 +68,8 @@ def test_a_skill_only_in_copilots_folder_runs_on_copilot(
             ".github/skills/greeter/evals/evals.json": json.dumps({"evals": [CASE]}),
         },
     )
-    commit_sides(root, {SKILL: GREETER_SKILL.format(body="SHOUT: write `HELLO ADA`.")})
-    base = git(root, "rev-parse", "main").strip()
-    head = git(root, "rev-parse", "HEAD").strip()
-    event = pull_request_event(tmp_path / "event.json", base, head)
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(tmp_path),
-        **runner_env(
-            tmp_path,
-            event_name="pull_request",
-            event=event,
-            workspace=root,
-            sha=head,
-            api_url=gh.url,
-        ),
-        "INPUT_MODELS": "anthropic",
-        "INPUT_JUDGE-MODEL": "anthropic",
-        "INPUT_RUNS": "4",
-        "INPUT_HARNESS": "cli",
-        "INPUT_RESULTS-DIR": str(tmp_path / "results"),
-        "INPUT_ALLOW-UNCONFINED": "false",
-        "ANTHROPIC_API_KEY": "sk-ant-test",
-        "ANTHROPIC_BASE_URL": llm.anthropic_base_url,
-        "EVOLVE_CLI_DIR": str(clis),
-        "EVOLVE_RETRY_BASE_DELAY_S": "0.01",
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "evolve_action", "run"],
-        env=env_at_level(level, env, tmp_path / "path"), cwd=root,
-        capture_output=True, text=True, timeout=RUN_LIMIT_S, check=False,
-    )  # fmt: skip
+    commit_sides(root, {SKILL: SHOUTING})
+    done = run_pr_job(root, tmp_path, fakes, level, {})
     assert done.returncode == 1, done.stdout + done.stderr  # regressed, on Copilot
 
     doc: dict[str, Any] = json.loads((tmp_path / "results" / "results.json").read_text())
