@@ -54,7 +54,10 @@ def test_tool_calls_keep_their_exact_arguments_and_stop_is_tool_use() -> None:
 
 
 def test_what_compatible_servers_leave_out_is_read_as_nothing() -> None:
-    got = parse_completion(_answer({"content": ["not", "a string"]}, finish=None), model="m")
+    """No usage (or `null`), no finish reason, a content that is not text."""
+    got = parse_completion(
+        _answer({"content": ["not", "a string"]}, finish=None, usage=None), model="m"
+    )
     assert (got.text, got.stop_reason, got.usage.input_tokens, got.model) == (
         "",
         "other",
@@ -74,6 +77,13 @@ def test_what_compatible_servers_leave_out_is_read_as_nothing() -> None:
         ({"choices": [{"message": "text"}]}, TypeError),
         ({"choices": [{"message": {"tool_calls": {"a": 1}}}]}, TypeError),
         ({"choices": [{"message": {"tool_calls": [{"id": "t"}]}}]}, TypeError),
+        # A usage without its counts (one library's camelCase) is malformed, never free.
+        (_answer({"content": "x"}, usage={"promptTokens": 9, "completionTokens": 2}), TypeError),
+        (
+            _answer({"content": "x"}, usage={"prompt_tokens": "9", "completion_tokens": 2}),
+            TypeError,
+        ),
+        (_answer({"content": "x"}, usage=5), TypeError),
     ],
 )
 def test_a_malformed_answer_raises_what_the_adapter_reports(answer: Any, error: type) -> None:

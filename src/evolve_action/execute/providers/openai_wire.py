@@ -153,16 +153,20 @@ def _tool_uses(calls: object) -> tuple[ToolUsePart, ...]:
 
 
 def _usage(raw: object) -> Usage:
+    """The usage the answer reports; none (absent or null) counts one call and no tokens. A
+    usage without its two counts is malformed, as it was when the SDK's models read it: a
+    price is never worked out of counts that are not there."""
     usage = Usage(calls=1)
-    if not isinstance(raw, Mapping):
+    if raw is None:
         return usage
-    details = raw.get("prompt_tokens_details")
-    details = details if isinstance(details, Mapping) else {}
-    cached = _count(details.get("cached_tokens"))
-    written = _count(details.get("cache_write_tokens"))
+    counts = _object(raw)
+    details = counts.get("prompt_tokens_details")
+    details = {} if details is None else _object(details)
+    cached = _tokens(details.get("cached_tokens"), optional=True)
+    written = _tokens(details.get("cache_write_tokens"), optional=True)
     # prompt_tokens counts cached and freshly cached tokens too; ours are fresh input only.
-    usage.input_tokens = max(0, _count(raw.get("prompt_tokens")) - cached - written)
-    usage.output_tokens = _count(raw.get("completion_tokens"))
+    usage.input_tokens = max(0, _tokens(counts.get("prompt_tokens")) - cached - written)
+    usage.output_tokens = _tokens(counts.get("completion_tokens"))
     usage.cache_read_tokens = cached
     usage.cache_write_tokens = written
     return usage
@@ -178,5 +182,9 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+def _tokens(value: object, *, optional: bool = False) -> int:
+    if optional and value is None:
+        return 0
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise TypeError(f"a token count is {type(value).__name__}, not an integer")
