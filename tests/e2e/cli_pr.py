@@ -8,7 +8,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +16,19 @@ from tests.actions import pull_request_event, runner_env
 from tests.e2e.local_run import commit_sides, git, greeter_repo
 from tests.fakes.cli_agents import cli_dir
 from tests.fakes.github_server import GitHubFake
-from tests.fakes.llm_server import FakeLLM
+from tests.fakes.llm_server import FakeLLM, Script
 from tests.levels import env_at_level
 from tests.sample_evals import GREETER_SKILL
 
 RUN_LIMIT_S = 280
 SHOUTING = GREETER_SKILL.format(body="SHOUT: write `HELLO ADA`.")
+
+
+def pr_fakes(answer: Script) -> Iterator[tuple[FakeLLM, GitHubFake]]:
+    """Generator form for the fixture: the fake LLM answering with `answer`, and GitHub's."""
+    with FakeLLM(answer) as llm, GitHubFake() as gh:
+        yield llm, gh
+        assert not llm.script_errors, llm.script_errors
 
 
 def shouting_pr(root: Path, case: Mapping[str, Any], skill: str = GREETER_SKILL) -> Path:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.actions import REPO
-from tests.e2e.cli_pr import run_pr_job, shouting_pr
+from tests.e2e.cli_pr import pr_fakes, run_pr_job, shouting_pr
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
@@ -52,9 +52,7 @@ def answer(request: Request) -> Answer:
 
 @pytest.fixture
 def fakes() -> Iterator[tuple[FakeLLM, GitHubFake]]:
-    with FakeLLM(answer) as llm, GitHubFake() as gh:
-        yield llm, gh
-        assert not llm.script_errors, llm.script_errors
+    yield from pr_fakes(answer)
 
 
 @pytest.mark.parametrize("level", LEVELS)

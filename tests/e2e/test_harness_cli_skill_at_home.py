@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.actions import REPO
-from tests.e2e.cli_pr import SHOUTING, run_pr_job
+from tests.e2e.cli_pr import SHOUTING, pr_fakes, run_pr_job
 from tests.e2e.local_run import commit_sides, write_tree
 from tests.fakes.github_server import GitHubFake
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
@@ -51,9 +51,7 @@ def answer(request: Request) -> Answer:
 
 @pytest.fixture
 def fakes() -> Iterator[tuple[FakeLLM, GitHubFake]]:
-    with FakeLLM(answer) as llm, GitHubFake() as gh:
-        yield llm, gh
-        assert not llm.script_errors, llm.script_errors
+    yield from pr_fakes(answer)
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ import pytest
 from evolve_action.execute.harness.install import clis, installed
 from evolve_action.formats import load_all
 from evolve_action.model.evals import Case, Suite
-from tests.fakes.llm_server import Answer, Request, call, text
+from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,6 +46,21 @@ class Step:
 
     claude: Answer
     codex: Answer
+
+
+def harness_environ(fake: FakeLLM, keys: Mapping[str, str], **more: str) -> dict[str, str]:
+    """What a harness is given in these tests: each key of `keys` (provider → key) with the
+    fake's base URL for it, the pinned CLIs, quick retries and the PATH; `more` added."""
+    urls = {
+        "anthropic": ("ANTHROPIC_BASE_URL", fake.anthropic_base_url),
+        "openai": ("OPENAI_BASE_URL", fake.openai_base_url),
+        "gemini": ("GOOGLE_GEMINI_BASE_URL", fake.gemini_base_url),
+    }
+    environ = {"EVOLVE_CLI_DIR": str(cli_dir()), "EVOLVE_RETRY_BASE_DELAY_S": "0.01"}
+    for provider, key in keys.items():
+        name, url = urls[provider]
+        environ |= {f"{provider.upper()}_API_KEY": key, name: url}
+    return environ | {"PATH": os.environ.get("PATH", "/usr/bin:/bin")} | more
 
 
 def bash(command: str) -> Step:

@@ -8,7 +8,6 @@ The real pinned CLI, run by `CliHarness.run` against the fake LLM.
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ from evolve_action.execute.sandbox.python import python_for_commands
 from evolve_action.model.outcomes import Side
 from evolve_action.plan.planning import RunSpec
 from tests.conftest import reachable_place
-from tests.fakes.cli_agents import TASK, cli_dir, make_repo, suite_and_case
+from tests.fakes.cli_agents import TASK, harness_environ, make_repo, suite_and_case
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, keyless, text
 from tests.levels import at_level
 
@@ -55,14 +54,9 @@ async def test_two_runs_share_one_read_only_runtime(
             pytest.skip("no Python within the confinement's reach to start the relay")
         shared = stage / lock_digest()[:16] / "shared" / "copilot"
         runtime = shared / "pkg"
-        environ = {
-            "ANTHROPIC_API_KEY": "sk-ant-real-0123456789abcdef",
-            "ANTHROPIC_BASE_URL": fake.anthropic_base_url,
-            "EVOLVE_CLI_DIR": str(cli_dir()),
-            "EVOLVE_CLI_STAGE_DIR": str(stage),
-            "EVOLVE_RETRY_BASE_DELAY_S": "0.01",
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        }
+        environ = harness_environ(
+            fake, {"anthropic": "sk-ant-real-0123456789abcdef"}, EVOLVE_CLI_STAGE_DIR=str(stage)
+        )
         async with open_cli_harness(
             [MODEL], keys={}, environ=environ, cache_dir=None, limiters={}, agent="copilot"
         ) as harness:

@@ -11,7 +11,6 @@ the very URL the case declares.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ from evolve_action.execute.sandbox.python import python_for_commands
 from evolve_action.model.outcomes import Side, Transcript
 from evolve_action.plan.planning import RunSpec
 from tests.conftest import reachable_place
-from tests.fakes.cli_agents import cli_dir, make_repo, suite_and_case
+from tests.fakes.cli_agents import harness_environ, make_repo, suite_and_case
 from tests.fakes.llm_script import Call, Reply
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, keyless, text
 from tests.fakes.mcp_http import http_mcp_server
@@ -44,15 +43,7 @@ async def run_declaring(
 ) -> Transcript:
     """One run of `cli` on a case whose eval file declares the HTTP server at `url`."""
     model = MODELS[cli]
-    environ = {
-        "ANTHROPIC_API_KEY": REAL["anthropic"],
-        "ANTHROPIC_BASE_URL": fake.anthropic_base_url,
-        "OPENAI_API_KEY": REAL["openai"],
-        "OPENAI_BASE_URL": fake.openai_base_url,
-        "EVOLVE_CLI_DIR": str(cli_dir()),
-        "EVOLVE_RETRY_BASE_DELAY_S": "0.01",
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-    }
+    environ = harness_environ(fake, {p: REAL[p] for p in ("anthropic", "openai")})
     evals = {"mcp_servers": {"declared": {"url": url}}, "evals": [TASK]}
     suite, case = suite_and_case(make_repo(tmp_path / "repo", {"evals.json": evals}))
     assert case.mcp_servers, "the eval file's server did not reach the case"

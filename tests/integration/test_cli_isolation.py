@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -35,7 +34,7 @@ from evolve_action.model.outcomes import Side, Transcript
 from evolve_action.plan.planning import RunSpec
 from tests.conftest import reachable_place
 from tests.fakes import mcp_stdio
-from tests.fakes.cli_agents import TASK, cli_dir, make_repo, suite_and_case
+from tests.fakes.cli_agents import TASK, harness_environ, make_repo, suite_and_case
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, keyless, text
 from tests.fakes.scripts import tool_names
 from tests.levels import BWRAP, at_level
@@ -199,17 +198,7 @@ async def run_planted(
         "OPENCODE_CONFIG_DIR": home / ".config/opencode",
     }.items():  # fmt: skip
         monkeypatch.setenv(name, str(value))
-    environ = {
-        "ANTHROPIC_API_KEY": REAL["anthropic"],
-        "ANTHROPIC_BASE_URL": fake.anthropic_base_url,
-        "OPENAI_API_KEY": REAL["openai"],
-        "OPENAI_BASE_URL": fake.openai_base_url,
-        "GEMINI_API_KEY": REAL["gemini"],
-        "GOOGLE_GEMINI_BASE_URL": fake.gemini_base_url,
-        "EVOLVE_CLI_DIR": str(cli_dir()),
-        "EVOLVE_RETRY_BASE_DELAY_S": "0.01",
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-    }
+    environ = harness_environ(fake, REAL)
     suite, case = suite_and_case(make_repo(tmp_path / "repo", {"evals.json": TASK}))
     harness_of = registry.HARNESSES[cli]
     with reachable_place("iso-") as root, at_level(level):

@@ -9,7 +9,6 @@ resolved servers.
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from evolve_action.pipeline.runner import RunEnvironment, run_and_grade
 from evolve_action.plan.planning import RunSpec
 from tests.conftest import reachable_place
 from tests.fakes import mcp_stdio
-from tests.fakes.cli_agents import cli_dir, make_repo, suite_and_case
+from tests.fakes.cli_agents import harness_environ, make_repo, suite_and_case
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import grading, tool_names
 from tests.integration.test_cli_isolation import Declaring
@@ -90,13 +89,7 @@ async def test_the_skill_that_stops_calling_the_mcp_tool_fails_its_case(
 
 
 async def _run(repo: Path, side: Side, fake: FakeLLM) -> RunResult:
-    environ = {
-        "ANTHROPIC_API_KEY": KEY,
-        "ANTHROPIC_BASE_URL": fake.anthropic_base_url,
-        "EVOLVE_CLI_DIR": str(cli_dir()),
-        "EVOLVE_RETRY_BASE_DELAY_S": "0.01",
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-    }
+    environ = harness_environ(fake, {"anthropic": KEY})
     suite, case = suite_and_case(repo)
     policy = RetryPolicy(max_retries=1, base_delay_s=0.01)
     judge = build_provider("anthropic", environ=environ, policy=policy)

@@ -8,7 +8,6 @@ installs into `.cache/clis`; without them these tests skip and say why.
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from tests.fakes.cli_agents import (
     TASK,
     agent,
     bash,
-    cli_dir,
+    harness_environ,
     load_skill,
     make_repo,
     say,
@@ -51,15 +50,7 @@ def environ(fake: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     for provider, key in REAL.items():
         monkeypatch.setenv(f"{provider.upper()}_API_KEY", key)
     monkeypatch.setenv("GITHUB_TOKEN", "ghs_job_token_never_in_the_sandbox")
-    return {
-        "ANTHROPIC_API_KEY": REAL["anthropic"],
-        "ANTHROPIC_BASE_URL": fake.anthropic_base_url,
-        "OPENAI_API_KEY": REAL["openai"],
-        "OPENAI_BASE_URL": fake.openai_base_url,
-        "EVOLVE_CLI_DIR": str(cli_dir()),
-        "EVOLVE_RETRY_BASE_DELAY_S": "0.01",
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-    }
+    return harness_environ(fake, REAL)
 
 
 Run = Callable[..., Any]

@@ -8,7 +8,6 @@ gone quiet. The CLIs are the pinned releases in `.cache/clis`; without them this
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from evolve_action.model.outcomes import RunResult, Side, Status
 from evolve_action.pipeline.agents import open_harnesses, recordings_of
 from evolve_action.pipeline.runner import RunEnvironment, run_and_grade
 from evolve_action.plan.planning import RunSpec
-from tests.fakes.cli_agents import TASK, cli_dir, make_repo, suite_and_case
+from tests.fakes.cli_agents import TASK, harness_environ, make_repo, suite_and_case
 from tests.fakes.llm_server import Answer, FakeLLM, Request, call, text
 from tests.fakes.scripts import tool_names
 from tests.levels import LEVELS, at_level
@@ -49,13 +48,7 @@ def fake() -> Iterator[FakeLLM]:
 
 
 async def _run_each(fake: FakeLLM, root: Path, level: str, **dirs: Path) -> dict[str, RunResult]:
-    environ = {
-        "ANTHROPIC_API_KEY": "sk-ant-test",
-        "ANTHROPIC_BASE_URL": fake.anthropic_base_url,
-        "EVOLVE_CLI_DIR": str(cli_dir()),
-        "EVOLVE_RETRY_BASE_DELAY_S": "0.01",
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-    }
+    environ = harness_environ(fake, {"anthropic": "sk-ant-test"})
     suite, case = suite_and_case(root)
     provider = build_provider("anthropic", environ=environ, policy=RetryPolicy(max_retries=0))
     results = {}
