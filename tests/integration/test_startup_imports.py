@@ -77,3 +77,14 @@ def test_no_harness_renderer_publisher_or_other_sdk_is_loaded(loaded: set[str]) 
     ]
     found = {u: _ours(loaded, u) for u in unwanted}
     assert {u: names for u, names in found.items() if names} == {}
+
+
+def test_the_sdk_type_hubs_load_only_the_models_the_calls_use(loaded: set[str]) -> None:
+    # Run, `openai.types`' body would import the models of every API (batches, evals,
+    # graders, the Responses API's hundreds); the program defers it
+    # (`util/deferred_packages.py`), so only what the Chat Completions resource imports loads.
+    assert "openai.types.chat.chat_completion" in loaded
+    assert "openai.types.batch" not in loaded
+    assert "openai.types.eval_create_params" not in loaded
+    assert _ours(loaded, "openai.types.graders") == []
+    assert len(_ours(loaded, "openai")) < 200

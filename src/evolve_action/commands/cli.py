@@ -15,7 +15,8 @@ import sys
 from collections.abc import Iterable, Sequence
 
 from evolve_action import __version__
-from evolve_action.util import startup
+from evolve_action.model import provider_table
+from evolve_action.util import deferred_packages, startup
 
 COMMANDS = {
     "validate": "lint eval files of every supported format",
@@ -63,10 +64,12 @@ def chosen_command(argv: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command and return its exit status. With `argv` None we are the program (the
     console script, `python -m evolve_action`): the process's garbage collector is tuned for
-    start-up, and a command that returns ends the process itself (`startup.end`)."""
+    start-up, the SDKs' type hubs load only what is used of them, and a command that returns
+    ends the process itself (`startup.end`)."""
     if argv is not None:
         return _main(argv)
     startup.begin()
+    deferred_packages.defer(provider_table.sdk_type_hubs())
     return startup.end(_main(sys.argv[1:]))
 
 

@@ -219,6 +219,12 @@ def sdk_names() -> tuple[str, ...]:
     return tuple(dict.fromkeys(row.sdk[0] for row in rows()))
 
 
+def sdk_type_hubs() -> tuple[str, ...]:
+    """Each SDK's generated `types` package, whose body only re-exports its model classes:
+    the program runs such a body only when a name of it is used (`util/deferred_packages.py`)."""
+    return tuple(f"{name}.types" for name in sdk_names())
+
+
 def quota_codes() -> frozenset[str]:
     return frozenset().union(*(row.quota_codes for row in rows()))
 
