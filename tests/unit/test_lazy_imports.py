@@ -236,11 +236,13 @@ before = {
     "grade_verdict": sorted(
         m for m in sys.modules if m.startswith(("evolve_action.grade", "evolve_action.verdict"))
     ),
+    "jinja2": "jinja2" in sys.modules,
 }
 for step in AFTER_FIRST_REQUEST:
     if step.__name__ != "job_level":
         step()
 before["after"] = [m for m in late if m in sys.modules]
+before["compiled"] = sys.modules["evolve_action.publish.html.page"].template.cache_info().currsize
 print(json.dumps(before))
 """
 
@@ -269,6 +271,9 @@ def test_the_report_stages_load_only_after_the_runs_start() -> None:
         "evolve_action.verdict.ruler_cells",  # where `auto`'s waves go for base's ruler
         "evolve_action.verdict.sequential",
     ]
+    # The report's template is compiled then too, not after the last answer.
+    assert not seen["jinja2"]
+    assert seen["compiled"] == 1
 
 
 LATE = """

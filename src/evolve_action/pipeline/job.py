@@ -61,8 +61,11 @@ def _import_grading() -> None:
 def _import_report() -> None:
     from evolve_action.pipeline import report_input  # noqa: F401
     from evolve_action.publish import post  # noqa: F401
+    from evolve_action.publish.html import page
     from evolve_action.publish.results import write  # noqa: F401
     from evolve_action.verdict import adaptive_verdict, gate, stats  # noqa: F401
+
+    page.template()  # Jinja2 and the compiled page: the rest of teardown's time
 
 
 AFTER_FIRST_REQUEST: tuple[Later, ...] = (_import_grading, job_level, _import_report)
