@@ -15,8 +15,7 @@ import sys
 from collections.abc import Iterable, Sequence
 
 from evolve_action import __version__
-from evolve_action.model import provider_table
-from evolve_action.util import deferred_packages, startup
+from evolve_action.util import startup
 
 COMMANDS = {
     "validate": "lint eval files of every supported format",
@@ -69,11 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is not None:
         return _main(argv)
     startup.begin()
-    deferred_packages.defer(provider_table.sdk_type_hubs())
-    return startup.end(_main(sys.argv[1:]))
+    return startup.end(_main(sys.argv[1:], program=True))
 
 
-def _main(argv: Sequence[str]) -> int:
+def _main(argv: Sequence[str], *, program: bool = False) -> int:
     words = list(argv)
     command = chosen_command(words)
     parser = build_parser([command] if command else [])
@@ -82,5 +80,14 @@ def _main(argv: Sequence[str]) -> int:
     if module is None:
         parser.print_help(sys.stderr)
         return 2
+    if program:  # before the command can import an SDK; `--version` and help never do
+        _defer_sdk_type_hubs()
     result: int = module.execute(args)
     return result
+
+
+def _defer_sdk_type_hubs() -> None:
+    from evolve_action.model import provider_table
+    from evolve_action.util import deferred_packages
+
+    deferred_packages.defer(provider_table.sdk_type_hubs())

@@ -28,13 +28,15 @@ Only the program installs this (`commands/cli.main`), never a caller that import
 
 from __future__ import annotations
 
-import importlib.abc
 import importlib.machinery
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:  # `importlib.abc` imports `importlib.resources`: 20 ms for two base classes
+    from importlib.abc import Loader
 
 _FILE_LOADERS = (importlib.machinery.SourceFileLoader, importlib.machinery.SourcelessFileLoader)
 _installed: dict[tuple[str, ...], _Finder] = {}
@@ -60,7 +62,7 @@ def defer(prefixes: Iterable[str]) -> Callable[[], None]:
     return remove
 
 
-class _Finder(importlib.abc.MetaPathFinder):
+class _Finder:
     def __init__(self, prefixes: tuple[str, ...]) -> None:
         self.prefixes = prefixes
 
@@ -74,14 +76,14 @@ class _Finder(importlib.abc.MetaPathFinder):
             return spec  # not found, or a plain module: the usual import
         if not isinstance(spec.loader, _FILE_LOADERS):
             return spec  # a namespace package or an unusual loader: left alone
-        spec.loader = _DeferredBody(spec.loader)
+        spec.loader = cast("Loader", _DeferredBody(spec.loader))  # the protocol, not the ABC
         return spec
 
 
-class _DeferredBody(importlib.abc.Loader):
+class _DeferredBody:
     """Creates the package as its own loader would; runs its body on first need."""
 
-    def __init__(self, real: importlib.abc.Loader) -> None:
+    def __init__(self, real: Loader) -> None:
         self.real = real
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
@@ -91,7 +93,7 @@ class _DeferredBody(importlib.abc.Loader):
         module.__dict__["__getattr__"] = _first_use(module, self.real)
 
 
-def _first_use(module: ModuleType, real: importlib.abc.Loader) -> Callable[[str], Any]:
+def _first_use(module: ModuleType, real: Loader) -> Callable[[str], Any]:
     running: set[int] = set()  # threads running the body now
     done = threading.Event()
 
