@@ -1,7 +1,8 @@
 """What the provider clients share: one SSL context, and SDK imports started ahead of need.
 
-Importing an SDK is most of a short run's start-up (`openai` about 0.6 s, `anthropic` about
-twice that, on the 2-core machine `bench/coldstart.py` runs on), and every `httpx` client
+Importing an SDK is most of a short run's start-up (`openai` about 0.15 s once its type hubs
+are deferred, `util/deferred_packages.py`; `anthropic` about 0.7 s, on the 2-core machine
+`bench/coldstart.py` runs on), and every `httpx` client
 the SDKs build loads the system's CA bundle into its own SSL context (20-50 ms each).
 `preload` starts both in a worker thread as soon as the job knows its providers, so they
 overlap reading the eval files, git and planning. An adapter builds its SDK client on its
