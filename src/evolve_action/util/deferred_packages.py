@@ -3,9 +3,9 @@
 The SDKs' `types` packages (`openai.types`, `anthropic.types` and their sub-packages) are
 generated hubs: each `__init__.py` only imports every model class of the API from its own
 module and re-exports it. `import openai` imports `openai.types`, so a job that calls one
-endpoint paid for all of them: 370 of the 520 `openai` modules loaded before the first
-request, about 0.2 s of the 0.35 s `import openai` takes (`bench/README.md`, § The SDKs'
-type hubs). Nothing else in those packages does work at import.
+endpoint paid for all of them: 385 of the 520 `openai` modules a run loaded before its first
+request went unused, about 0.2 s of the 0.36 s `import openai` took (`bench/README.md`,
+§ The SDKs' type hubs). Nothing else in those packages does work at import.
 
 `defer(prefixes)` puts a finder first on `sys.meta_path` that, for a package named by a
 prefix (the prefix itself or a package under it), creates the module as usual (`__path__`
@@ -23,7 +23,8 @@ imports as always), and no lock of ours can join a deadlock with those. A name a
 inside the body itself (`from . import sub` while the body runs) is not there yet, so the
 import system goes on to import it as a submodule, as it does for any package.
 
-Only the program installs this (`commands/cli.main`), never a caller that imports us.
+Only the program installs this (`commands/cli.py`, once the command is known), never a caller
+that imports us.
 """
 
 from __future__ import annotations
