@@ -4,11 +4,13 @@ An N=1 run (the one AgentV case of `bench/coldstart.py`: a regex and one judge s
 two calls) against the loopback fake LLM (`tests/fakes/llm_server.py`, 0.2 s latency), in a
 fresh process of the install's own interpreter. The process is started as `python -c
 WRAPPER`, where WRAPPER installs an import hook and then calls the CLI's `main` as the console
-script would: when `httpx` (or `httpx2`, which the SDKs build on in
-some releases) is imported by whichever SDK, the hook wraps `Client.send` and
-`AsyncClient.send`, so the first request the process sends writes out the names in
-`sys.modules` at that moment, before it goes on. Nothing in the package is changed to measure
-it, and the wrapper imports nothing that the run would not (the `importlib` machinery only).
+script would: when `httpx` (or `httpx2`, which the SDKs build on in some releases) is
+imported by whichever SDK, the hook wraps `Client.send` and `AsyncClient.send`, and it wraps
+`courier.send` (the first calls may be handed to the courier process,
+`execute/providers/courier.py`), so the first request the process sends or hands over writes
+out the names in `sys.modules` at that moment, before it goes on. Nothing in the package is
+changed to measure it, and the wrapper imports nothing that the run would not (the
+`importlib` machinery only).
 
 Per round, for the install (and `--baseline`, another install, in the same rounds):
 - a plain run: the time from process start to the first request reaching the fake, and the
@@ -51,14 +53,16 @@ MARK = "-- startup_imports: first request --"
 
 # Runs in the measured interpreter as `python -c WRAPPER OUT ARGS...`. A meta-path finder
 # waits for `httpx._client` or `httpx2._client` (the SDKs' HTTP client, by release), lets
-# the normal loader run it, then wraps both send methods; only `importlib`'s own machinery
-# is imported before `main`.
+# the normal loader run it, then wraps both send methods, and wraps `courier.send` (a call
+# handed to the courier process has left as well); only `importlib`'s own machinery is
+# imported before `main`.
 WRAPPER = r"""
 import sys, time
 from importlib.machinery import PathFinder
 
 OUT = sys.argv[1]
 MARK = "@MARK@"
+COURIER = "evolve_action.execute.providers.courier"
 state = {"done": False}
 
 def snapshot():
@@ -85,10 +89,19 @@ def wrap(module):
                 return await _send(self, *a, **k)
             cls.send = async_send
 
+def wrap_courier(module):
+    send = module.send
+    async def courier_send(*a, _send=send, **k):
+        snapshot()
+        return await _send(*a, **k)
+    module.send = courier_send
+
+WRAPS = {"httpx._client": wrap, "httpx2._client": wrap, COURIER: wrap_courier}
+
 class Hook:
     @staticmethod
     def find_spec(name, path=None, target=None):
-        if name not in ("httpx._client", "httpx2._client"):
+        if name not in WRAPS:
             return None
         spec = PathFinder.find_spec(name, path, target)
         if spec is None or spec.loader is None:
@@ -97,7 +110,7 @@ class Hook:
         run = loader.exec_module
         def exec_module(module):
             run(module)
-            wrap(module)
+            WRAPS[name](module)
         loader.exec_module = exec_module
         return spec
 

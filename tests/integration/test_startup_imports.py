@@ -1,14 +1,18 @@
 """What a run has imported when its first provider request leaves: only what the job uses.
 
 A real `evolve-action run` in a fresh process (`bench/startup_imports.py`'s wrapper notes
-`sys.modules` as the SDK's HTTP client sends its first request) of a plain evolve-format
-repository, one case with a regex and a judge statement, on the OpenAI SDK against the
-loopback fake. Structural only: which modules are loaded, never how long anything took (the
+`sys.modules` as the SDK's HTTP client sends its first request, or as the call is handed to
+the courier process) of a plain evolve-format repository, one case with a regex and a judge
+statement, on the OpenAI SDK against the loopback fake; once as shipped (the courier carries
+the first calls where there are two cores, so the job's process has not imported the SDK
+yet) and once with the courier off (`EVOLVE_COURIER=0`, as on one core), where the SDK was
+imported here. Structural only: which modules are loaded, never how long anything took (the
 times are `bench/startup_imports.py`'s, in `bench/README.md`).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,24 +28,46 @@ from tests.fakes.llm_server import FakeLLM
 USED_FAMILIES = {"evolve"}
 
 
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@pytest.fixture(scope="module", params=["courier", "no-courier"])
+def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    if request.param == "courier" and _cores() < 2:
+        pytest.skip("the courier starts only with two cores or more; this machine has one")
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
-def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[set[str]]:
-    scratch = tmp_path_factory.mktemp("startup")
+def loaded(run: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[set[str]]:
+    yield from _modules(tmp_path_factory, courier=run == "courier")
+
+
+@pytest.fixture(scope="module")
+def loaded_sdk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[set[str]]:
+    """The modules when the job's own process sends its first request (the courier off)."""
+    yield from _modules(tmp_path_factory, courier=False)
+
+
+def _modules(factory: pytest.TempPathFactory, *, courier: bool) -> Iterator[set[str]]:
+    scratch = factory.mktemp("startup")
     root = scratch / "repo"
     root.mkdir()
     write_repo(root, "evolve")
-    python = str(Path(sys.executable))
     with FakeLLM(Fake(), latency=0.0) as llm:
-        yield set(modules_at_first_request(python, root, scratch, fake_env(llm.openai_base_url)))
+        env = {**fake_env(llm.openai_base_url), "EVOLVE_COURIER": "1" if courier else "0"}
+        yield set(modules_at_first_request(str(Path(sys.executable)), root, scratch, env))
 
 
 def _ours(names: set[str], prefix: str) -> list[str]:
     return sorted(n for n in names if n == prefix or n.startswith(prefix + "."))
 
 
-def test_the_run_got_to_its_first_request(loaded: set[str]) -> None:
-    assert "openai" in loaded
+def test_the_run_got_to_its_first_request(run: str, loaded: set[str]) -> None:
     assert "evolve_action.formats.evolve.load" in loaded
+    # With the courier the SDK is imported here only while the first answers are awaited.
+    assert ("openai" in loaded) is (run == "no-courier")
 
 
 # `formats/shapes.py` tells an evolve file from an AgentV one by AgentV's key lists, so that
@@ -79,7 +105,8 @@ def test_no_harness_renderer_publisher_or_other_sdk_is_loaded(loaded: set[str]) 
     assert {u: names for u, names in found.items() if names} == {}
 
 
-def test_the_sdk_type_hubs_load_only_the_models_the_calls_use(loaded: set[str]) -> None:
+def test_the_sdk_type_hubs_load_only_the_models_the_calls_use(loaded_sdk: set[str]) -> None:
+    loaded = loaded_sdk
     # Run, `openai.types`' body would import the models of every API (batches, evals,
     # graders, the Responses API's hundreds); the program defers it
     # (`util/deferred_packages.py`), so only what the Chat Completions resource imports loads.

@@ -74,6 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str], *, program: bool = False) -> int:
     words = list(argv)
     command = chosen_command(words)
+    if program and command == "run" and not any(w.startswith("--replay") for w in words):
+        _start_courier()  # first: it imports beside our parsing too
     parser = build_parser([command] if command else [])
     args = parser.parse_args(words)
     module = getattr(args, "_module", None)
@@ -84,6 +86,18 @@ def _main(argv: Sequence[str], *, program: bool = False) -> int:
         _defer_sdk_type_hubs()
     result: int = module.execute(args)
     return result
+
+
+def _start_courier() -> None:
+    """A run that calls providers (a replay calls none): the courier process imports the SDK
+    on another core now, to send the first calls while this process imports the rest
+    (`courier.py`). Only the program starts one: a process it outlives belongs to the
+    program alone."""
+    import os
+
+    from evolve_action.execute.providers import courier
+
+    courier.start(os.environ)
 
 
 def _defer_sdk_type_hubs() -> None:

@@ -219,6 +219,24 @@ def sdk_names() -> tuple[str, ...]:
     return tuple(dict.fromkeys(row.sdk[0] for row in rows()))
 
 
+# The wires whose adapter reads its answer from the JSON the server sent, so that the courier
+# process can send a call for the job and hand that JSON back (`execute/providers/courier.py`).
+CARRIED_WIRES = frozenset({"openai"})
+
+
+def carried(provider_id: str) -> bool:
+    row = PROVIDERS.get(provider_id)
+    return row is not None and row.wire in CARRIED_WIRES
+
+
+def carried_modules() -> tuple[str, ...]:
+    """What the courier imports: each carried row's SDK modules, then its adapter's module."""
+    rows_ = [row for row in rows() if row.wire in CARRIED_WIRES]
+    names = [name for row in rows_ for name in row.sdk]
+    names += [row.adapter.partition(":")[0] for row in rows_]
+    return tuple(dict.fromkeys(names))
+
+
 def sdk_type_hubs() -> tuple[str, ...]:
     """Each SDK's generated `types` package, whose body only re-exports its model classes:
     the program runs such a body only when a name of it is used (`util/deferred_packages.py`)."""

@@ -71,6 +71,32 @@ class CallError(ProviderError):
         self.status = status
 
 
+def wire_error(error: CallError) -> dict[str, Any]:
+    """`error` as JSON, for a call sent by the courier process (`courier.py`)."""
+    return {
+        "kind": error.kind.value,
+        "message": error.message,
+        "provider": error.provider,
+        "retryable": error.retryable,
+        "retry_after_s": error.retry_after_s,
+        "overload": error.overload,
+        "status": error.status,
+    }
+
+
+def error_from_wire(raw: Mapping[str, Any]) -> CallError:
+    """The `CallError` that `wire_error` wrote."""
+    return CallError(
+        ErrorKind(raw["kind"]),
+        str(raw["message"]),
+        provider=str(raw["provider"]),
+        retryable=bool(raw["retryable"]),
+        retry_after_s=raw["retry_after_s"],
+        overload=bool(raw["overload"]),
+        status=raw["status"],
+    )
+
+
 def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
     """`retry-after-ms`, else `retry-after` in (fractional) seconds; HTTP dates are ignored."""
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):

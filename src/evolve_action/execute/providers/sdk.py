@@ -5,7 +5,9 @@ this base does the rest the same way for both. The client is built only once the
 imported (`transport.imported` waits for the worker thread that imports it, off the event
 loop), on the SDK's own default HTTP client and the one SSL context every client shares, so
 the CA bundle loads once per process, not once per client. Each request tells `transport`
-it has left, which lets the preload thread use the wait for its answer.
+it has left, which lets the preload thread use the wait for its answer. While this process
+has no client yet, a call on a carried wire is handed to the courier process instead
+(`courier.py`), which sends it with this same adapter class in a process that has the SDK.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import ssl
 from typing import Any, Generic, TypeVar
 
-from evolve_action.execute.providers import catalog, transport
+from evolve_action.execute.providers import catalog, courier, transport
 from evolve_action.execute.providers.faults import MalformedResponse, classify
 from evolve_action.model.provider import ChatRequest, ChatResponse
 
@@ -77,13 +79,11 @@ class SdkAdapter(Generic[C]):
         return self._client
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
-        if self._client is None:
-            await transport.imported(self.id)
         body = self._body(request)
         try:
-            answer = await self._send(self.client, body)
-        except Exception as exc:
-            raise classify(exc, provider=self.id) from exc
+            answer = await self._carried(body)
+        except courier.NotCarried:
+            answer = await self._sent(body)
         try:
             response = self._parse(answer, request.model)
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
@@ -93,6 +93,30 @@ class SdkAdapter(Generic[C]):
         # Priced here, once for every wire, under the provider's own id.
         response.usage.cost_usd = catalog.cost_usd(f"{self.id}/{request.model}", response.usage)
         return response
+
+    async def _carried(self, body: dict[str, Any]) -> Any:
+        """The answer as the courier process got it, while this process has no client yet
+        (`courier.py`); `NotCarried` when this call is ours to send."""
+        if self._client is not None or self._ssl_context is not None:
+            raise courier.NotCarried("this adapter has its client")
+        if not courier.carries(self.id) or transport.ready(self.id):
+            raise courier.NotCarried("not the courier's")
+        options = {
+            "api_key": self._api_key,
+            "base_url": self._base_url,
+            "timeout_s": self._timeout_s,
+            "sdk_max_retries": self._sdk_max_retries,
+            "provider_id": self.id,
+        }
+        return await courier.send(f"{type(self).__module__}:{type(self).__name__}", options, body)
+
+    async def _sent(self, body: dict[str, Any]) -> Any:
+        if self._client is None:
+            await transport.imported(self.id)
+        try:
+            return await self._send(self.client, body)
+        except Exception as exc:
+            raise classify(exc, provider=self.id) from exc
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         raise NotImplementedError

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evolve_action.execute.providers import transport
+from evolve_action.execute.providers import courier, transport
 from evolve_action.execute.providers.faults import positive_env, tuned_policy
 from evolve_action.execute.providers.limiter import AdaptiveLimiter
 from evolve_action.execute.providers.registry import (
@@ -45,6 +45,7 @@ from evolve_action.model.evals import split_model
 from evolve_action.model.outcomes import ErrorKind
 from evolve_action.model.provider import Provider, ProviderError
 from evolve_action.model.provider_table import PROVIDERS
+from evolve_action.settings.parsers import Harness
 from evolve_action.util import startup
 
 if TYPE_CHECKING:
@@ -142,24 +143,32 @@ def preload_sdks(
 ) -> threading.Thread | None:
     """Start importing the SDKs this job will build clients for (`transport.preload`).
 
-    Called at job start, before git and loading; the models' providers come first, since
-    the first request goes to a model and the judge speaks only after it. Replay builds no
-    SDK client, a provider without a key is never built, and models that do not resolve are
-    left for `choose_models` to report where the job resolves them. What `then` names
-    (modules to import, functions to call) is done in the same thread once the first request
-    has left. Returns the worker thread, if one was started.
+    Called at job start, before git and loading. Replay builds no SDK client, a provider
+    without a key is never built, and models that do not resolve are left for
+    `choose_models` to report where the job resolves them. What `then` names (modules to
+    import, functions to call) is done in the same thread once the first request has left.
+    The courier, if started, is let go when the first request is not one it can carry.
+    Returns the worker thread, if one was started.
     """
-    if replay:
-        return None
+    needed = [] if replay else _needed(settings, environ)
+    # The first calls are the agent CLIs' (`harness: cli`), or not ones it can carry.
+    if settings.harness is Harness.CLI or not any(provider_table.carried(p) for p in needed[:1]):
+        courier.stop()
+    return transport.preload(needed, then) if needed else None
+
+
+def _needed(settings: Settings, environ: Mapping[str, str]) -> list[str]:
+    """The providers this job builds clients for, the models' first (the first request goes
+    to a model; the judge speaks only after it)."""
     keys = provider_table.keys_of(settings)
     try:
         # Unchecked: the job checks the ids (and warns) once, where it resolves them.
         models = choose_models(settings.models, keys=keys, environ=environ, check=False)
         judge = choose_judge(settings.judge_model, keys=keys, environ=environ, check=False)
     except ModelChoiceError:
-        return None
-    needed = [split_model(m)[0] for m in [*models, judge]]
-    return transport.preload((p for p in needed if _has_key(p, keys, environ)), then)
+        return []
+    needed = dict.fromkeys(split_model(m)[0] for m in [*models, judge])
+    return [p for p in needed if _has_key(p, keys, environ)]
 
 
 @dataclass

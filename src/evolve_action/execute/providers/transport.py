@@ -12,7 +12,9 @@ with two providers, the runs on the first one imported start while the second im
 Work beside the import is not free even when it mostly waits: a second thread that builds
 the SSL context (OpenSSL reads the bundle without the GIL) or starts a child process made
 the SDK ready 30-40 ms later than doing the same work in turn (`bench/README.md`), so the
-thread does its work in sequence.
+thread does its work in sequence. Where the courier process sends the first calls
+(`courier.py`), this process's SDK import waits (`hold`) until the first call has been
+handed over, or until a call needs the SDK here: then it fills the wait for the answer.
 
 After the SDKs, the thread may do what the job needs only once its runs are under way
 (`then`: import grading, the verdict and the report; probe the sandbox). It waits for the
@@ -56,6 +58,9 @@ _imported: dict[str, threading.Event] = {}  # set when the worker's import ended
 _waiting: dict[str, list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]] = {}
 _pending = 0  # preload threads still importing
 _left = threading.Event()  # an SDK client has sent its first request
+_go = threading.Event()  # the preload thread may import; cleared by `hold`
+_go.set()
+_after: list[Later] = []  # called once the SDKs are in (`when_imported`)
 
 
 def ssl_context() -> ssl.SSLContext:
@@ -98,12 +103,40 @@ def preload(provider_ids: Iterable[str], then: Sequence[Later] = ()) -> threadin
 
 
 def request_left() -> None:
-    """An SDK client has sent a request: the preload thread may import what comes later."""
+    """An SDK client (or the courier) has sent a request: the preload thread may import what
+    comes later."""
     _left.set()
+    _go.set()
+
+
+def hold() -> None:
+    """Keep the preload thread from importing until a request has left or an SDK is awaited
+    (`release`): the courier process sends the first calls (`courier.py`), so this process's
+    own import is best done while their answers are awaited, not beside building them."""
+    _go.clear()
+
+
+def release() -> None:
+    """The preload thread may import now."""
+    _go.set()
+
+
+def when_imported(step: Later) -> None:
+    """Call `step` once the preload thread has imported the SDKs (in that thread)."""
+    if step not in _after:
+        _after.append(step)
+
+
+def ready(provider_id: str) -> bool:
+    """Whether this provider's SDK has been imported here."""
+    event = _imported.get(provider_id)
+    modules = SDK_MODULES.get(provider_id)
+    return bool(event and event.is_set() and modules and modules[0] in sys.modules)
 
 
 def _import(provider_ids: list[str], then: tuple[Later, ...]) -> None:
     global _pending
+    _go.wait()
     try:
         _import_sdks(provider_ids)
     finally:
@@ -112,10 +145,15 @@ def _import(provider_ids: list[str], then: tuple[Later, ...]) -> None:
             last = _pending == 0
         if last:
             startup.started()  # the SDKs were most of start-up's heap
+            _call(_after)
     if not then:
         return
     _left.wait()
-    for step in then:
+    _call(then)
+
+
+def _call(steps: Iterable[Later]) -> None:
+    for step in steps:
         try:
             step()
         except Exception as exc:  # the main thread's own import or call raises it again
@@ -166,6 +204,7 @@ async def imported(provider_id: str) -> None:
     modules = SDK_MODULES.get(provider_id)
     if modules is None or (modules[0] in sys.modules and not importing()):
         return
+    release()  # a held preload thread imports it now: this call is waiting for it
     preload([provider_id])
     loop = asyncio.get_running_loop()
     future: asyncio.Future[None] = loop.create_future()

@@ -1,0 +1,232 @@
+"""The courier: a second process that sends a job's first provider calls while the job's own
+process is still importing the SDK.
+
+A short job spends most of its start importing: our modules, then the provider's SDK, one
+after the other on one core, since imports hold the GIL. The runner has a second core, and
+the SDK is needed for a call only to send it. So `run` starts the courier (`start`, from
+`commands/cli.py`) as soon as it knows it is a run: a fresh interpreter that imports only the
+SDK and the adapter, on the other core, while this process imports ours, reads the eval files
+and plans. The first calls are handed to it (`send`); this process's own SDK import is held
+back until then (`transport.hold`) and fills the wait for their answers. A call made once the
+SDK is in here goes out directly, and the courier leaves once the SDKs are in and no call is
+waiting on it (`_retire`), so it lives for the first few hundred milliseconds of a job.
+
+It carries only the wires whose adapter reads the server's JSON (`provider_table.CARRIED_WIRES`)
+and only with two cores or more: on one core its import would take that core from ours.
+`EVOLVE_COURIER=0` turns it off. What it sends is what this process would have sent: the
+adapter's own `_send`, on a client built from the same key, base URL and timeout; its errors
+come back classified (`faults.wire_error`) into the same retry loop. A call it could not send,
+or whose answer it could not give (the process is gone), raises `NotCarried`, and the adapter
+sends the call itself: the one case that can send a call twice is the courier dying between
+sending it and answering. Only our code runs in it, and it gets no more than the job has.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from evolve_action.execute.providers import transport
+from evolve_action.execute.providers.faults import error_from_wire
+from evolve_action.model import provider_table
+
+SWITCH = "EVOLVE_COURIER"  # "0" turns it off
+_GRACE_S = 60.0  # beyond the call's own timeout, before a silent courier counts as gone
+
+Waiter = tuple[asyncio.AbstractEventLoop, "asyncio.Future[dict[str, Any]]"]
+
+
+class NotCarried(Exception):
+    """The courier did not send this call, or cannot answer it: send it yourself."""
+
+
+@dataclass
+class _Courier:
+    process: subprocess.Popen[bytes]
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    waiting: dict[int, Waiter] = field(default_factory=dict)
+    next_id: int = 0
+    closed: bool = False
+
+
+_courier: _Courier | None = None
+
+
+def start(environ: Mapping[str, str]) -> bool:
+    """Start the courier, if it can help here; whether it was started."""
+    global _courier
+    if _courier is not None or environ.get(SWITCH, "").strip() == "0" or _cores() < 2:
+        return False
+    command = [sys.executable, "-m", f"{__package__}.courier_process"]
+    try:
+        process = subprocess.Popen(
+            [*command, *provider_table.carried_modules()],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        return False
+    _courier = _Courier(process)
+    threading.Thread(target=_read, args=(_courier,), name="evolve-courier", daemon=True).start()
+    transport.hold()
+    transport.when_imported(_retire)
+    atexit.register(shutdown)
+    return True
+
+
+def carries(provider_id: str) -> bool:
+    """Whether a call to this provider may be handed to the courier now."""
+    courier = _courier
+    return courier is not None and not courier.closed and provider_table.carried(provider_id)
+
+
+async def send(adapter: str, options: Mapping[str, Any], body: Mapping[str, Any]) -> Any:
+    """The answer's JSON for `body`, sent by the courier on adapter class `adapter` built
+    with `options`; a classified `CallError` if the call failed; `NotCarried` if the
+    courier did not send it or cannot say what came of it."""
+    courier = _courier
+    if courier is None or courier.closed:
+        raise NotCarried("no courier")
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[dict[str, Any]] = loop.create_future()
+    with courier.lock:
+        call_id = courier.next_id = courier.next_id + 1
+        courier.waiting[call_id] = (loop, future)
+        call = {"id": call_id, "adapter": adapter, "options": dict(options), "body": body}
+        try:
+            line = json.dumps(call).encode() + b"\n"
+        except (TypeError, ValueError):  # not plain JSON: the SDK's own encoder may take it
+            line = b""
+        written = bool(line) and _write(courier.process.stdin, line)
+    if not written:
+        _forget(courier, call_id)
+        raise NotCarried("the courier process is gone")
+    transport.request_left()
+    timeout = float(options.get("timeout_s") or 600.0) + _GRACE_S
+    try:
+        reply = await asyncio.wait_for(future, timeout)
+    except TimeoutError:
+        stop(courier)
+        raise NotCarried("the courier gave no answer") from None
+    finally:
+        _forget(courier, call_id)
+    if "answer" in reply:
+        return reply["answer"]
+    if "error" in reply:
+        raise error_from_wire(reply["error"])
+    raise NotCarried(str(reply.get("unsent", "not sent")))
+
+
+def stop(courier: _Courier | None = None) -> None:
+    """No more calls go to the courier: it leaves (what it was sending is dropped), and
+    this process imports its SDKs itself."""
+    courier = courier or _courier
+    if courier is not None:
+        courier.closed = True
+        with contextlib.suppress(OSError, ValueError):
+            if courier.process.stdin is not None:
+                courier.process.stdin.close()
+    transport.release()
+
+
+def shutdown() -> None:
+    """`stop`, then wait a moment for the courier to leave (else end it) and forget it: at
+    exit, so that no process of ours outlives the job."""
+    global _courier
+    courier, _courier = _courier, None
+    stop(courier)
+    if courier is None:
+        return
+    try:
+        courier.process.wait(timeout=1.0)
+    except subprocess.TimeoutExpired:
+        courier.process.kill()
+        courier.process.wait()
+    for stream in (courier.process.stdout,):
+        with contextlib.suppress(OSError):
+            if stream is not None:
+                stream.close()
+
+
+def _retire() -> None:
+    """The SDKs are in here: the courier leaves once no call waits on it."""
+    courier = _courier
+    if courier is None:
+        return
+    with courier.lock:
+        courier.closed = True
+        idle = not courier.waiting
+    if idle:
+        stop(courier)
+
+
+def _read(courier: _Courier) -> None:
+    stdout = courier.process.stdout
+    assert stdout is not None
+    for line in stdout:
+        try:
+            reply = json.loads(line)
+            call_id = reply["id"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        with courier.lock:
+            waiter = courier.waiting.pop(call_id, None)
+            idle = courier.closed and not courier.waiting
+        if waiter is not None:
+            _resolve(waiter, reply)
+        if idle:
+            stop(courier)
+    with courier.lock:  # the process is gone: what it did not answer is sent again here
+        courier.closed = True
+        waiting, courier.waiting = courier.waiting, {}
+    for waiter in waiting.values():
+        _resolve(waiter, {"unsent": "the courier process ended"})
+    transport.release()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        courier.process.wait(timeout=5.0)  # reaped, not left a zombie until we exit
+
+
+def _resolve(waiter: Waiter, reply: dict[str, Any]) -> None:
+    loop, future = waiter
+    with contextlib.suppress(RuntimeError):  # that loop has closed: nobody waits
+        loop.call_soon_threadsafe(_settle, future, reply)
+
+
+def _settle(future: asyncio.Future[dict[str, Any]], reply: dict[str, Any]) -> None:
+    if not future.done():
+        future.set_result(reply)
+
+
+def _forget(courier: _Courier, call_id: int) -> None:
+    with courier.lock:
+        courier.waiting.pop(call_id, None)
+        idle = courier.closed and not courier.waiting
+    if idle:
+        stop(courier)
+
+
+def _write(stream: IO[bytes] | None, data: bytes) -> bool:
+    try:
+        assert stream is not None
+        stream.write(data)
+        stream.flush()
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1

@@ -1,0 +1,113 @@
+"""The courier process: sends the job's first provider calls while the job imports its SDK.
+
+Started by `courier.start` (`python -m evolve_action.execute.providers.courier_process
+MODULE...`) as the job's own process starts, it imports the named SDK and adapter modules on
+the machine's other core, then reads one call per line on standard input and writes one
+answer per line on standard output, in the order answers come. A call names the adapter class
+(`module:Class`), the keyword arguments to build it with (key, base URL, timeout) and the
+request body; it is sent by that adapter's own `_send` on that adapter's own SDK client, so
+the request on the wire is the one the job would have sent. The answer is the JSON the
+server sent, or the call's error classified as the job would have (`faults.classify`), for
+the job's retry loop; a call that could not be sent at all (its adapter failed to build)
+says so, and the job sends it itself.
+
+Standard input is read from the start, in a thread, so the job's writes never wait for our
+imports. End of input means the job needs no more calls: we leave at once, whatever is in
+flight, since nobody would read its answer. Only our code runs here, never a PR's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import importlib
+import json
+import os
+import queue
+import sys
+import threading
+from typing import Any
+
+from evolve_action.execute.providers.faults import CallError, classify, wire_error
+from evolve_action.model.outcomes import ErrorKind
+from evolve_action.util import lazy
+
+
+def main(modules: list[str]) -> None:
+    gc.disable()  # start-up only allocates what lives to the end (`util/startup.py`)
+    calls: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+    threading.Thread(target=_read, args=(calls,), name="courier-stdin", daemon=True).start()
+    _import(modules)
+    gc.freeze()
+    gc.enable()
+    asyncio.run(_serve(calls))
+    os._exit(0)
+
+
+def _import(modules: list[str]) -> None:
+    from evolve_action.model import provider_table
+    from evolve_action.util import deferred_packages
+
+    deferred_packages.defer(provider_table.sdk_type_hubs())
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # the call that needs it fails, and the job sends it itself
+            continue
+    from evolve_action.execute.providers import transport
+
+    transport.ssl_context()  # every client's, built before the first call needs it
+
+
+def _read(calls: queue.SimpleQueue[bytes | None]) -> None:
+    for line in sys.stdin.buffer:
+        calls.put(line)
+    calls.put(None)
+
+
+async def _serve(calls: queue.SimpleQueue[bytes | None]) -> None:
+    adapters: dict[str, Any] = {}
+    tasks: set[asyncio.Task[None]] = set()
+    while (line := await asyncio.to_thread(calls.get)) is not None:
+        task = asyncio.create_task(_carry(line, adapters))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+    sys.stdout.flush()
+
+
+async def _carry(line: bytes, adapters: dict[str, Any]) -> None:
+    reply = await _reply(line, adapters)
+    try:
+        text = json.dumps(reply)
+    except (TypeError, ValueError) as exc:  # never for parsed JSON; said, not left unanswered
+        error = CallError(ErrorKind.INTERNAL, f"unwritable answer: {exc}", provider="courier")
+        text = json.dumps({"id": reply.get("id"), "error": wire_error(error)})
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+async def _reply(line: bytes, adapters: dict[str, Any]) -> dict[str, Any]:
+    try:
+        call = json.loads(line)
+        key = json.dumps([call["adapter"], call["options"]], sort_keys=True)
+        adapter = adapters.get(key)
+        if adapter is None:
+            adapter = adapters[key] = lazy.attribute(call["adapter"])(**call["options"])
+    except Exception as exc:  # nothing was sent: the job sends this call itself
+        return {"id": _id_of(line), "unsent": f"{type(exc).__name__}: {exc}"[:500]}
+    try:
+        answer = await adapter._send(adapter.client, call["body"])
+    except Exception as exc:  # classified here, as the job's own call would have been
+        return {"id": call["id"], "error": wire_error(classify(exc, provider=adapter.id))}
+    return {"id": call["id"], "answer": answer}
+
+
+def _id_of(line: bytes) -> object:
+    try:
+        return json.loads(line).get("id")
+    except (ValueError, AttributeError):
+        return None
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,181 @@
+"""The courier process (`execute/providers/courier.py`): a real child process with the real
+OpenAI SDK sends the first calls to the loopback fake, and the job's process reads the answer
+as if it had sent the call itself; its errors arrive classified the same way; when it is gone
+the call is sent here instead; it leaves once the SDK is in here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from evolve_action.execute.providers import courier, transport
+from evolve_action.execute.providers.faults import CallError
+from evolve_action.execute.providers.openai import OpenAIProvider
+from evolve_action.execute.providers.setup import preload_sdks
+from evolve_action.model.outcomes import ErrorKind
+from evolve_action.model.provider import ChatMessage, ChatRequest, TextPart
+from evolve_action.settings.inputs import from_values
+from tests.fakes.llm_script import Answer, Request
+from tests.fakes.llm_server import FakeLLM, Fault, Stall, text
+
+ASK = ChatRequest("gpt-5.4", "Be brief.", (ChatMessage("user", (TextPart("hi"),)),))
+
+
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[courier._Courier]:
+    # As at a job's start: this process has not imported the SDK (another test may have).
+    monkeypatch.delitem(transport._imported, "openai", raising=False)
+    if (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1) < 2:
+        pytest.skip("the courier starts only with two cores or more; this machine has one")
+    assert courier.start({})
+    assert courier._courier is not None
+    try:
+        yield courier._courier
+    finally:
+        courier.shutdown()
+        transport.release()
+
+
+def _adapter(llm: FakeLLM) -> OpenAIProvider:
+    return OpenAIProvider(api_key="test-key", base_url=llm.openai_base_url, timeout_s=30.0)
+
+
+async def test_the_courier_sends_the_call_and_the_answer_reads_as_ours(
+    started: courier._Courier, fake_llm: FakeLLM
+) -> None:
+    fake_llm.enqueue(text("carried"))
+    adapter = _adapter(fake_llm)
+    answer = await adapter.complete(ASK)
+    assert answer.text == "carried"
+    assert answer.usage.calls == 1 and answer.usage.output_tokens > 0
+    assert adapter._client is None  # no client was built here: the courier sent it
+    [request] = fake_llm.requests
+    assert request.body["model"] == "gpt-5.4"
+    assert request.headers["authorization"] == "Bearer test-key"
+    assert request.body["messages"][0] == {"role": "system", "content": "Be brief."}
+
+
+async def test_concurrent_calls_each_get_their_own_answer(
+    started: courier._Courier, fake_llm: FakeLLM
+) -> None:
+    def echo(request: Request) -> Answer:
+        said = request.messages[-1]["content"]
+        # Answered in another order than asked: call 0's answer comes last.
+        return Stall(0.3, then=text("echo 0")) if said == "0" else text(f"echo {said}")
+
+    fake_llm.script = echo
+    adapter = _adapter(fake_llm)
+    asks = [
+        ChatRequest("gpt-5.4", "", (ChatMessage("user", (TextPart(str(i)),)),)) for i in range(6)
+    ]
+    answers = await asyncio.gather(*(adapter.complete(ask) for ask in asks))
+    assert [a.text for a in answers] == [f"echo {i}" for i in range(6)]
+    assert adapter._client is None and len(fake_llm.requests) == 6
+
+
+async def test_a_body_that_is_not_plain_json_is_sent_here(
+    started: courier._Courier, fake_llm: FakeLLM
+) -> None:
+    with pytest.raises(courier.NotCarried):
+        await courier.send(f"{OpenAIProvider.__module__}:OpenAIProvider", {}, {"x": {1, 2}})
+    assert courier.carries("openai") and fake_llm.requests == []
+
+
+async def test_a_carried_error_is_classified_as_our_own_would_be(
+    started: courier._Courier, fake_llm: FakeLLM
+) -> None:
+    fake_llm.enqueue(Fault(429, retry_after=2))
+    with pytest.raises(CallError) as caught:
+        await _adapter(fake_llm).complete(ASK)
+    error = caught.value
+    assert (error.kind, error.retryable, error.overload) == (ErrorKind.QUOTA, True, True)
+    assert error.retry_after_s == 2.0 and error.status == 429 and error.provider == "openai"
+    assert len(fake_llm.requests) == 1  # classified there, not sent again here
+
+
+async def test_when_the_courier_is_gone_the_call_is_sent_here(
+    started: courier._Courier, fake_llm: FakeLLM
+) -> None:
+    started.process.kill()
+    started.process.wait()
+    fake_llm.enqueue(text("sent here"))
+    adapter = _adapter(fake_llm)
+    answer = await adapter.complete(ASK)
+    await adapter.aclose()
+    assert answer.text == "sent here"
+    assert adapter._client is not None
+    assert len(fake_llm.requests) == 1
+    assert not courier.carries("openai")
+
+
+async def test_a_call_the_courier_cannot_build_is_sent_here(
+    started: courier._Courier, fake_llm: FakeLLM
+) -> None:
+    with pytest.raises(courier.NotCarried):
+        await courier.send("evolve_action.nowhere:Nothing", {}, {"model": "m"})
+    assert fake_llm.requests == []
+    fake_llm.enqueue(text("still works"))
+    adapter = _adapter(fake_llm)
+    assert (await adapter.complete(ASK)).text == "still works"
+    await adapter.aclose()
+
+
+async def test_the_hand_off_lets_this_process_import_its_sdk(
+    started: courier._Courier, fake_llm: FakeLLM
+) -> None:
+    assert not transport._go.is_set()  # held: the first call is being built
+    await _adapter(fake_llm).complete(ASK)
+    assert transport._go.is_set()
+
+
+def test_it_leaves_once_the_sdks_are_in_here_and_nothing_waits(
+    started: courier._Courier,
+) -> None:
+    courier._retire()
+    assert not courier.carries("openai")
+    deadline = time.monotonic() + 10
+    while started.process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert started.process.returncode == 0
+
+
+def test_it_carries_only_the_wires_that_answer_as_json(started: courier._Courier) -> None:
+    assert courier.carries("openai")
+    assert not courier.carries("anthropic")  # its adapter reads the SDK's response models
+
+
+def test_it_is_not_started_when_switched_off_or_twice(started: courier._Courier) -> None:
+    assert not courier.start({})  # one per process
+    courier.shutdown()
+    transport.release()
+    assert not courier.start({courier.SWITCH: "0"})
+    assert courier._courier is None and transport._go.is_set()
+
+
+KEYS = {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}
+
+
+@pytest.mark.parametrize(
+    ("values", "kept"),
+    [
+        ({"models": "openai/gpt-5.4", "judge-model": "anthropic/claude-sonnet-4-6"}, True),
+        ({"models": "anthropic/claude-sonnet-4-6", "judge-model": "openai/gpt-5.4"}, False),
+        ({"models": "openai/gpt-5.4", "harness": "cli"}, False),  # the CLIs call first
+    ],
+)
+def test_the_job_lets_it_go_unless_its_first_calls_are_carried(
+    started: courier._Courier, values: dict[str, str], kept: bool
+) -> None:
+    preload_sdks(from_values(values), KEYS, replay=False)
+    assert courier.carries("openai") is kept
+    assert transport._go.is_set() is not kept  # else held until the first call is handed over
+
+
+def test_a_replay_lets_it_go(started: courier._Courier) -> None:
+    preload_sdks(from_values({"models": "openai/gpt-5.4"}), KEYS, replay=True)
+    assert not courier.carries("openai") and transport._go.is_set()
