@@ -13,7 +13,8 @@ says so, and the job sends it itself.
 
 Standard input is read from the start, in a thread, so the job's writes never wait for our
 imports. End of input means the job needs no more calls: we leave at once, whatever is in
-flight, since nobody would read its answer. Only our code runs here, never a PR's.
+flight (nobody would read its answer) and however far the imports got (a job whose first
+call goes elsewhere lets us go within milliseconds). Only our code runs here, never a PR's.
 """
 
 from __future__ import annotations
@@ -35,13 +36,12 @@ from evolve_action.util import lazy
 
 def main(modules: list[str]) -> None:
     gc.disable()  # start-up only allocates what lives to the end (`util/startup.py`)
-    calls: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+    calls: queue.SimpleQueue[bytes] = queue.SimpleQueue()
     threading.Thread(target=_read, args=(calls,), name="courier-stdin", daemon=True).start()
     _import(modules)
     gc.freeze()
     gc.enable()
     asyncio.run(_serve(calls))
-    os._exit(0)
 
 
 def _import(modules: list[str]) -> None:
@@ -59,20 +59,20 @@ def _import(modules: list[str]) -> None:
     transport.ssl_context()  # every client's, built before the first call needs it
 
 
-def _read(calls: queue.SimpleQueue[bytes | None]) -> None:
+def _read(calls: queue.SimpleQueue[bytes]) -> None:
     for line in sys.stdin.buffer:
         calls.put(line)
-    calls.put(None)
+    os._exit(0)  # the job wants no more calls: not even the rest of our imports
 
 
-async def _serve(calls: queue.SimpleQueue[bytes | None]) -> None:
+async def _serve(calls: queue.SimpleQueue[bytes]) -> None:
     adapters: dict[str, Any] = {}
     tasks: set[asyncio.Task[None]] = set()
-    while (line := await asyncio.to_thread(calls.get)) is not None:
+    while True:
+        line = await asyncio.to_thread(calls.get)
         task = asyncio.create_task(_carry(line, adapters))
         tasks.add(task)
         task.add_done_callback(tasks.discard)
-    sys.stdout.flush()
 
 
 async def _carry(line: bytes, adapters: dict[str, Any]) -> None:
