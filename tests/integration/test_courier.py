@@ -1,14 +1,13 @@
 """The courier process (`execute/providers/courier.py`): a real child process with the real
-OpenAI SDK sends the first calls to the loopback fake, and the job's process reads the answer
-as if it had sent the call itself; its errors arrive classified the same way; when it is gone
-the call is sent here instead; it leaves once the SDK is in here.
+OpenAI SDK sends the calls to the loopback fake, and the job's process reads the answer as if
+it had sent the call itself, never importing the SDK; errors arrive classified the same way;
+a call given up here is cancelled there; when it is gone the call is sent here instead.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -125,23 +124,31 @@ async def test_a_call_the_courier_cannot_build_is_sent_here(
     await adapter.aclose()
 
 
-async def test_the_hand_off_lets_this_process_import_its_sdk(
+async def test_every_call_is_carried_and_the_sdk_never_imported_here(
     started: courier._Courier, fake_llm: FakeLLM
 ) -> None:
-    assert not transport._go.is_set()  # held: the first call is being built
-    await _adapter(fake_llm).complete(ASK)
-    assert transport._go.is_set()
+    assert transport._elsewhere.is_set()
+    adapter = _adapter(fake_llm)
+    for _ in range(3):
+        await adapter.complete(ASK)
+    assert adapter._client is None and len(fake_llm.requests) == 3
+    assert "openai" not in transport._imported
 
 
-def test_it_leaves_once_the_sdks_are_in_here_and_nothing_waits(
-    started: courier._Courier,
+async def test_a_call_given_up_here_is_cancelled_there(
+    started: courier._Courier, fake_llm: FakeLLM
 ) -> None:
-    courier._retire()
-    assert not courier.carries("openai")
-    deadline = time.monotonic() + 10
-    while started.process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert started.process.returncode == 0
+    fake_llm.enqueue(Stall(30, then=text("too late")))
+    task = asyncio.ensure_future(_adapter(fake_llm).complete(ASK))
+    while not fake_llm.requests:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    fake_llm.enqueue(text("next"))
+    assert (await _adapter(fake_llm).complete(ASK)).text == "next"
+    assert not started.waiting  # nothing left waiting here
+    assert started.process.poll() is None  # and the courier carries on
 
 
 def test_it_carries_only_the_wires_that_answer_as_json(started: courier._Courier) -> None:
@@ -154,7 +161,7 @@ def test_it_is_not_started_when_switched_off_or_twice(started: courier._Courier)
     courier.shutdown()
     transport.release()
     assert not courier.start({courier.SWITCH: "0"})
-    assert courier._courier is None and transport._go.is_set()
+    assert courier._courier is None and not transport._elsewhere.is_set()
 
 
 KEYS = {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}
@@ -164,18 +171,22 @@ KEYS = {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}
     ("values", "kept"),
     [
         ({"models": "openai/gpt-5.4", "judge-model": "anthropic/claude-sonnet-4-6"}, True),
-        ({"models": "anthropic/claude-sonnet-4-6", "judge-model": "openai/gpt-5.4"}, False),
-        ({"models": "openai/gpt-5.4", "harness": "cli"}, False),  # the CLIs call first
+        ({"models": "anthropic/claude-sonnet-4-6", "judge-model": "openai/gpt-5.4"}, True),
+        ({"models": "anthropic/claude-sonnet-4-6", "judge-model": "anthropic"}, False),
+        # The CLIs call their models themselves; the judge is ours.
+        ({"models": "openai/gpt-5.4", "harness": "cli", "judge-model": "anthropic"}, False),
+        ({"models": "anthropic", "harness": "cli", "judge-model": "openai/gpt-5.4"}, True),
     ],
 )
-def test_the_job_lets_it_go_unless_its_first_calls_are_carried(
+def test_the_job_lets_it_go_unless_it_carries_some_of_our_calls(
     started: courier._Courier, values: dict[str, str], kept: bool
 ) -> None:
     preload_sdks(from_values(values), KEYS, replay=False)
     assert courier.carries("openai") is kept
-    assert transport._go.is_set() is not kept  # else held until the first call is handed over
+    if kept:  # carried, its SDK is never imported here
+        assert "openai" not in transport._imported
 
 
 def test_a_replay_lets_it_go(started: courier._Courier) -> None:
     preload_sdks(from_values({"models": "openai/gpt-5.4"}), KEYS, replay=True)
-    assert not courier.carries("openai") and transport._go.is_set()
+    assert not courier.carries("openai") and not transport._elsewhere.is_set()

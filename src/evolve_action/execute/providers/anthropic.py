@@ -30,7 +30,10 @@ class AnthropicProvider(SdkAdapter["AsyncAnthropic"]):
         return build_body(request)
 
     async def _send(self, client: AsyncAnthropic, body: dict[str, Any]) -> Any:
-        return await client.messages.create(**body)
+        # Posted as the plain JSON it is, and answered as the server's JSON (`cast_to=object`,
+        # `answer_json.py`), as OpenAI's adapter does: `messages.create` would walk the body
+        # against its parameter types and build response models we read five fields of.
+        return await client.post("/v1/messages", body=body, cast_to=object)
 
     def _parse(self, answer: Any, model: str) -> ChatResponse:
         return parse_message(answer, model=model)

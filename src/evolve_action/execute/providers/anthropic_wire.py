@@ -7,8 +7,9 @@ same request always produces the same bytes (record/replay and prompt caching bo
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from evolve_action.execute.providers.answer_json import object_of, text_of, tokens
 from evolve_action.execute.providers.faults import MalformedResponse
 from evolve_action.model.outcomes import Usage
 from evolve_action.model.provider import (
@@ -19,9 +20,6 @@ from evolve_action.model.provider import (
     ToolResultPart,
     ToolUsePart,
 )
-
-if TYPE_CHECKING:  # the SDK loads only with the provider that uses it
-    from anthropic.types import Message
 
 # One breakpoint after the stable prefix (tools, then system) and one moving with the
 # conversation's tail: each turn then reads the previous turn's cache.
@@ -100,25 +98,35 @@ def arguments_text(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def parse_message(message: Message, *, model: str) -> ChatResponse:
-    if not isinstance(message.content, list):
+def parse_message(answer: object, *, model: str) -> ChatResponse:
+    """The answer, read from its JSON as the server sent it (`answer_json.py`)."""
+    message = object_of(answer)
+    content = message.get("content")
+    if not isinstance(content, list):
         raise MalformedResponse("the answer has no content list")
     texts: list[str] = []
     uses: list[ToolUsePart] = []
-    for block in message.content:
-        if block.type == "text":
-            texts.append(block.text)
-        elif block.type == "tool_use":
-            uses.append(ToolUsePart(block.id, block.name, arguments_text(block.input)))
+    for block in map(object_of, content):
+        if block.get("type") == "text":
+            texts.append(text_of(block.get("text")))
+        elif block.get("type") == "tool_use":
+            uses.append(
+                ToolUsePart(
+                    text_of(block.get("id")),
+                    text_of(block.get("name")),
+                    arguments_text(block.get("input")),
+                )
+            )
+    counts = object_of(message["usage"])
     usage = Usage(
-        input_tokens=message.usage.input_tokens,
-        output_tokens=message.usage.output_tokens,
-        cache_read_tokens=message.usage.cache_read_input_tokens or 0,
-        cache_write_tokens=message.usage.cache_creation_input_tokens or 0,
+        input_tokens=tokens(counts.get("input_tokens")),
+        output_tokens=tokens(counts.get("output_tokens")),
+        cache_read_tokens=tokens(counts.get("cache_read_input_tokens"), optional=True),
+        cache_write_tokens=tokens(counts.get("cache_creation_input_tokens"), optional=True),
         calls=1,
     )
-    stop = _STOP_REASONS.get(message.stop_reason or "", "other")
+    stop = _STOP_REASONS.get(text_of(message.get("stop_reason")), "other")
     if uses and stop != "max_tokens":
         stop = "tool_use"
     text = "\n".join(t for t in texts if t)
-    return ChatResponse(text, tuple(uses), stop, usage, model=str(message.model or ""))
+    return ChatResponse(text, tuple(uses), stop, usage, model=text_of(message.get("model")))

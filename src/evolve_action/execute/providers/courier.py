@@ -1,24 +1,26 @@
-"""The courier: a second process that sends a job's first provider calls while the job's own
-process is still importing the SDK.
+"""The courier: a second process that sends the job's provider calls, so that the job's own
+process never imports the provider's SDK.
 
 A short job spends most of its start importing: our modules, then the provider's SDK, one
-after the other on one core, since imports hold the GIL. The runner has a second core, and
-the SDK is needed for a call only to send it. So `run` starts the courier (`start`, from
+after the other on one core, since imports hold the GIL. The runner has a second core, and a
+call needs the SDK only to be sent. So `run` starts the courier (`start`, from
 `commands/cli.py`) as soon as it knows it is a run: a fresh interpreter that imports only the
 SDK and the adapter, on the other core, while this process imports ours, reads the eval files
-and plans. The first calls are handed to it (`send`); this process's own SDK import is held
-back until then (`transport.hold`) and fills the wait for their answers. A call made once the
-SDK is in here goes out directly, and the courier leaves once the SDKs are in and no call is
-waiting on it (`_retire`), so it lives for the first few hundred milliseconds of a job.
+and plans. Every call on a carried wire is then handed to it (`send`), the first one as soon
+as it is built; this process never imports that SDK (`transport.hold`), so it is smaller by
+it, and the SDK's work on each call (building the request, reading the answer) is done on the
+other core while this one grades.
 
 It carries only the wires whose adapter reads the server's JSON (`provider_table.CARRIED_WIRES`)
 and only with two cores or more: on one core its import would take that core from ours.
 `EVOLVE_COURIER=0` turns it off. What it sends is what this process would have sent: the
 adapter's own `_send`, on a client built from the same key, base URL and timeout; its errors
-come back classified (`faults.wire_error`) into the same retry loop. A call it could not send,
-or whose answer it could not give (the process is gone), raises `NotCarried`, and the adapter
-sends the call itself: the one case that can send a call twice is the courier dying between
-sending it and answering. Only our code runs in it, and it gets no more than the job has.
+come back classified (`faults.wire_error`) into the same retry loop, and a call given up here
+(a stop, a deadline) is cancelled there too. A call it could not send, or whose answer it
+could not give because it died, raises `NotCarried`: the adapter then sends the call itself,
+importing the SDK here (`transport.release`). The one case that can send a call twice is the
+courier dying between sending it and answering. Only our code runs in it, and it gets no more
+than the job has.
 """
 
 from __future__ import annotations
@@ -79,7 +81,6 @@ def start(environ: Mapping[str, str]) -> bool:
     _courier = _Courier(process)
     threading.Thread(target=_read, args=(_courier,), name="evolve-courier", daemon=True).start()
     transport.hold()
-    transport.when_imported(_retire)
     atexit.register(shutdown)
     return True
 
@@ -118,6 +119,10 @@ async def send(adapter: str, options: Mapping[str, Any], body: Mapping[str, Any]
     except TimeoutError:
         stop(courier)
         raise NotCarried("the courier gave no answer") from None
+    except asyncio.CancelledError:  # given up here: not worth finishing there either
+        with courier.lock:
+            _write(courier.process.stdin, json.dumps({"cancel": call_id}).encode() + b"\n")
+        raise
     finally:
         _forget(courier, call_id)
     if "answer" in reply:
@@ -129,7 +134,7 @@ async def send(adapter: str, options: Mapping[str, Any], body: Mapping[str, Any]
 
 def stop(courier: _Courier | None = None) -> None:
     """No more calls go to the courier: it leaves (what it was sending is dropped), and
-    this process imports its SDKs itself."""
+    this process imports the SDKs it needs itself."""
     courier = courier or _courier
     if courier is not None:
         courier.closed = True
@@ -158,18 +163,6 @@ def shutdown() -> None:
                 stream.close()
 
 
-def _retire() -> None:
-    """The SDKs are in here: the courier leaves once no call waits on it."""
-    courier = _courier
-    if courier is None:
-        return
-    with courier.lock:
-        courier.closed = True
-        idle = not courier.waiting
-    if idle:
-        stop(courier)
-
-
 def _read(courier: _Courier) -> None:
     stdout = courier.process.stdout
     assert stdout is not None
@@ -181,11 +174,8 @@ def _read(courier: _Courier) -> None:
             continue
         with courier.lock:
             waiter = courier.waiting.pop(call_id, None)
-            idle = courier.closed and not courier.waiting
         if waiter is not None:
             _resolve(waiter, reply)
-        if idle:
-            stop(courier)
     with courier.lock:  # the process is gone: what it did not answer is sent again here
         courier.closed = True
         waiting, courier.waiting = courier.waiting, {}
@@ -210,9 +200,6 @@ def _settle(future: asyncio.Future[dict[str, Any]], reply: dict[str, Any]) -> No
 def _forget(courier: _Courier, call_id: int) -> None:
     with courier.lock:
         courier.waiting.pop(call_id, None)
-        idle = courier.closed and not courier.waiting
-    if idle:
-        stop(courier)
 
 
 def _write(stream: IO[bytes] | None, data: bytes) -> bool:

@@ -1,15 +1,15 @@
-"""The courier process: sends the job's first provider calls while the job imports its SDK.
+"""The courier process: sends the job's provider calls, so that the job never imports the SDK.
 
 Started by `courier.start` (`python -m evolve_action.execute.providers.courier_process
 MODULE...`) as the job's own process starts, it imports the named SDK and adapter modules on
 the machine's other core, then reads one call per line on standard input and writes one
-answer per line on standard output, in the order answers come. A call names the adapter class
-(`module:Class`), the keyword arguments to build it with (key, base URL, timeout) and the
-request body; it is sent by that adapter's own `_send` on that adapter's own SDK client, so
-the request on the wire is the one the job would have sent. The answer is the JSON the
-server sent, or the call's error classified as the job would have (`faults.classify`), for
-the job's retry loop; a call that could not be sent at all (its adapter failed to build)
-says so, and the job sends it itself.
+answer per line on standard output, in the order answers come (`{"cancel": id}` cancels a
+call the job gave up). A call names the adapter class (`module:Class`), the keyword
+arguments to build it with (key, base URL, timeout) and the request body; it is sent by that
+adapter's own `_send` on that adapter's own SDK client, so the request on the wire is the
+one the job would have sent. The answer is the JSON the server sent, or the call's error
+classified as the job would have (`faults.classify`), for the job's retry loop; a call that
+could not be sent at all (its adapter failed to build) says so, and the job sends it itself.
 
 Standard input is read from the start, in a thread, so the job's writes never wait for our
 imports. End of input means the job needs no more calls: we leave at once, whatever is in
@@ -67,16 +67,26 @@ def _read(calls: queue.SimpleQueue[bytes]) -> None:
 
 async def _serve(calls: queue.SimpleQueue[bytes]) -> None:
     adapters: dict[str, Any] = {}
-    tasks: set[asyncio.Task[None]] = set()
+    running: dict[object, asyncio.Task[None]] = {}
     while True:
         line = await asyncio.to_thread(calls.get)
-        task = asyncio.create_task(_carry(line, adapters))
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
+        cancel = _cancel_of(line)
+        if cancel is not None:  # the job gave the call up: so do we
+            task = running.get(cancel)
+            if task is not None:
+                task.cancel()
+            continue
+        call_id = _id_of(line)
+        running[call_id] = asyncio.create_task(_carry(line, adapters, call_id, running))
 
 
-async def _carry(line: bytes, adapters: dict[str, Any]) -> None:
-    reply = await _reply(line, adapters)
+async def _carry(
+    line: bytes, adapters: dict[str, Any], call_id: object, running: dict[object, Any]
+) -> None:
+    try:
+        reply = await _reply(line, adapters)
+    finally:
+        running.pop(call_id, None)
     try:
         text = json.dumps(reply)
     except (TypeError, ValueError) as exc:  # never for parsed JSON; said, not left unanswered
@@ -105,6 +115,15 @@ async def _reply(line: bytes, adapters: dict[str, Any]) -> dict[str, Any]:
 def _id_of(line: bytes) -> object:
     try:
         return json.loads(line).get("id")
+    except (ValueError, AttributeError):
+        return None
+
+
+def _cancel_of(line: bytes) -> object:
+    if not line.startswith(b'{"cancel"'):
+        return None
+    try:
+        return json.loads(line).get("cancel")
     except (ValueError, AttributeError):
         return None
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from evolve_action.execute.providers.answer_json import object_of, text_of, tokens
 from evolve_action.execute.providers.faults import MalformedResponse
 from evolve_action.model.outcomes import Usage
 from evolve_action.model.provider import (
@@ -122,12 +123,12 @@ def parse_completion(completion: object, *, model: str) -> ChatResponse:
     JSON, not its response models: this reads five fields, which building the models for
     every call cost more CPU than). A field of the wrong type raises TypeError or
     KeyError, which the adapter reports as a malformed answer."""
-    answer = _object(completion)
+    answer = object_of(completion)
     choices = answer.get("choices")
     if not isinstance(choices, list) or not choices:
         raise MalformedResponse("the answer has no choices")
-    choice = _object(choices[0])
-    message = _object(choice["message"])
+    choice = object_of(choices[0])
+    message = object_of(choice["message"])
     uses = _tool_uses(message.get("tool_calls") or [])
     stop = _FINISH_REASONS.get(str(choice.get("finish_reason")), "other")  # None from some
     if uses and stop != "max_tokens":
@@ -142,12 +143,14 @@ def _tool_uses(calls: object) -> tuple[ToolUsePart, ...]:
     if not isinstance(calls, list):
         raise TypeError("tool_calls is not a list")
     uses = []
-    for call in map(_object, calls):
+    for call in map(object_of, calls):
         if call.get("type", "function") != "function":  # a kind of call we never offered
             continue
-        fn = _object(call.get("function"))
+        fn = object_of(call.get("function"))
         uses.append(
-            ToolUsePart(_text(call.get("id")), _text(fn.get("name")), _text(fn.get("arguments")))
+            ToolUsePart(
+                text_of(call.get("id")), text_of(fn.get("name")), text_of(fn.get("arguments"))
+            )
         )
     return tuple(uses)
 
@@ -159,32 +162,14 @@ def _usage(raw: object) -> Usage:
     usage = Usage(calls=1)
     if raw is None:
         return usage
-    counts = _object(raw)
+    counts = object_of(raw)
     details = counts.get("prompt_tokens_details")
-    details = {} if details is None else _object(details)
-    cached = _tokens(details.get("cached_tokens"), optional=True)
-    written = _tokens(details.get("cache_write_tokens"), optional=True)
+    details = {} if details is None else object_of(details)
+    cached = tokens(details.get("cached_tokens"), optional=True)
+    written = tokens(details.get("cache_write_tokens"), optional=True)
     # prompt_tokens counts cached and freshly cached tokens too; ours are fresh input only.
-    usage.input_tokens = max(0, _tokens(counts.get("prompt_tokens")) - cached - written)
-    usage.output_tokens = _tokens(counts.get("completion_tokens"))
+    usage.input_tokens = max(0, tokens(counts.get("prompt_tokens")) - cached - written)
+    usage.output_tokens = tokens(counts.get("completion_tokens"))
     usage.cache_read_tokens = cached
     usage.cache_write_tokens = written
     return usage
-
-
-def _object(value: object) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise TypeError(f"expected a JSON object, got {type(value).__name__}")
-    return value
-
-
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _tokens(value: object, *, optional: bool = False) -> int:
-    if optional and value is None:
-        return 0
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    raise TypeError(f"a token count is {type(value).__name__}, not an integer")

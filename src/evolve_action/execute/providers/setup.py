@@ -147,28 +147,33 @@ def preload_sdks(
     without a key is never built, and models that do not resolve are left for
     `choose_models` to report where the job resolves them. What `then` names (modules to
     import, functions to call) is done in the same thread once the first request has left.
-    The courier, if started, is let go when the first request is not one it can carry.
+    The courier, if started, is let go when none of the job's own calls is one it carries.
     Returns the worker thread, if one was started.
     """
-    needed = [] if replay else _needed(settings, environ)
-    # The first calls are the agent CLIs' (`harness: cli`), or not ones it can carry.
-    if settings.harness is Harness.CLI or not any(provider_table.carried(p) for p in needed[:1]):
-        courier.stop()
+    models, judge = ([], []) if replay else _needed(settings, environ)
+    # The agent CLIs call their models themselves (`harness: cli`); we call the judge.
+    ours = judge if settings.harness is Harness.CLI else [*models, *judge]
+    if not any(provider_table.carried(p) for p in ours):
+        courier.stop()  # none of our calls is one it carries
+    needed = list(dict.fromkeys([*models, *judge]))
     return transport.preload(needed, then) if needed else None
 
 
-def _needed(settings: Settings, environ: Mapping[str, str]) -> list[str]:
-    """The providers this job builds clients for, the models' first (the first request goes
-    to a model; the judge speaks only after it)."""
+def _needed(settings: Settings, environ: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    """The providers of the models and of the judge that this job builds clients for (the
+    first request goes to a model; the judge speaks only after it)."""
     keys = provider_table.keys_of(settings)
     try:
         # Unchecked: the job checks the ids (and warns) once, where it resolves them.
         models = choose_models(settings.models, keys=keys, environ=environ, check=False)
         judge = choose_judge(settings.judge_model, keys=keys, environ=environ, check=False)
     except ModelChoiceError:
-        return []
-    needed = dict.fromkeys(split_model(m)[0] for m in [*models, judge])
-    return [p for p in needed if _has_key(p, keys, environ)]
+        return [], []
+    keyed = [
+        p for p in dict.fromkeys(split_model(m)[0] for m in models) if _has_key(p, keys, environ)
+    ]
+    judged = [p for p in [split_model(judge)[0]] if _has_key(p, keys, environ)]
+    return keyed, judged
 
 
 @dataclass

@@ -12,9 +12,9 @@ with two providers, the runs on the first one imported start while the second im
 Work beside the import is not free even when it mostly waits: a second thread that builds
 the SSL context (OpenSSL reads the bundle without the GIL) or starts a child process made
 the SDK ready 30-40 ms later than doing the same work in turn (`bench/README.md`), so the
-thread does its work in sequence. Where the courier process sends the first calls
-(`courier.py`), this process's SDK import waits (`hold`) until the first call has been
-handed over, or until a call needs the SDK here: then it fills the wait for the answer.
+thread does its work in sequence. Where the courier process sends a wire's calls
+(`courier.py`), its SDK is not imported here at all (`hold`), unless the courier goes and a
+call needs it.
 
 After the SDKs, the thread may do what the job needs only once its runs are under way
 (`then`: import grading, the verdict and the report; probe the sandbox). It waits for the
@@ -58,9 +58,7 @@ _imported: dict[str, threading.Event] = {}  # set when the worker's import ended
 _waiting: dict[str, list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]] = {}
 _pending = 0  # preload threads still importing
 _left = threading.Event()  # an SDK client has sent its first request
-_go = threading.Event()  # the preload thread may import; cleared by `hold`
-_go.set()
-_after: list[Later] = []  # called once the SDKs are in (`when_imported`)
+_elsewhere = threading.Event()  # the courier process sends the carried wires' calls (`hold`)
 
 
 def ssl_context() -> ssl.SSLContext:
@@ -79,21 +77,29 @@ def ssl_context() -> ssl.SSLContext:
         return _context
 
 
-def preload(provider_ids: Iterable[str], then: Sequence[Later] = ()) -> threading.Thread | None:
+def preload(
+    provider_ids: Iterable[str], then: Sequence[Later] = (), *, here: bool = False
+) -> threading.Thread | None:
     """Import these providers' SDKs in a worker thread, in the order given (put first the
     provider the first request goes to), after building the shared SSL context; once the
-    first request has left, call the functions in `then`.
+    first request has left, call the functions in `then`. The SDK of a provider whose calls
+    the courier process sends (`hold`) is not imported here, unless `here` says a call
+    needs it.
 
     One thread, not one per SDK: imports hold the GIL almost throughout, so two threads
     would only interleave and finish the first-needed SDK later. Returns the thread, or
-    None when there is nothing left to import.
+    None when there is nothing to do.
     """
     global _pending
     with _lock:
-        wanted = [p for p in dict.fromkeys(provider_ids) if p in SDK_MODULES and p not in _imported]
+        wanted = [
+            p
+            for p in dict.fromkeys(provider_ids)
+            if p in SDK_MODULES and p not in _imported and (here or not _carried_elsewhere(p))
+        ]
         _imported.update((p, threading.Event()) for p in wanted)
         _pending += bool(wanted)
-    if not wanted:
+    if not wanted and not then:
         return None
     thread = threading.Thread(
         target=_import, args=(wanted, tuple(then)), name="evolve-sdk-import", daemon=True
@@ -106,25 +112,21 @@ def request_left() -> None:
     """An SDK client (or the courier) has sent a request: the preload thread may import what
     comes later."""
     _left.set()
-    _go.set()
 
 
 def hold() -> None:
-    """Keep the preload thread from importing until a request has left or an SDK is awaited
-    (`release`): the courier process sends the first calls (`courier.py`), so this process's
-    own import is best done while their answers are awaited, not beside building them."""
-    _go.clear()
+    """The courier process sends the calls of the wires it carries (`courier.py`): their
+    SDKs are not imported here, unless `release` says it has gone."""
+    _elsewhere.set()
 
 
 def release() -> None:
-    """The preload thread may import now."""
-    _go.set()
+    """The courier has gone: a call that needs an SDK imports it here (`imported`)."""
+    _elsewhere.clear()
 
 
-def when_imported(step: Later) -> None:
-    """Call `step` once the preload thread has imported the SDKs (in that thread)."""
-    if step not in _after:
-        _after.append(step)
+def _carried_elsewhere(provider_id: str) -> bool:
+    return _elsewhere.is_set() and provider_table.carried(provider_id)
 
 
 def ready(provider_id: str) -> bool:
@@ -136,24 +138,19 @@ def ready(provider_id: str) -> bool:
 
 def _import(provider_ids: list[str], then: tuple[Later, ...]) -> None:
     global _pending
-    _go.wait()
-    try:
-        _import_sdks(provider_ids)
-    finally:
-        with _lock:
-            _pending -= 1
-            last = _pending == 0
-        if last:
-            startup.started()  # the SDKs were most of start-up's heap
-            _call(_after)
+    if provider_ids:
+        try:
+            _import_sdks(provider_ids)
+        finally:
+            with _lock:
+                _pending -= 1
+                last = _pending == 0
+            if last:
+                startup.started()  # the SDKs were most of start-up's heap
     if not then:
         return
     _left.wait()
-    _call(then)
-
-
-def _call(steps: Iterable[Later]) -> None:
-    for step in steps:
+    for step in then:
         try:
             step()
         except Exception as exc:  # the main thread's own import or call raises it again
@@ -204,8 +201,7 @@ async def imported(provider_id: str) -> None:
     modules = SDK_MODULES.get(provider_id)
     if modules is None or (modules[0] in sys.modules and not importing()):
         return
-    release()  # a held preload thread imports it now: this call is waiting for it
-    preload([provider_id])
+    preload([provider_id], here=True)
     loop = asyncio.get_running_loop()
     future: asyncio.Future[None] = loop.create_future()
     with _lock:
