@@ -5,9 +5,10 @@ this base does the rest the same way for both. The client is built only once the
 imported (`transport.imported` waits for the worker thread that imports it, off the event
 loop), on the SDK's own default HTTP client and the one SSL context every client shares, so
 the CA bundle loads once per process, not once per client. Each request tells `transport`
-it has left, which lets the preload thread use the wait for its answer. While this process
-has no client yet, a call on a carried wire is handed to the courier process instead
-(`courier.py`), which sends it with this same adapter class in a process that has the SDK.
+it has left, which lets the preload thread use the wait for its answer. While the courier
+process is there (`courier.py`), a call on a wire it carries is handed to it instead: it
+sends the call with this same adapter class, in a process that has the SDK, so this one
+never imports it.
 """
 
 from __future__ import annotations
@@ -95,8 +96,8 @@ class SdkAdapter(Generic[C]):
         return response
 
     async def _carried(self, body: dict[str, Any]) -> Any:
-        """The answer as the courier process got it, while this process has no client yet
-        (`courier.py`); `NotCarried` when this call is ours to send."""
+        """The answer as the courier process got it (`courier.py`); `NotCarried` when this
+        call is ours to send (no courier, a wire it does not carry, or a client built here)."""
         if self._client is not None or self._ssl_context is not None:
             raise courier.NotCarried("this adapter has its client")
         if not courier.carries(self.id) or transport.ready(self.id):
