@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from evolve_action.execute.providers import courier, transport
+from evolve_action.execute.providers.anthropic import AnthropicProvider
 from evolve_action.execute.providers.faults import CallError
 from evolve_action.execute.providers.openai import OpenAIProvider
 from evolve_action.execute.providers.setup import preload_sdks
@@ -22,6 +23,7 @@ from evolve_action.settings.inputs import from_values
 from tests.fakes.llm_script import Answer, Request
 from tests.fakes.llm_server import FakeLLM, Fault, Stall, text
 
+KEYS = {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}
 ASK = ChatRequest("gpt-5.4", "Be brief.", (ChatMessage("user", (TextPart("hi"),)),))
 
 
@@ -151,9 +153,23 @@ async def test_a_call_given_up_here_is_cancelled_there(
     assert started.process.poll() is None  # and the courier carries on
 
 
-def test_it_carries_only_the_wires_that_answer_as_json(started: courier._Courier) -> None:
-    assert courier.carries("openai")
-    assert not courier.carries("anthropic")  # its adapter reads the SDK's response models
+def test_it_carries_the_wires_whose_adapters_read_json(started: courier._Courier) -> None:
+    assert courier.carries("openai") and courier.carries("anthropic")
+    assert not courier.carries("nobody")
+
+
+async def test_an_anthropic_call_is_carried_once_prepared(
+    started: courier._Courier, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delitem(transport._imported, "anthropic", raising=False)
+    courier.prepare(["anthropic", "openai"])
+    fake_llm.enqueue(text("from claude"))
+    adapter = AnthropicProvider(api_key="test-key", base_url=fake_llm.anthropic_base_url)
+    answer = await adapter.complete(ASK)
+    assert answer.text == "from claude" and answer.usage.input_tokens > 0
+    assert adapter._client is None and "anthropic" not in transport._imported
+    [request] = fake_llm.requests
+    assert request.api == "anthropic" and request.headers["authorization"] == "Bearer test-key"
 
 
 def test_it_is_not_started_when_switched_off_or_twice(started: courier._Courier) -> None:
@@ -164,26 +180,21 @@ def test_it_is_not_started_when_switched_off_or_twice(started: courier._Courier)
     assert courier._courier is None and not transport._elsewhere.is_set()
 
 
-KEYS = {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}
-
-
 @pytest.mark.parametrize(
-    ("values", "kept"),
+    ("values", "environ", "kept"),
     [
-        ({"models": "openai/gpt-5.4", "judge-model": "anthropic/claude-sonnet-4-6"}, True),
-        ({"models": "anthropic/claude-sonnet-4-6", "judge-model": "openai/gpt-5.4"}, True),
-        ({"models": "anthropic/claude-sonnet-4-6", "judge-model": "anthropic"}, False),
-        # The CLIs call their models themselves; the judge is ours.
-        ({"models": "openai/gpt-5.4", "harness": "cli", "judge-model": "anthropic"}, False),
-        ({"models": "anthropic", "harness": "cli", "judge-model": "openai/gpt-5.4"}, True),
+        ({"models": "openai/gpt-5.4", "judge-model": "anthropic/claude-sonnet-4-6"}, KEYS, True),
+        ({"models": "anthropic", "judge-model": "anthropic"}, KEYS, True),
+        ({"models": "anthropic", "harness": "cli", "judge-model": "openai/gpt-5.4"}, KEYS, True),
+        ({"models": "openai/gpt-5.4", "judge-model": "openai/gpt-5.4"}, {}, False),  # no key
     ],
 )
 def test_the_job_lets_it_go_unless_it_carries_some_of_our_calls(
-    started: courier._Courier, values: dict[str, str], kept: bool
+    started: courier._Courier, values: dict[str, str], environ: dict[str, str], kept: bool
 ) -> None:
-    preload_sdks(from_values(values), KEYS, replay=False)
+    preload_sdks(from_values(values), environ, replay=False)
     assert courier.carries("openai") is kept
-    if kept:  # carried, its SDK is never imported here
+    if kept:  # carried, no SDK is imported here
         assert "openai" not in transport._imported
 
 

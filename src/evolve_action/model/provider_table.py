@@ -219,11 +219,10 @@ def sdk_names() -> tuple[str, ...]:
     return tuple(dict.fromkeys(row.sdk[0] for row in rows()))
 
 
-# The wires whose calls the courier process sends for the job (`execute/providers/courier.py`).
-# Every adapter reads its answer from the server's JSON, which is what the courier hands back;
-# Anthropic's is left out because the courier imports its SDKs before it knows which one the
-# job needs first, and Anthropic's (0.7 s) would hold up OpenAI's (0.15 s).
-CARRIED_WIRES = frozenset({"openai"})
+# The wires whose calls the courier process sends for the job (`execute/providers/courier.py`):
+# a wire's adapter must read its answer from the server's JSON, which is what the courier
+# hands back (`execute/providers/answer_json.py`).
+CARRIED_WIRES = frozenset({"openai", "anthropic"})
 
 
 def carried(provider_id: str) -> bool:
@@ -231,12 +230,12 @@ def carried(provider_id: str) -> bool:
     return row is not None and row.wire in CARRIED_WIRES
 
 
-def carried_modules() -> tuple[str, ...]:
-    """What the courier imports: each carried row's SDK modules, then its adapter's module."""
-    rows_ = [row for row in rows() if row.wire in CARRIED_WIRES]
-    names = [name for row in rows_ for name in row.sdk]
-    names += [row.adapter.partition(":")[0] for row in rows_]
-    return tuple(dict.fromkeys(names))
+def carried_modules(provider_ids: Iterable[str]) -> list[str]:
+    """What the courier imports for these providers, in their order: each carried one's SDK
+    modules and its adapter's module."""
+    carried_rows = [PROVIDERS[p] for p in dict.fromkeys(provider_ids) if carried(p)]
+    names = [n for row in carried_rows for n in (*row.sdk, row.adapter.partition(":")[0])]
+    return list(dict.fromkeys(names))
 
 
 def sdk_type_hubs() -> tuple[str, ...]:

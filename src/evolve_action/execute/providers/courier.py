@@ -4,12 +4,13 @@ process never imports the provider's SDK.
 A short job spends most of its start importing: our modules, then the provider's SDK, one
 after the other on one core, since imports hold the GIL. The runner has a second core, and a
 call needs the SDK only to be sent. So `run` starts the courier (`start`, from
-`commands/cli.py`) as soon as it knows it is a run: a fresh interpreter that imports only the
-SDK and the adapter, on the other core, while this process imports ours, reads the eval files
-and plans. Every call on a carried wire is then handed to it (`send`), the first one as soon
-as it is built; this process never imports that SDK (`transport.hold`), so it is smaller by
-it, and the SDK's work on each call (building the request, reading the answer) is done on the
-other core while this one grades.
+`commands/cli.py`) as soon as it knows it is a run: a fresh interpreter that imports what the
+SDKs build on, on the other core, while this process imports ours, reads the eval files and
+plans; once the inputs say which providers the job calls, it imports their SDKs and adapters,
+first needed first (`prepare`). Every call on a carried wire is then handed to it (`send`),
+the first one as soon as it is built; this process never imports those SDKs
+(`transport.hold`), so it is smaller by them, and the SDK's work on each call (building the
+request, reading the answer) is done on the other core while this one grades.
 
 It carries only the wires whose adapter reads the server's JSON (`provider_table.CARRIED_WIRES`)
 and only with two cores or more: on one core its import would take that core from ours.
@@ -33,7 +34,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -71,7 +72,7 @@ def start(environ: Mapping[str, str]) -> bool:
     command = [sys.executable, "-m", f"{__package__}.courier_process"]
     try:
         process = subprocess.Popen(
-            [*command, *provider_table.carried_modules()],
+            command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -83,6 +84,17 @@ def start(environ: Mapping[str, str]) -> bool:
     transport.hold()
     atexit.register(shutdown)
     return True
+
+
+def prepare(provider_ids: Iterable[str]) -> None:
+    """Name the providers the job will call, first needed first: the courier imports their
+    SDKs in that order (it has imported what they all build on meanwhile)."""
+    courier = _courier
+    modules = provider_table.carried_modules(provider_ids)
+    if courier is None or courier.closed or not modules:
+        return
+    with courier.lock:
+        _write(courier.process.stdin, json.dumps({"prepare": modules}).encode() + b"\n")
 
 
 def carries(provider_id: str) -> bool:

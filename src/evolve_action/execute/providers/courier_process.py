@@ -1,8 +1,9 @@
 """The courier process: sends the job's provider calls, so that the job never imports the SDK.
 
-Started by `courier.start` (`python -m evolve_action.execute.providers.courier_process
-MODULE...`) as the job's own process starts, it imports the named SDK and adapter modules on
-the machine's other core, then reads one call per line on standard input and writes one
+Started by `courier.start` (`python -m evolve_action.execute.providers.courier_process`) as
+the job's own process starts, it imports what every SDK builds on (`COMMON`) on the machine's
+other core, then the SDK and adapter modules the job names once it knows them (`{"prepare":
+[...]}`, first needed first), then reads one call per line on standard input and writes one
 answer per line on standard output, in the order answers come (`{"cancel": id}` cancels a
 call the job gave up). A call names the adapter class (`module:Class`), the keyword
 arguments to build it with (key, base URL, timeout) and the request body; it is sent by that
@@ -33,30 +34,37 @@ from evolve_action.execute.providers.faults import CallError, classify, wire_err
 from evolve_action.model.outcomes import ErrorKind
 from evolve_action.util import lazy
 
+# What every SDK builds on, imported before the job says which SDKs it needs: their types'
+# pydantic, the adapters' base, and the HTTP client (the shared SSL context imports it).
+COMMON = ("pydantic", "anyio._backends._asyncio", "evolve_action.execute.providers.sdk")
+
 
 def main(modules: list[str]) -> None:
-    gc.disable()  # start-up only allocates what lives to the end (`util/startup.py`)
     calls: queue.SimpleQueue[bytes] = queue.SimpleQueue()
     threading.Thread(target=_read, args=(calls,), name="courier-stdin", daemon=True).start()
-    _import(modules)
-    gc.freeze()
-    gc.enable()
-    asyncio.run(_serve(calls))
-
-
-def _import(modules: list[str]) -> None:
     from evolve_action.model import provider_table
     from evolve_action.util import deferred_packages
 
     deferred_packages.defer(provider_table.sdk_type_hubs())
-    for name in modules:
-        try:
-            importlib.import_module(name)
-        except ImportError:  # the call that needs it fails, and the job sends it itself
-            continue
-    from evolve_action.execute.providers import transport
+    _import([*COMMON, *modules], ssl=True)
+    asyncio.run(_serve(calls))
 
-    transport.ssl_context()  # every client's, built before the first call needs it
+
+def _import(modules: list[str], *, ssl: bool = False) -> None:
+    gc.disable()  # imports only allocate what lives to the end (`util/startup.py`)
+    try:
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except ImportError:  # the call that needs it fails, and the job sends it itself
+                continue
+        if ssl:
+            from evolve_action.execute.providers import transport
+
+            transport.ssl_context()  # every client's, built before the first call needs it
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 def _read(calls: queue.SimpleQueue[bytes]) -> None:
@@ -70,7 +78,11 @@ async def _serve(calls: queue.SimpleQueue[bytes]) -> None:
     running: dict[object, asyncio.Task[None]] = {}
     while True:
         line = await asyncio.to_thread(calls.get)
-        cancel = _cancel_of(line)
+        prepare = _field_of(line, b'{"prepare"')
+        if isinstance(prepare, list):  # the SDKs the job needs, first needed first
+            _import([str(name) for name in prepare])
+            continue
+        cancel = _field_of(line, b'{"cancel"')
         if cancel is not None:  # the job gave the call up: so do we
             task = running.get(cancel)
             if task is not None:
@@ -119,11 +131,12 @@ def _id_of(line: bytes) -> object:
         return None
 
 
-def _cancel_of(line: bytes) -> object:
-    if not line.startswith(b'{"cancel"'):
+def _field_of(line: bytes, head: bytes) -> object:
+    """The value of a control line's one field (`{"prepare": ...}`, `{"cancel": ...}`)."""
+    if not line.startswith(head):
         return None
     try:
-        return json.loads(line).get("cancel")
+        return json.loads(line).get(head[2:-1].decode())
     except (ValueError, AttributeError):
         return None
 

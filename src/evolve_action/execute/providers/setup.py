@@ -153,7 +153,9 @@ def preload_sdks(
     models, judge = ([], []) if replay else _needed(settings, environ)
     # The agent CLIs call their models themselves (`harness: cli`); we call the judge.
     ours = judge if settings.harness is Harness.CLI else [*models, *judge]
-    if not any(provider_table.carried(p) for p in ours):
+    if any(provider_table.carried(p) for p in ours):
+        courier.prepare(ours)
+    else:
         courier.stop()  # none of our calls is one it carries
     needed = list(dict.fromkeys([*models, *judge]))
     return transport.preload(needed, then) if needed else None
