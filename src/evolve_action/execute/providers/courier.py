@@ -157,22 +157,12 @@ def stop(courier: _Courier | None = None) -> None:
 
 
 def shutdown() -> None:
-    """`stop`, then wait a moment for the courier to leave (else end it) and forget it: at
-    exit, so that no process of ours outlives the job."""
+    """`stop` and forget the courier (at exit): its standard input closes, and it leaves at
+    once on that (`courier_process._read`), so nothing of ours outlives the job and the
+    exit does not wait for it."""
     global _courier
     courier, _courier = _courier, None
     stop(courier)
-    if courier is None:
-        return
-    try:
-        courier.process.wait(timeout=1.0)
-    except subprocess.TimeoutExpired:
-        courier.process.kill()
-        courier.process.wait()
-    for stream in (courier.process.stdout,):
-        with contextlib.suppress(OSError):
-            if stream is not None:
-                stream.close()
 
 
 def _read(courier: _Courier) -> None:
@@ -194,6 +184,7 @@ def _read(courier: _Courier) -> None:
     for waiter in waiting.values():
         _resolve(waiter, {"unsent": "the courier process ended"})
     transport.release()
+    stdout.close()
     with contextlib.suppress(subprocess.TimeoutExpired):
         courier.process.wait(timeout=5.0)  # reaped, not left a zombie until we exit
 
