@@ -123,7 +123,7 @@ async def send(adapter: str, options: Mapping[str, Any], body: Mapping[str, Any]
         written = bool(line) and _write(courier.process.stdin, line)
     if not written:
         _forget(courier, call_id)
-        raise NotCarried("the courier process is gone")
+        raise NotCarried("not plain JSON, or the courier process is gone")
     transport.request_left()
     timeout = float(options.get("timeout_s") or 600.0) + _GRACE_S
     try:
