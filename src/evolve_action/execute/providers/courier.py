@@ -26,7 +26,6 @@ than the job has.
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import contextlib
 import json
@@ -36,16 +35,19 @@ import sys
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from evolve_action.execute.providers import transport
-from evolve_action.execute.providers.faults import error_from_wire
 from evolve_action.model import provider_table
+
+# asyncio, `transport` and `faults` (about 25 ms of imports) are imported where they are
+# used, after `start` has spawned the child: the sooner it starts, the sooner it is ready.
+if TYPE_CHECKING:
+    import asyncio
 
 SWITCH = "EVOLVE_COURIER"  # "0" turns it off
 _GRACE_S = 60.0  # beyond the call's own timeout, before a silent courier counts as gone
 
-Waiter = tuple[asyncio.AbstractEventLoop, "asyncio.Future[dict[str, Any]]"]
+Waiter = tuple["asyncio.AbstractEventLoop", "asyncio.Future[dict[str, Any]]"]
 
 
 class NotCarried(Exception):
@@ -81,6 +83,8 @@ def start(environ: Mapping[str, str]) -> bool:
         return False
     _courier = _Courier(process)
     threading.Thread(target=_read, args=(_courier,), name="evolve-courier", daemon=True).start()
+    from evolve_action.execute.providers import transport
+
     transport.hold()
     atexit.register(shutdown)
     return True
@@ -107,6 +111,11 @@ async def send(adapter: str, options: Mapping[str, Any], body: Mapping[str, Any]
     """The answer's JSON for `body`, sent by the courier on adapter class `adapter` built
     with `options`; a classified `CallError` if the call failed; `NotCarried` if the
     courier did not send it or cannot say what came of it."""
+    import asyncio
+
+    from evolve_action.execute.providers import transport
+    from evolve_action.execute.providers.faults import error_from_wire
+
     courier = _courier
     if courier is None or courier.closed:
         raise NotCarried("no courier")
@@ -153,7 +162,7 @@ def stop(courier: _Courier | None = None) -> None:
         with contextlib.suppress(OSError, ValueError):
             if courier.process.stdin is not None:
                 courier.process.stdin.close()
-    transport.release()
+    _release()
 
 
 def shutdown() -> None:
@@ -183,10 +192,20 @@ def _read(courier: _Courier) -> None:
         waiting, courier.waiting = courier.waiting, {}
     for waiter in waiting.values():
         _resolve(waiter, {"unsent": "the courier process ended"})
-    transport.release()
+    _release()
     stdout.close()
     with contextlib.suppress(subprocess.TimeoutExpired):
         courier.process.wait(timeout=5.0)  # reaped, not left a zombie until we exit
+
+
+def _release() -> None:
+    """This process imports what it needs itself, unless another courier has taken over
+    (in one process only a test starts a second one)."""
+    from evolve_action.execute.providers import transport
+
+    current = _courier
+    if current is None or current.closed:
+        transport.release()
 
 
 def _resolve(waiter: Waiter, reply: dict[str, Any]) -> None:
