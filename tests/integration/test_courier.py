@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from evolve_action.execute.providers import courier, transport
+from evolve_action.execute.providers import courier, courier_process, transport
 from evolve_action.execute.providers.anthropic import AnthropicProvider
 from evolve_action.execute.providers.faults import CallError
 from evolve_action.execute.providers.openai import OpenAIProvider
@@ -39,7 +39,6 @@ def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[courier._Courier]:
         yield courier._courier
     finally:
         courier.shutdown()
-        transport.release()
 
 
 def _adapter(llm: FakeLLM) -> OpenAIProvider:
@@ -129,7 +128,7 @@ async def test_a_call_the_courier_cannot_build_is_sent_here(
 async def test_every_call_is_carried_and_the_sdk_never_imported_here(
     started: courier._Courier, fake_llm: FakeLLM
 ) -> None:
-    assert transport._elsewhere.is_set()
+    assert transport._carried_elsewhere("openai")
     adapter = _adapter(fake_llm)
     for _ in range(3):
         await adapter.complete(ASK)
@@ -175,9 +174,9 @@ async def test_an_anthropic_call_is_carried_once_prepared(
 def test_it_is_not_started_when_switched_off_or_twice(started: courier._Courier) -> None:
     assert not courier.start({})  # one per process
     courier.shutdown()
-    transport.release()
+    assert not transport._carried_elsewhere("openai")
     assert not courier.start({courier.SWITCH: "0"})
-    assert courier._courier is None and not transport._elsewhere.is_set()
+    assert courier._courier is None and not transport._carried_elsewhere("openai")
 
 
 @pytest.mark.parametrize(
@@ -200,4 +199,10 @@ def test_the_job_lets_it_go_unless_it_carries_some_of_our_calls(
 
 def test_a_replay_lets_it_go(started: courier._Courier) -> None:
     preload_sdks(from_values({"models": "openai/gpt-5.4"}), KEYS, replay=True)
-    assert not courier.carries("openai") and not transport._elsewhere.is_set()
+    assert not courier.carries("openai") and not transport._carried_elsewhere("openai")
+
+
+@pytest.mark.parametrize("line", [b"[1]\n", b"{not json\n", b'{"id": 7}\n'])
+async def test_a_line_that_is_not_a_whole_call_is_answered_unsent(line: bytes) -> None:
+    reply = await courier_process._reply(courier_process._message(line), {})
+    assert set(reply) == {"id", "unsent"} and reply["id"] in (None, 7)

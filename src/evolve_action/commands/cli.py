@@ -90,9 +90,9 @@ def _main(argv: Sequence[str], *, program: bool = False) -> int:
 
 def _start_courier() -> None:
     """A run that calls providers (a replay calls none): the courier process imports the SDK
-    on another core now, to send the first calls while this process imports the rest
-    (`courier.py`). Only the program starts one: a process it outlives belongs to the
-    program alone."""
+    on another core now, while this process imports the rest, and then sends every call on
+    the wires it carries (`courier.py`), so this process never imports an SDK. Only the
+    program starts one: a process it outlives belongs to the program alone."""
     import os
 
     from evolve_action.execute.providers import courier

@@ -19,7 +19,8 @@ adapter's own `_send`, on a client built from the same key, base URL and timeout
 come back classified (`faults.wire_error`) into the same retry loop, and a call given up here
 (a stop, a deadline) is cancelled there too. A call it could not send, or whose answer it
 could not give because it died, raises `NotCarried`: the adapter then sends the call itself,
-importing the SDK here (`transport.release`). The one case that can send a call twice is the
+importing the SDK here (`transport` asks `carries`, so once the courier has gone nothing
+waits for it). The one case that can send a call twice is the
 courier dying between sending it and answering. Only our code runs in it, and it gets no more
 than the job has.
 """
@@ -85,7 +86,7 @@ def start(environ: Mapping[str, str]) -> bool:
     threading.Thread(target=_read, args=(_courier,), name="evolve-courier", daemon=True).start()
     from evolve_action.execute.providers import transport
 
-    transport.hold()
+    transport.hold(carries)
     atexit.register(shutdown)
     return True
 
@@ -162,7 +163,6 @@ def stop(courier: _Courier | None = None) -> None:
         with contextlib.suppress(OSError, ValueError):
             if courier.process.stdin is not None:
                 courier.process.stdin.close()
-    _release()
 
 
 def shutdown() -> None:
@@ -192,20 +192,9 @@ def _read(courier: _Courier) -> None:
         waiting, courier.waiting = courier.waiting, {}
     for waiter in waiting.values():
         _resolve(waiter, {"unsent": "the courier process ended"})
-    _release()
     stdout.close()
     with contextlib.suppress(subprocess.TimeoutExpired):
         courier.process.wait(timeout=5.0)  # reaped, not left a zombie until we exit
-
-
-def _release() -> None:
-    """This process imports what it needs itself, unless another courier has taken over
-    (in one process only a test starts a second one)."""
-    from evolve_action.execute.providers import transport
-
-    current = _courier
-    if current is None or current.closed:
-        transport.release()
 
 
 def _resolve(waiter: Waiter, reply: dict[str, Any]) -> None:

@@ -77,28 +77,35 @@ async def _serve(calls: queue.SimpleQueue[bytes]) -> None:
     adapters: dict[str, Any] = {}
     running: dict[object, asyncio.Task[None]] = {}
     while True:
-        line = await asyncio.to_thread(calls.get)
-        prepare = _field_of(line, b'{"prepare"')
-        if isinstance(prepare, list):  # the SDKs the job needs, first needed first
-            _import([str(name) for name in prepare])
-            continue
-        cancel = _field_of(line, b'{"cancel"')
-        if cancel is not None:  # the job gave the call up: so do we
-            task = running.get(cancel)
+        message = _message(await asyncio.to_thread(calls.get))
+        if isinstance(message.get("prepare"), list):  # the SDKs it needs, first needed first
+            _import([str(name) for name in message["prepare"]])
+        elif "cancel" in message:  # the job gave the call up: so do we
+            task = running.get(message["cancel"])
             if task is not None:
                 task.cancel()
-            continue
-        call_id = _id_of(line)
-        running[call_id] = asyncio.create_task(_carry(line, adapters, call_id, running))
+        else:
+            call_id = message.get("id")
+            running[call_id] = asyncio.create_task(_carry(message, adapters, running))
+
+
+def _message(line: bytes) -> dict[str, Any]:
+    """One line, parsed once; a line that is not a JSON object becomes a call nobody can
+    send, so the job hears why rather than waiting for an answer."""
+    try:
+        message = json.loads(line)
+    except ValueError as exc:
+        return {"id": None, "malformed": str(exc)}
+    return message if isinstance(message, dict) else {"id": None, "malformed": "not an object"}
 
 
 async def _carry(
-    line: bytes, adapters: dict[str, Any], call_id: object, running: dict[object, Any]
+    call: dict[str, Any], adapters: dict[str, Any], running: dict[object, Any]
 ) -> None:
     try:
-        reply = await _reply(line, adapters)
+        reply = await _reply(call, adapters)
     finally:
-        running.pop(call_id, None)
+        running.pop(call.get("id"), None)
     try:
         text = json.dumps(reply)
     except (TypeError, ValueError) as exc:  # never for parsed JSON; said, not left unanswered
@@ -108,37 +115,21 @@ async def _carry(
     sys.stdout.flush()
 
 
-async def _reply(line: bytes, adapters: dict[str, Any]) -> dict[str, Any]:
+async def _reply(call: dict[str, Any], adapters: dict[str, Any]) -> dict[str, Any]:
     try:
-        call = json.loads(line)
+        if "malformed" in call:
+            raise ValueError(call["malformed"])
         key = json.dumps([call["adapter"], call["options"]], sort_keys=True)
         adapter = adapters.get(key)
         if adapter is None:
             adapter = adapters[key] = lazy.attribute(call["adapter"])(**call["options"])
     except Exception as exc:  # nothing was sent: the job sends this call itself
-        return {"id": _id_of(line), "unsent": f"{type(exc).__name__}: {exc}"[:500]}
+        return {"id": call.get("id"), "unsent": f"{type(exc).__name__}: {exc}"[:500]}
     try:
         answer = await adapter._send(adapter.client, call["body"])
     except Exception as exc:  # classified here, as the job's own call would have been
         return {"id": call["id"], "error": wire_error(classify(exc, provider=adapter.id))}
     return {"id": call["id"], "answer": answer}
-
-
-def _id_of(line: bytes) -> object:
-    try:
-        return json.loads(line).get("id")
-    except (ValueError, AttributeError):
-        return None
-
-
-def _field_of(line: bytes, head: bytes) -> object:
-    """The value of a control line's one field (`{"prepare": ...}`, `{"cancel": ...}`)."""
-    if not line.startswith(head):
-        return None
-    try:
-        return json.loads(line).get(head[2:-1].decode())
-    except (ValueError, AttributeError):
-        return None
 
 
 if __name__ == "__main__":

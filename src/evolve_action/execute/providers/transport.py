@@ -58,7 +58,9 @@ _imported: dict[str, threading.Event] = {}  # set when the worker's import ended
 _waiting: dict[str, list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]] = {}
 _pending = 0  # preload threads still importing
 _left = threading.Event()  # an SDK client has sent its first request
-_elsewhere = threading.Event()  # the courier process sends the carried wires' calls (`hold`)
+# Whether the courier process sends this provider's calls (`hold`): the courier's own state,
+# asked each time, so a courier that has gone is never taken for one that carries.
+_carrier: Callable[[str], bool] | None = None
 
 
 def ssl_context() -> ssl.SSLContext:
@@ -114,19 +116,15 @@ def request_left() -> None:
     _left.set()
 
 
-def hold() -> None:
-    """The courier process sends the calls of the wires it carries (`courier.py`): their
-    SDKs are not imported here, unless `release` says it has gone."""
-    _elsewhere.set()
-
-
-def release() -> None:
-    """The courier has gone: a call that needs an SDK imports it here (`imported`)."""
-    _elsewhere.clear()
+def hold(carries: Callable[[str], bool]) -> None:
+    """The courier process sends the calls of the providers `carries` names (`courier.py`):
+    their SDKs are not imported here while it says so."""
+    global _carrier
+    _carrier = carries
 
 
 def _carried_elsewhere(provider_id: str) -> bool:
-    return _elsewhere.is_set() and provider_table.carried(provider_id)
+    return _carrier is not None and _carrier(provider_id)
 
 
 def ready(provider_id: str) -> bool:
