@@ -4,7 +4,10 @@ Neither API returns a price, so a cost is usage × a price table. The table is t
 `genai-prices` package's (pinned in the lock), read from the snapshot bundled in the package:
 nothing here starts its `UpdatePrices` (the only part of it that fetches), so a run never
 touches the network for prices and a given lock always prices the same way. Each provider
-row names its id there (`provider_table.ProviderRow.prices_id`).
+row names its id there (`provider_table.ProviderRow.prices_id`). The package's answers for
+the ids a job names are written out beforehand (`catalog_index.py`), so a job reads them
+without importing the package; any other id, or any other release of the package, is asked
+of the package itself.
 
 `EXTRA` is the hand-written remainder: models a harness runs that the package does not list
 (they run, unpriced, unless `.evolve.yaml` prices them). A test fails when the package
@@ -21,9 +24,9 @@ import datetime
 import difflib
 import functools
 from dataclasses import dataclass
-from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
+from evolve_action.execute.providers import catalog_index
 from evolve_action.model.outcomes import Usage
 from evolve_action.model.provider_table import PROVIDERS
 
@@ -108,22 +111,26 @@ def _snapshot() -> Any:
 
 
 def _rate(value: Any) -> Rate | None:
+    """A rate as the index writes it (`catalog_index._rate`): a number, or a base with tiers."""
     if value is None:
         return None
-    tiers = getattr(value, "tiers", None)
-    if tiers is None:
+    if not isinstance(value, dict):
         return Rate(float(value))
-    return Rate(float(value.base), tuple((int(t.start), float(t.price)) for t in tiers))
+    return Rate(float(value["base"]), tuple((int(a), float(b)) for a, b in value["tiers"]))
 
 
-def _rates(found: gp.ModelInfo, when: datetime.datetime) -> Rates | None:
-    price = found.get_prices(when)
-    inp, out = _rate(price.input_mtok), _rate(price.output_mtok)
+def _rates(price: dict[str, Any]) -> Rates | None:
+    inp, out = _rate(price["input_mtok"]), _rate(price["output_mtok"])
     if inp is None or out is None:
         return None
     # Unlisted cache rates: read and write at the input rate (OpenAI bills writes as input).
-    read, write = _rate(price.cache_read_mtok), _rate(price.cache_write_mtok)
+    read, write = _rate(price["cache_read_mtok"]), _rate(price["cache_write_mtok"])
     return Rates(inp, out, read or inp, write or inp)
+
+
+def _package_price(found: gp.ModelInfo, when: datetime.datetime) -> dict[str, Any]:
+    """The package's own choice of price on `when`, in the index's form."""
+    return catalog_index.price_of(found.get_prices(when))
 
 
 @functools.cache
@@ -135,18 +142,25 @@ def lookup(qualified_id: str) -> ModelInfo | None:
     row = PROVIDERS.get(provider)
     if row is None or not bare:
         return None
+    now = datetime.datetime.now(tz=datetime.UTC)
+    entry = catalog_index.find(row.prices_id, bare)
+    if entry is not None:
+        price = catalog_index.active_price(entry, now.date().isoformat())
+        return ModelInfo(provider, bare, entry["name"] or bare, _rates(price))
     try:
         _, found = _snapshot().find_provider_model(bare, None, row.prices_id, None)
     except LookupError:
         return None
-    now = datetime.datetime.now(tz=datetime.UTC)
-    return ModelInfo(provider, bare, found.name or bare, _rates(found, now))
+    return ModelInfo(provider, bare, found.name or bare, _rates(_package_price(found, now)))
 
 
 def model_ids(provider: str) -> list[str]:
     """Every model id known for `provider` (the package's and `EXTRA`), for did-you-mean."""
     row = PROVIDERS.get(provider)
     ids = [m.bare_id for m in EXTRA if m.provider == provider]
+    index = catalog_index.table()
+    if row is not None and index is not None and row.prices_id in index["ids"]:
+        return ids + list(index["ids"][row.prices_id])
     if row is not None:
         for entry in _snapshot().providers:
             if entry.id == row.prices_id:
@@ -184,11 +198,12 @@ def cost_usd(qualified_id: str, usage: Usage) -> float | None:
 @functools.cache
 def source() -> PriceSource:
     """The package, its version and the date of its newest price."""
-    newest, today = datetime.date.min, datetime.datetime.now(tz=datetime.UTC).date()
-    for entry in _snapshot().providers:
-        for model in entry.models:
-            for price in model.prices if isinstance(model.prices, list) else ():
-                start = getattr(price.constraint, "start_date", None)
-                if isinstance(start, datetime.date) and newest < start <= today:
-                    newest = start
-    return PriceSource(PACKAGE, metadata.version(PACKAGE), newest.isoformat())
+    today = datetime.datetime.now(tz=datetime.UTC).date().isoformat()
+    index = catalog_index.table()
+    if index is not None:
+        version, dates = str(index["version"]), list(index["dates"])
+    else:
+        version = catalog_index.package_version()
+        dates = catalog_index.dates_of(_snapshot().providers)
+    newest = max((d for d in dates if d <= today), default=datetime.date.min.isoformat())
+    return PriceSource(PACKAGE, version, newest)
