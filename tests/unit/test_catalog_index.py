@@ -117,3 +117,50 @@ def test_an_id_the_index_does_not_hold_is_asked_of_the_package() -> None:
     assert catalog_index.find("openai", "gpt-5.4-2099-01-01") is None
     assert catalog.lookup("openai/no-such-model-at-all") is None
     assert catalog_index.find("", "gpt-5.4") is None  # a row with no prices id
+
+
+def _references(snapshot: object) -> list[str]:
+    """Every id of every provider, each with the suffixes and changes users write, and names
+    no table lists (a self-hosted server's models, typos), seeded so a failure repeats."""
+    import random
+
+    rng = random.Random(20261128)
+    ours = {"openai", "anthropic", "google"}
+    refs = {"m", "fake-model", "llama-3.3-70b", "qwen3-coder", "gpt", "claude", "gemini", "o"}
+    for provider in snapshot.providers:  # type: ignore[attr-defined]
+        for model_id in (m.id for m in provider.models):
+            refs.add(model_id)
+            if provider.id in ours:
+                refs |= {model_id.upper(), f"{model_id}-latest", f"{model_id}-2026-01-01"}
+                refs |= {f"{model_id}-20260101", model_id[:-1], f"x-{model_id}", f"{model_id}-tts"}
+    letters = "abcdefghijklmnopqrstuvwxyz0123456789-."
+    refs |= {"".join(rng.choice(letters) for _ in range(rng.randint(1, 24))) for _ in range(1500)}
+    return sorted(refs)
+
+
+def test_a_miss_the_index_claims_is_a_miss_of_the_package() -> None:
+    from genai_prices import data_snapshot
+
+    snapshot = data_snapshot.get_snapshot()
+    claimed = 0
+    for prices_id in catalog_index.build()["refs"]:
+        for ref in _references(snapshot):
+            if not catalog_index.known_miss(prices_id, ref):
+                continue
+            claimed += 1
+            with pytest.raises(LookupError):
+                snapshot.find_provider_model(ref, None, prices_id, None)
+    assert claimed > 2000  # most unknown names are answered without the package
+    assert catalog_index.known_miss("openai", "fake-model")
+    assert not catalog_index.known_miss("openai", "gpt-5.4-20260101")  # rewritten by the package
+
+
+def test_a_job_that_names_an_unlisted_model_does_not_import_the_package() -> None:
+    code = (
+        "import sys\n"
+        "from evolve_action.execute.providers import catalog\n"
+        "assert catalog.lookup('openai/fake-model') is None\n"
+        "print(sorted(m for m in sys.modules if m.startswith('genai_prices')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout

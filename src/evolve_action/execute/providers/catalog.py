@@ -147,6 +147,8 @@ def lookup(qualified_id: str) -> ModelInfo | None:
     if entry is not None:
         price = catalog_index.active_price(entry, now.date().isoformat())
         return ModelInfo(provider, bare, entry["name"] or bare, _rates(price))
+    if catalog_index.known_miss(row.prices_id, bare):
+        return None
     try:
         _, found = _snapshot().find_provider_model(bare, None, row.prices_id, None)
     except LookupError:

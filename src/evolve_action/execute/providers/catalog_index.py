@@ -8,7 +8,11 @@ model reference it can be asked about cheaply: each model's own id and the liter
 match rules name (`equals`, `starts_with`). Each answer is the package's own
 (`find_provider_model`), stored with the model's name and its dated prices, so the price
 that applies is still chosen on the day of the job. It also keeps every model id (for
-did-you-mean) and every date a price starts (for the table's date).
+did-you-mean), every date a price starts (for the table's date), and each model's match
+rules, only to say that a reference matches none of them (`known_miss`): a model the table
+does not list (a self-hosted server's, say) is then known to be unpriced without the package.
+A reference any rule might match, or that the package may rewrite (a compact date such as
+`-20251211`), is left to the package.
 
 It is built by running the package (`python -m evolve_action.execute.providers.catalog_index`,
 after the lock changes `genai-prices`) and is used only when the package installed here is
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
 from importlib.util import find_spec
 from pathlib import Path
@@ -37,6 +42,16 @@ DIST = "genai_prices"  # the distribution's name as its `.dist-info` directory s
 FIELDS = ("input_mtok", "output_mtok", "cache_read_mtok", "cache_write_mtok")
 
 Entry = dict[str, Any]  # {"name": str | None, "prices": [[start date | None, {field: rate}]]}
+CLAUSES = {  # the package's match clause classes, by the key the index writes them under
+    "ClauseEquals": "equals",
+    "ClauseStartsWith": "starts_with",
+    "ClauseEndsWith": "ends_with",
+    "ClauseContains": "contains",
+    "ClauseRegex": "regex",
+    "ClauseOr": "or",
+    "ClauseAnd": "and",
+}
+_COMPACT_DATE = re.compile(r"-20\d{6}")  # the package retries such a reference rewritten
 
 
 @functools.cache
@@ -69,6 +84,38 @@ def find(prices_id: str, bare_id: str) -> Entry | None:
     return entry
 
 
+def known_miss(prices_id: str, bare_id: str) -> bool:
+    """Whether the package surely knows no model `bare_id` under `prices_id`: no match rule
+    of the provider's models, or of the providers it falls back to, matches it."""
+    data = table()
+    ref = bare_id.lower()
+    if data is None or not prices_id or _COMPACT_DATE.search(ref):
+        return False
+    for provider in [prices_id, *data["fallback"].get(prices_id, ())]:
+        rules = data["match"].get(provider)
+        if rules is None or any(_matches(rule, ref) for rule in rules):
+            return False
+    return True
+
+
+def _matches(rule: dict[str, Any], ref: str) -> bool:
+    """Whether a match rule (as `_rule` writes it) may match `ref`; an unknown kind may."""
+    [(kind, value)] = rule.items()
+    if kind in ("or", "and"):
+        found = (_matches(sub, ref) for sub in value)
+        return any(found) if kind == "or" else all(found)
+    if kind == "regex":
+        return re.search(value, ref) is not None
+    text = str(value).lower()
+    tests = {
+        "equals": ref == text,
+        "starts_with": ref.startswith(text),
+        "ends_with": ref.endswith(text),
+        "contains": text in ref,
+    }
+    return tests.get(kind, True)
+
+
 def active_price(entry: Entry, today: str) -> dict[str, Any]:
     """The price in force on `today` (YYYY-MM-DD, UTC), as the package chooses it: the last
     one whose start has come, else the first."""
@@ -90,6 +137,10 @@ def build() -> dict[str, Any]:
     refs: dict[str, dict[str, str]] = {}
     ids: dict[str, list[str]] = {}
     ours = sorted({row.prices_id for row in PROVIDERS.values() if row.prices_id})
+    fallback = {p.id: list(p.fallback_model_providers or ()) for p in snapshot.providers}
+    fallback = {p: fallback[p] for p in ours if fallback.get(p)}
+    matched = set(ours) | {f for p in fallback.values() for f in p}
+    match = {p.id: _rules(p.models) for p in snapshot.providers if p.id in matched}
     for provider in snapshot.providers:
         if provider.id not in ours:
             continue
@@ -111,7 +162,26 @@ def build() -> dict[str, Any]:
         "ids": ids,
         "refs": refs,
         "models": models,
+        "match": {p: rules for p, rules in match.items() if rules is not None},
+        "fallback": fallback,
     }
+
+
+def _rules(models: list[Any]) -> list[dict[str, Any]] | None:
+    """Each model's match rule, in the package's order; None if one is of a kind this
+    module does not know (then no miss is claimed for that provider)."""
+    rules = [_rule(m.match) for m in models]
+    return None if any(r is None for r in rules) else [r for r in rules if r is not None]
+
+
+def _rule(clause: Any) -> dict[str, Any] | None:
+    kind = CLAUSES.get(type(clause).__name__)
+    if kind is None:
+        return None
+    if kind in ("or", "and"):
+        subs = [_rule(sub) for sub in getattr(clause, f"{kind}_")]
+        return None if any(s is None for s in subs) else {kind: subs}
+    return {kind: getattr(clause, kind)}
 
 
 def _references(model: Any) -> set[str]:

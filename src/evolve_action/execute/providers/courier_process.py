@@ -21,6 +21,7 @@ call goes elsewhere lets us go within milliseconds). Only our code runs here, ne
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import importlib
 import json
@@ -42,15 +43,28 @@ COMMON = ("pydantic", "anyio._backends._asyncio", "evolve_action.execute.provide
 def main(modules: list[str]) -> None:
     calls: queue.SimpleQueue[bytes] = queue.SimpleQueue()
     threading.Thread(target=_read, args=(calls,), name="courier-stdin", daemon=True).start()
+    threading.Thread(target=_ssl_context, name="courier-ssl", daemon=True).start()
     from evolve_action.model import provider_table
     from evolve_action.util import deferred_packages
 
     deferred_packages.defer(provider_table.sdk_type_hubs())
-    _import([*COMMON, *modules], ssl=True)
+    _import([*COMMON, *modules])
     asyncio.run(_serve(calls))
 
 
-def _import(modules: list[str], *, ssl: bool = False) -> None:
+def _ssl_context() -> None:
+    """Every client's SSL context, built beside the imports: OpenSSL reads the CA bundle
+    (about a tenth of a second on the runner) without holding the GIL, so on a core the
+    job's process leaves free it costs the first call nothing. A client built before it is
+    done waits for it (`transport.ssl_context` holds a lock); one that fails is built again,
+    and fails, where the call needs it."""
+    from evolve_action.execute.providers import transport
+
+    with contextlib.suppress(Exception):
+        transport.ssl_context()
+
+
+def _import(modules: list[str]) -> None:
     gc.disable()  # imports only allocate what lives to the end (`util/startup.py`)
     try:
         for name in modules:
@@ -58,10 +72,6 @@ def _import(modules: list[str], *, ssl: bool = False) -> None:
                 importlib.import_module(name)
             except ImportError:  # the call that needs it fails, and the job sends it itself
                 continue
-        if ssl:
-            from evolve_action.execute.providers import transport
-
-            transport.ssl_context()  # every client's, built before the first call needs it
     finally:
         gc.freeze()
         gc.enable()
