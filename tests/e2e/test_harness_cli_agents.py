@@ -25,6 +25,7 @@ import pytest
 from evolve_action.commands.cli import main
 from tests.e2e.cli_pr import shouting_pr
 from tests.fakes.cli_agents import cli_dir
+from tests.fakes.cli_runs import require_tool
 from tests.fakes.llm_server import Answer, Call, FakeLLM, Reply, Request, call, text
 from tests.fakes.scripts import grading, tool_names
 from tests.levels import LEVELS, at_level
@@ -100,6 +101,8 @@ def test_a_regression_is_caught_on_each_agent_with_no_leak_and_no_escape(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("EVOLVE_CLI_DIR", str(cli_dir()))
+    if agent == "opencode":
+        require_tool("rg", "OpenCode's skill tool runs ripgrep (apt-get install ripgrep)")
     outside = tmp_path / "outside"
     outside.mkdir()
     llm.script = script(agent, outside)
