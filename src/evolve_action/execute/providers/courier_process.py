@@ -26,9 +26,9 @@ import gc
 import importlib
 import json
 import os
-import queue
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from evolve_action.execute.providers.faults import CallError, classify, wire_error
@@ -40,16 +40,44 @@ from evolve_action.util import lazy
 COMMON = ("pydantic", "anyio._backends._asyncio", "evolve_action.execute.providers.sdk")
 
 
+class _Inbox:
+    """The job's lines: kept here by the reader thread until the event loop runs, then handed
+    to the loop as they come (`attach`), with no thread between the pipe and the loop, so a
+    burst of calls (eight runs answered at once) is taken in one wake-up."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._early: list[bytes] = []
+        self._deliver: Callable[[bytes], object] | None = None
+
+    def put(self, line: bytes) -> None:
+        with self._lock:
+            deliver = self._deliver
+            if deliver is None:
+                self._early.append(line)
+                return
+        deliver(line)
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> asyncio.Queue[bytes]:
+        lines: asyncio.Queue[bytes] = asyncio.Queue()
+        with self._lock:
+            for line in self._early:
+                lines.put_nowait(line)
+            self._early = []
+            self._deliver = lambda line: loop.call_soon_threadsafe(lines.put_nowait, line)
+        return lines
+
+
 def main(modules: list[str]) -> None:
-    calls: queue.SimpleQueue[bytes] = queue.SimpleQueue()
-    threading.Thread(target=_read, args=(calls,), name="courier-stdin", daemon=True).start()
+    inbox = _Inbox()
+    threading.Thread(target=_read, args=(inbox,), name="courier-stdin", daemon=True).start()
     threading.Thread(target=_ssl_context, name="courier-ssl", daemon=True).start()
     from evolve_action.model import provider_table
     from evolve_action.util import deferred_packages
 
     deferred_packages.defer(provider_table.sdk_type_hubs())
     _import([*COMMON, *modules])
-    asyncio.run(_serve(calls))
+    asyncio.run(_serve(inbox))
 
 
 def _ssl_context() -> None:
@@ -77,17 +105,18 @@ def _import(modules: list[str]) -> None:
         gc.enable()
 
 
-def _read(calls: queue.SimpleQueue[bytes]) -> None:
+def _read(inbox: _Inbox) -> None:
     for line in sys.stdin.buffer:
-        calls.put(line)
+        inbox.put(line)
     os._exit(0)  # the job wants no more calls: not even the rest of our imports
 
 
-async def _serve(calls: queue.SimpleQueue[bytes]) -> None:
+async def _serve(inbox: _Inbox) -> None:
+    lines = inbox.attach(asyncio.get_running_loop())
     adapters: dict[str, Any] = {}
     running: dict[object, asyncio.Task[None]] = {}
     while True:
-        message = _message(await asyncio.to_thread(calls.get))
+        message = _message(await lines.get())
         if isinstance(message.get("prepare"), list):  # the SDKs it needs, first needed first
             _import([str(name) for name in message["prepare"]])
         elif "cancel" in message:  # the job gave the call up: so do we

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ssl
 from typing import Any, Generic, TypeVar
 
-from evolve_action.execute.providers import catalog, courier, transport
+from evolve_action.execute.providers import courier, transport
 from evolve_action.execute.providers.faults import MalformedResponse, classify
 from evolve_action.model.provider import ChatRequest, ChatResponse
 
@@ -91,7 +91,10 @@ class SdkAdapter(Generic[C]):
             # The SDKs do not validate answers: valid JSON missing its fields lands here.
             error = MalformedResponse(f"{type(exc).__name__}: {exc}")
             raise classify(error, provider=self.id) from exc
-        # Priced here, once for every wire, under the provider's own id.
+        # Priced here, once for every wire, under the provider's own id; imported here, so
+        # that the courier process, which only sends, does not import the price table.
+        from evolve_action.execute.providers import catalog
+
         response.usage.cost_usd = catalog.cost_usd(f"{self.id}/{request.model}", response.usage)
         return response
 
