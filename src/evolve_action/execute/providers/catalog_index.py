@@ -185,16 +185,20 @@ def _rule(clause: Any) -> dict[str, Any] | None:
 
 
 def _references(model: Any) -> set[str]:
-    """The model's id and the literal ids its match rules name, lower-cased as looked up."""
+    """The model's id and the literal ids its match rule names (`equals`, `starts_with`),
+    lower-cased as looked up; read from the rule as `_rule` writes it, so that the package's
+    clause classes are read in one place."""
     found = {model.id.lower()}
-    stack = [model.match]
+    stack = [_rule(model.match)]
     while stack:
-        clause = stack.pop()
-        stack += list(getattr(clause, "or_", None) or getattr(clause, "and_", None) or ())
-        for attr in ("equals", "starts_with"):
-            value = getattr(clause, attr, None)
-            if isinstance(value, str) and value:
-                found.add(value.lower())
+        rule = stack.pop()
+        if rule is None:
+            continue
+        [(kind, value)] = rule.items()
+        if kind in ("or", "and"):
+            stack += value
+        elif kind in ("equals", "starts_with") and isinstance(value, str) and value:
+            found.add(value.lower())
     return found
 
 
