@@ -9,13 +9,18 @@ a `run` stopped by SIGTERM or SIGINT.
 
 from __future__ import annotations
 
-import argparse
-import importlib
+import os
 import sys
-from collections.abc import Iterable, Sequence
 
 from evolve_action import __version__
 from evolve_action.util import startup
+
+# Before the courier is spawned (`_start_courier`) this module imports nothing it can leave
+# for later: every millisecond here is one later for the first call (argparse is 10 ms).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Iterable, Sequence
 
 COMMANDS = {
     "validate": "lint eval files of every supported format",
@@ -33,6 +38,9 @@ def build_parser(commands: Iterable[str] = COMMANDS) -> argparse.ArgumentParser:
     importing every command module costs about 0.3 s, which `--version` and `validate`
     would otherwise pay for `run`'s and `report`'s dependencies.
     """
+    import argparse
+    import importlib
+
     parser = argparse.ArgumentParser(
         prog="evolve-action",
         description="Run agent-skill evals on a PR's base and head and report what changed.",
@@ -91,13 +99,16 @@ def _main(argv: Sequence[str], *, program: bool = False) -> int:
 def _start_courier() -> None:
     """A run that calls providers (a replay calls none): the courier process imports the SDK
     on another core now, while this process imports the rest, and then sends every call on
-    the wires it carries (`courier.py`), so this process never imports an SDK. Only the
+    the wires it carries (`courier.py`), so this process never imports an SDK. It is spawned
+    before this process imports anything more (`courier_spawn`), then adopted. Only the
     program starts one: a process it outlives belongs to the program alone."""
-    import os
+    from evolve_action.execute.providers.courier_spawn import spawn
 
-    from evolve_action.execute.providers import courier
+    child = spawn(os.environ)
+    if child is not None:
+        from evolve_action.execute.providers import courier
 
-    courier.start(os.environ)
+        courier.adopt(child)
 
 
 def _defer_sdk_type_hubs() -> None:

@@ -23,7 +23,6 @@ import atexit
 import gc
 import os
 import sys
-import threading
 
 _paused = False
 
@@ -50,6 +49,8 @@ def end(code: int) -> int:
     """The program is done with exit status `code`: leave now if that loses nothing, else
     return `code` for the normal exit."""
     gc.freeze()
+    import threading  # here: the program's start imports nothing it can leave for later
+
     main = threading.main_thread()
     if any(t is not main and not t.daemon and t.is_alive() for t in threading.enumerate()):
         return code  # the interpreter's exit waits for such a thread; so must we

@@ -3,14 +3,16 @@ process never imports the provider's SDK.
 
 A short job spends most of its start importing: our modules, then the provider's SDK, one
 after the other on one core, since imports hold the GIL. The runner has a second core, and a
-call needs the SDK only to be sent. So `run` starts the courier (`start`, from
-`commands/cli.py`) as soon as it knows it is a run: a fresh interpreter that imports what the
-SDKs build on, on the other core, while this process imports ours, reads the eval files and
-plans; once the inputs say which providers the job calls, it imports their SDKs and adapters,
-first needed first (`prepare`). Every call on a carried wire is then handed to it (`send`),
-the first one as soon as it is built; this process never imports those SDKs
-(`transport.hold`), so it is smaller by them, and the SDK's work on each call (building the
-request, reading the answer) is done on the other core while this one grades.
+call needs the SDK only to be sent. So the program spawns the courier as soon as it knows it
+is a run, before importing anything of its own (`courier_spawn.spawn`, from
+`commands/cli.py`), and serves calls through it once it has (`adopt`; `start` does both).
+The courier is a fresh interpreter that imports what the SDKs build on, on the other core,
+while this process imports ours, reads the eval files and plans; once the inputs say which
+providers the job calls, it imports their SDKs and adapters, first needed first (`prepare`).
+Every call on a carried wire is then handed to it (`send`), the first one as soon as it is
+built; this process never imports those SDKs (`transport.hold`), so it is smaller by them,
+and the SDK's work on each call (building the request, reading the answer) is done on the
+other core while this one grades.
 
 It carries only the wires whose adapter reads the server's JSON (`provider_table.CARRIED_WIRES`)
 and only with two cores or more: on one core its import would take that core from ours.
@@ -30,22 +32,19 @@ from __future__ import annotations
 import atexit
 import contextlib
 import json
-import os
-import subprocess
-import sys
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
+from evolve_action.execute.providers.courier_spawn import SWITCH as SWITCH
+from evolve_action.execute.providers.courier_spawn import Child, spawn
 from evolve_action.model import provider_table
 
-# asyncio, `transport` and `faults` (about 25 ms of imports) are imported where they are
-# used, after `start` has spawned the child: the sooner it starts, the sooner it is ready.
+# asyncio, `transport` and `faults` (about 25 ms of imports) are imported where they are used.
 if TYPE_CHECKING:
     import asyncio
 
-SWITCH = "EVOLVE_COURIER"  # "0" turns it off
 _GRACE_S = 60.0  # beyond the call's own timeout, before a silent courier counts as gone
 
 Waiter = tuple["asyncio.AbstractEventLoop", "asyncio.Future[dict[str, Any]]"]
@@ -57,7 +56,7 @@ class NotCarried(Exception):
 
 @dataclass
 class _Courier:
-    process: subprocess.Popen[bytes]
+    process: Child
     lock: threading.Lock = field(default_factory=threading.Lock)
     waiting: dict[int, Waiter] = field(default_factory=dict)
     next_id: int = 0
@@ -68,21 +67,22 @@ _courier: _Courier | None = None
 
 
 def start(environ: Mapping[str, str]) -> bool:
-    """Start the courier, if it can help here; whether it was started."""
+    """Start the courier, if it can help here (`courier_spawn.spawn`); whether it was."""
+    if _courier is not None:
+        return False
+    child = spawn(environ)
+    return child is not None and adopt(child)
+
+
+def adopt(child: Child) -> bool:
+    """Serve calls through `child`, a courier process spawned by `courier_spawn.spawn` (the
+    program spawns it before importing this module); False, with the child let go, if this
+    process has a courier already."""
     global _courier
-    if _courier is not None or environ.get(SWITCH, "").strip() == "0" or _cores() < 2:
+    if _courier is not None:
+        stop(_Courier(child))
         return False
-    command = [sys.executable, "-m", f"{__package__}.courier_process"]
-    try:
-        process = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-    except OSError:
-        return False
-    _courier = _Courier(process)
+    _courier = _Courier(child)
     threading.Thread(target=_read, args=(_courier,), name="evolve-courier", daemon=True).start()
     from evolve_action.execute.providers import transport
 
@@ -193,8 +193,7 @@ def _read(courier: _Courier) -> None:
     for waiter in waiting.values():
         _resolve(waiter, {"unsent": "the courier process ended"})
     stdout.close()
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        courier.process.wait(timeout=5.0)  # reaped, not left a zombie until we exit
+    courier.process.wait()  # reaped, not left a zombie until we exit (it has closed its output)
 
 
 def _resolve(waiter: Waiter, reply: dict[str, Any]) -> None:
@@ -221,10 +220,3 @@ def _write(stream: IO[bytes] | None, data: bytes) -> bool:
     except (OSError, ValueError):
         return False
     return True
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1

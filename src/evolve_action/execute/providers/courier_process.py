@@ -71,7 +71,7 @@ class _Inbox:
 def main(modules: list[str]) -> None:
     inbox = _Inbox()
     threading.Thread(target=_read, args=(inbox,), name="courier-stdin", daemon=True).start()
-    threading.Thread(target=_ssl_context, name="courier-ssl", daemon=True).start()
+    threading.Thread(target=_side_work, name="courier-side", daemon=True).start()
     from evolve_action.model import provider_table
     from evolve_action.util import deferred_packages
 
@@ -80,16 +80,22 @@ def main(modules: list[str]) -> None:
     asyncio.run(_serve(inbox))
 
 
-def _ssl_context() -> None:
-    """Every client's SSL context, built beside the imports: OpenSSL reads the CA bundle
-    (about a tenth of a second on the runner) without holding the GIL, so on a core the
-    job's process leaves free it costs the first call nothing. A client built before it is
-    done waits for it (`transport.ssl_context` holds a lock); one that fails is built again,
-    and fails, where the call needs it."""
+def _side_work() -> None:
+    """What the first call would wait for that need not hold the GIL, done beside the imports
+    on a core the job's process leaves free, so it costs that call nothing:
+    - every client's SSL context: OpenSSL reads the CA bundle (about a tenth of a second on
+      the runner). A client built before it is done waits for it (`transport.ssl_context`
+      holds a lock); one that fails is built again, and fails, where the call needs it.
+    - the platform's description, which the OpenAI SDK puts in its first request's headers
+      (`platform.platform()`, cached): it runs `uname -p` in a child process (5-10 ms)."""
     from evolve_action.execute.providers import transport
 
     with contextlib.suppress(Exception):
         transport.ssl_context()
+    with contextlib.suppress(Exception):
+        import platform
+
+        platform.platform()
 
 
 def _import(modules: list[str]) -> None:
