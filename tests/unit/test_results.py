@@ -526,3 +526,18 @@ def test_slugs_are_safe_and_distinct() -> None:
     names = {slug(s) for s in ("a/b", "a__b", "a b", "a?b", "../x", "q" * 100)}
     assert len(names) == 6
     assert all("/" not in n and not n.startswith(".") and len(n) <= 69 for n in names)
+
+
+def test_summaries_and_tests_are_written_as_asdict_would_write_them() -> None:
+    # `document._flat_doc` copies fields one level deep: right only while they hold no
+    # nested records. A field that did would make these differ.
+    from dataclasses import asdict
+
+    from evolve_action.publish.results.document import _summary_doc, _test_doc
+    from evolve_action.verdict.side_stats import summarize
+    from evolve_action.verdict.significance import Counts, stratified_exact
+
+    summary = summarize([0.25, 1.0, 0.5])
+    test = stratified_exact([Counts(1, 4, 5, 0), Counts(3, 2, 4, 1)])
+    assert _summary_doc(summary) == asdict(summary)
+    assert _test_doc(test) == asdict(test) and _test_doc(None) is None
