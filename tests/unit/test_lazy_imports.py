@@ -225,7 +225,7 @@ import importlib.util, json, sys
 import evolve_action.commands.cli, evolve_action.commands.run, evolve_action.commands.local_flow
 import evolve_action.pipeline.plan_and_run, evolve_action.pipeline.runner
 import evolve_action.execute.providers.openai, evolve_action.execute.providers.anthropic
-from evolve_action.pipeline.job import AFTER_FIRST_REQUEST
+from evolve_action.pipeline.first_request import AFTER_FIRST_REQUEST
 late = ("evolve_action.publish.post", "evolve_action.formats.agentv.checks.rules",
         "evolve_action.pipeline.report_input", "evolve_action.grade.grading")
 before = {
@@ -261,10 +261,8 @@ def test_the_report_stages_load_only_after_the_runs_start() -> None:
         "evolve_action.pipeline.report_input",
         "evolve_action.grade.grading",
     ]
-    # Of grading only the checks' registry; of the verdict what plans the first runs.
+    # Nothing of grading; of the verdict what plans the first runs.
     assert seen["grade_verdict"] == [
-        "evolve_action.grade",
-        "evolve_action.grade.checks",
         "evolve_action.verdict",
         "evolve_action.verdict.adaptive",
         "evolve_action.verdict.e_values",  # the evidence the first wave's plan reads
@@ -321,3 +319,32 @@ def test_the_sdk_thread_loads_the_late_modules_once_the_first_request_has_left(
     its answer is awaited. A module that fails to import is left for the main thread's own
     import to report."""
     assert _python(LATE, provider_id).split() == ["True", "False", "hello", "True", "False"]
+
+
+NAMING_THE_PROVIDERS = """
+import json, os, sys, tempfile
+from evolve_action.execute.providers import courier
+PIPELINE = ("evolve_action.pipeline.job", "evolve_action.pipeline.plan_and_run",
+            "evolve_action.execute.scheduler", "evolve_action.publish.actions_io",
+            "urllib.request")
+def prepare(provider_ids):
+    print(json.dumps({"named": list(provider_ids),
+                      "loaded": [m for m in PIPELINE if m in sys.modules]}))
+    sys.stdout.flush()
+    os._exit(0)
+courier.prepare = prepare
+os.environ.update(OPENAI_API_KEY="k", EVOLVE_COURIER="0")
+root = tempfile.mkdtemp()
+sys.argv = ["evolve-action", "run", "--base", "none", "--root", root, "--models",
+            "openai/gpt-5.4", "--judge-model", "openai/gpt-5.4", "--comment", "off"]
+from evolve_action.commands.cli import main
+main()
+"""
+
+
+def test_the_providers_are_named_before_the_pipeline_is_imported() -> None:
+    """The courier imports the SDKs a job names (`courier.prepare`) while the job's process
+    imports the rest: naming them is the first thing `run` does once its settings are
+    read, not after importing the job (the courier would wait for it, idle)."""
+    seen = json.loads(_python(NAMING_THE_PROVIDERS).splitlines()[-1])
+    assert seen == {"named": ["openai", "openai"], "loaded": []}

@@ -106,10 +106,11 @@ def _execute(args: argparse.Namespace, stop: Stop) -> int:
     if any(p.severity is Severity.ERROR for p in config_problems):
         return 2
     from evolve_action.execute.providers.setup import preload_sdks
-    from evolve_action.pipeline.job import AFTER_FIRST_REQUEST
+    from evolve_action.pipeline.first_request import AFTER_FIRST_REQUEST
 
-    # Beside git and loading; what the job needs only after its first requests comes once
-    # the first has left.
+    # Beside git and loading, and before the pipeline's own imports: the courier imports the
+    # SDKs named here while this process imports the rest. What the job needs only after its
+    # first requests comes once the first has left.
     preload_sdks(settings, environ, replay=args.replay is not None, then=AFTER_FIRST_REQUEST)
     return _flow(args, request, settings, config, environ, in_actions, stop)
 

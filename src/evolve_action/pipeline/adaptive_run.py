@@ -176,7 +176,7 @@ async def run_waves(
     waves = Waves(plan, design, diffs)
     outcome = await run_wave(plan)
     # Only now: the verdict's cell model loads while the first answers are awaited
-    # (`pipeline.job.AFTER_FIRST_REQUEST`), not before the first request.
+    # (`pipeline.first_request`), not before the first request.
     from evolve_action.verdict.adaptive_verdict import cells_of
     from evolve_action.verdict.lift import frame_runs
 

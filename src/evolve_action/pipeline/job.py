@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from evolve_action.execute.sandbox.confine import job_level
-from evolve_action.grade import checks
 from evolve_action.model import lanes
 from evolve_action.model.evals import LoadResult
 from evolve_action.model.outcomes import RunResult
@@ -35,7 +34,6 @@ from evolve_action.settings.inputs import CommentMode, Settings
 from evolve_action.util.files import check_writable
 
 if TYPE_CHECKING:
-    from evolve_action.execute.providers.transport import Later
     from evolve_action.pipeline.cost_plan import Costing
     from evolve_action.pipeline.report_input import Report
     from evolve_action.pipeline.watch_compare import MainRecord
@@ -45,30 +43,6 @@ if TYPE_CHECKING:
     from evolve_action.publish.results.write import Streamed
     from evolve_action.publish.spend_history import PrSpend
     from evolve_action.verdict.gate import Gate, Shortfall
-
-
-# What the job needs only once its runs are under way: the grading and checks of the first
-# answer and the sandbox's level (its note), then the verdict, the report and the results
-# files. None of it is done before the first request; `preload_sdks` has the SDK import
-# thread call these while that request waits for its answer. They are plain imports here, in
-# the stage that may import them all, so the architecture test sees every one.
-def _import_grading() -> None:
-    from evolve_action.grade import grading  # noqa: F401
-
-    checks.load_all()
-
-
-def _import_report() -> None:
-    from evolve_action.pipeline import report_input  # noqa: F401
-    from evolve_action.publish import post  # noqa: F401
-    from evolve_action.publish.html import page
-    from evolve_action.publish.results import write  # noqa: F401
-    from evolve_action.verdict import adaptive_verdict, gate, stats  # noqa: F401
-
-    page.template()  # Jinja2 and the compiled page: the rest of teardown's time
-
-
-AFTER_FIRST_REQUEST: tuple[Later, ...] = (_import_grading, job_level, _import_report)
 
 
 @dataclass

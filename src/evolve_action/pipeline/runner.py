@@ -288,7 +288,7 @@ async def grade_in(
     also: Sequence[tuple[Suite, Case]] = (),
 ) -> Graded:
     """Grade `spec`'s case (and `also` base's, in the same judge call) in this workspace."""
-    # Grading is loaded while the first answer is awaited (`pipeline.job.AFTER_FIRST_REQUEST`),
+    # Grading is loaded while the first answer is awaited (`pipeline.first_request`),
     # not before the first request.
     from evolve_action.grade.checks import CheckContext
     from evolve_action.grade.grading import JudgeSetup, grade_run

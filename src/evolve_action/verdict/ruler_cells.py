@@ -2,7 +2,7 @@
 
 Light on purpose: `runs: auto` reads it to send its waves where base's ruler is open, before
 the first answer, when nothing of the verdict's tests may load yet (`pipeline.job`'s
-`AFTER_FIRST_REQUEST`). `verdict.ruler` says the rule and makes the report.
+`pipeline.first_request`). `verdict.ruler` says the rule and makes the report.
 """
 
 from __future__ import annotations

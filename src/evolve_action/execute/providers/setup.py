@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import urllib.error
-import urllib.request
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -265,6 +263,11 @@ def preflight(
     row = PROVIDERS[provider_id]
     if not row.preflight:
         return None
+    # Here: `urllib.request` (and `email`, 20 modules) is not worth importing before the
+    # providers are named (`preload_sdks`) for the few rows that preflight.
+    import urllib.error
+    import urllib.request
+
     creds = credentials(provider_id, api_key=keys.get(provider_id) or None, environ=environ)
     url = (creds.base_url or row.public_api).rstrip("/") + row.preflight
     ask = urllib.request.Request(url, headers={"authorization": f"Bearer {creds.api_key}"})

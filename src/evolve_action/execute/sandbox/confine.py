@@ -106,7 +106,7 @@ class Choice:
 
 
 # One prober at a time: a run asking while the SDK thread probes
-# (`pipeline.job.AFTER_FIRST_REQUEST`) waits for its answer instead of starting a second
+# (`pipeline.first_request`) waits for its answer instead of starting a second
 # bubblewrap.
 _probing = threading.Lock()
 
