@@ -7,12 +7,11 @@ a call given up here is cancelled there; when it is gone the call is sent here i
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Iterator
 
 import pytest
 
-from evolve_action.execute.providers import courier, courier_process, transport
+from evolve_action.execute.providers import courier, courier_process, courier_spawn, transport
 from evolve_action.execute.providers.anthropic import AnthropicProvider
 from evolve_action.execute.providers.faults import CallError
 from evolve_action.execute.providers.openai import OpenAIProvider
@@ -31,7 +30,7 @@ ASK = ChatRequest("gpt-5.4", "Be brief.", (ChatMessage("user", (TextPart("hi"),)
 def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[courier._Courier]:
     # As at a job's start: this process has not imported the SDK (another test may have).
     monkeypatch.delitem(transport._imported, "openai", raising=False)
-    if (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1) < 2:
+    if courier_spawn.cores() < 2:
         pytest.skip("the courier starts only with two cores or more; this machine has one")
     assert courier.start({})
     assert courier._courier is not None

@@ -12,7 +12,6 @@ times are `bench/startup_imports.py`'s, in `bench/README.md`).
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 
 from bench.coldstart import Fake
 from bench.startup_imports import fake_env, modules_at_first_request, write_repo
+from evolve_action.execute.providers import courier_spawn
 from evolve_action.formats.families import FAMILIES
 from tests.fakes.llm_server import FakeLLM
 
@@ -28,13 +28,9 @@ from tests.fakes.llm_server import FakeLLM
 USED_FAMILIES = {"evolve"}
 
 
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
 @pytest.fixture(scope="module", params=["courier", "no-courier"])
 def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
-    if request.param == "courier" and _cores() < 2:
+    if request.param == "courier" and courier_spawn.cores() < 2:
         pytest.skip("the courier starts only with two cores or more; this machine has one")
     return str(request.param)
 

@@ -71,10 +71,9 @@ class Child:
         return self.returncode
 
 
-def spawn(environ: Mapping[str, str], *args: str) -> Child | None:
+def spawn(environ: Mapping[str, str]) -> Child | None:
     """Start the courier's process if it can help here (two cores or more, not turned off
-    with `EVOLVE_COURIER=0`, `posix_spawn` available); None if not, or if it failed to start.
-    `args` reach `courier_process.main` (modules to import at once)."""
+    with `EVOLVE_COURIER=0`, `posix_spawn` available); None if not, or if it failed to start."""
     if environ.get(SWITCH, "").strip() == "0" or cores() < 2 or not hasattr(os, "posix_spawn"):
         return None
     to_child, from_child = os.pipe(), os.pipe()  # close-on-exec (PEP 446): the child's
@@ -84,7 +83,7 @@ def spawn(environ: Mapping[str, str], *args: str) -> Child | None:
         (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
         *((os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited_fds()),
     ]
-    argv = [sys.executable, "-c", _PROGRAM, *args]
+    argv = [sys.executable, "-c", _PROGRAM]
     try:
         pid = os.posix_spawn(sys.executable, argv, os.environ, file_actions=actions)
     except OSError:
