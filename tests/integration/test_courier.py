@@ -170,6 +170,17 @@ async def test_an_anthropic_call_is_carried_once_prepared(
     assert request.api == "anthropic" and request.headers["authorization"] == "Bearer test-key"
 
 
+@pytest.mark.parametrize("tls", [True, False])
+async def test_a_plain_http_call_is_carried_with_or_without_the_ca_bundle(
+    started: courier._Courier, fake_llm: FakeLLM, tls: bool
+) -> None:
+    """Told no client speaks TLS, the courier never loads the bundle: the plain-HTTP call
+    goes out all the same (and with it, nothing changes)."""
+    courier.prepare(["openai"], tls=tls)
+    fake_llm.enqueue(text("clear"))
+    assert (await _adapter(fake_llm).complete(ASK)).text == "clear"
+
+
 def test_it_is_not_started_when_switched_off_or_twice(started: courier._Courier) -> None:
     assert not courier.start({})  # one per process
     courier.shutdown()

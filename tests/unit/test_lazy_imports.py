@@ -7,12 +7,14 @@ imported, not how long it took (speed is measured in `bench/coldstart.py`).
 from __future__ import annotations
 
 import json
+import ssl
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from evolve_action.execute.providers import transport
 from tests.sample_evals import keyword_eval
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,10 +162,16 @@ def counted(self, *args, **kwargs):
     loads.append(args)
     return original(self, *args, **kwargs)
 ssl.SSLContext.load_verify_locations = counted
+import os, sys
+for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+    os.environ.pop(name, None)
+os.environ.update(dict(arg.split("=", 1) for arg in sys.argv[2:]))
 from evolve_action.execute.providers.registry import build_provider
-for provider_id in ("anthropic", "openai", "anthropic", "openai"):
-    build_provider(provider_id, environ={}, api_key="k", base_url="http://127.0.0.1:9").inner.client
-print(len(loads))
+contexts = {
+    id(build_provider(provider_id, environ={}, api_key="k", base_url=sys.argv[1]).inner.client._client._transport._pool._ssl_context)
+    for provider_id in ("anthropic", "openai", "anthropic", "openai")
+}
+print(len(loads), len(contexts))
 """
 
 
@@ -188,9 +196,28 @@ def test_a_first_call_imports_its_sdk_off_the_event_loop() -> None:
     assert _python(FIRST_CALL).split() == ["True", "True"]
 
 
-def test_every_sdk_client_shares_one_ssl_context() -> None:
-    """The CA bundle is loaded once, not once per client."""
-    assert _python(SSL).split() == ["1"]
+@pytest.mark.parametrize(
+    ("base_url", "proxy", "loads"),
+    [
+        ("https://gateway.example/v1", "", "1"),  # TLS: the bundle, once for every client
+        ("http://127.0.0.1:9/v1", "", "0"),  # in the clear: never the bundle
+        ("HTTP://127.0.0.1:9/v1", "", "0"),
+        ("http://127.0.0.1:9/v1", "HTTP_PROXY=https://proxy.example:3128", "1"),  # TLS to it
+        ("http://127.0.0.1:9/v1", "ALL_PROXY=http://proxy.example:3128", "0"),
+    ],
+)
+def test_every_sdk_client_shares_one_ssl_context(base_url: str, proxy: str, loads: str) -> None:
+    """The CA bundle is loaded once, not once per client, and not at all for clients of
+    plain-HTTP servers; every client shares one context either way."""
+    assert _python(SSL, base_url, *[proxy] if proxy else []).split() == [loads, "1"]
+
+
+def test_a_client_of_a_plain_http_server_trusts_no_certificate() -> None:
+    """Its context verifies as strictly as the bundle's and trusts nothing: a TLS connection
+    nobody expected fails instead of going unverified."""
+    context = transport.context_for("http://127.0.0.1:9/v1")
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+    assert context.get_ca_certs() == []
 
 
 GC = """
@@ -327,7 +354,7 @@ from evolve_action.execute.providers import courier
 PIPELINE = ("evolve_action.pipeline.job", "evolve_action.pipeline.plan_and_run",
             "evolve_action.execute.scheduler", "evolve_action.publish.actions_io",
             "urllib.request")
-def prepare(provider_ids):
+def prepare(provider_ids, **_):
     print(json.dumps({"named": list(provider_ids),
                       "loaded": [m for m in PIPELINE if m in sys.modules]}))
     sys.stdout.flush()

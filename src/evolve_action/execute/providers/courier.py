@@ -91,15 +91,17 @@ def adopt(child: Child) -> bool:
     return True
 
 
-def prepare(provider_ids: Iterable[str]) -> None:
+def prepare(provider_ids: Iterable[str], *, tls: bool = True) -> None:
     """Name the providers the job will call, first needed first: the courier imports their
-    SDKs in that order (it has imported what they all build on meanwhile)."""
+    SDKs in that order (it has imported what they all build on meanwhile), and loads the CA
+    bundle beside them if some client may speak TLS (`transport.speaks_tls`)."""
     courier = _courier
     modules = provider_table.carried_modules(provider_ids)
     if courier is None or courier.closed or not modules:
         return
+    line = json.dumps({"prepare": modules, "tls": tls}).encode() + b"\n"
     with courier.lock:
-        _write(courier.process.stdin, json.dumps({"prepare": modules}).encode() + b"\n")
+        _write(courier.process.stdin, line)
 
 
 def carries(provider_id: str) -> bool:

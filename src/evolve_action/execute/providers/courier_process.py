@@ -2,10 +2,11 @@
 
 Started by `courier.start` (`python -m evolve_action.execute.providers.courier_process`) as
 the job's own process starts, it imports what every SDK builds on (`COMMON`) on the machine's
-other core, then the SDK and adapter modules the job names once it knows them (`{"prepare":
-[...]}`, first needed first), then reads one call per line on standard input and writes one
-answer per line on standard output, in the order answers come (`{"cancel": id}` cancels a
-call the job gave up). A call names the adapter class (`module:Class`), the keyword
+other core, then the SDK and adapter modules the job names once it knows them, first needed
+first, loading the CA bundle beside them if the job says a client may speak TLS
+(`{"prepare": [...], "tls": true}`). Then it reads one call per line on standard input and
+writes one answer per line on standard output, in the order answers come (`{"cancel": id}`
+cancels a call the job gave up). A call names the adapter class (`module:Class`), the keyword
 arguments to build it with (key, base URL, timeout) and the request body; it is sent by that
 adapter's own `_send` on that adapter's own SDK client, so the request on the wire is the
 one the job would have sent. The answer is the JSON the server sent, or the call's error
@@ -71,7 +72,7 @@ class _Inbox:
 def main(modules: list[str]) -> None:
     inbox = _Inbox()
     threading.Thread(target=_read, args=(inbox,), name="courier-stdin", daemon=True).start()
-    threading.Thread(target=_side_work, name="courier-side", daemon=True).start()
+    threading.Thread(target=_describe_platform, name="courier-platform", daemon=True).start()
     from evolve_action.model import provider_table
     from evolve_action.util import deferred_packages
 
@@ -80,22 +81,27 @@ def main(modules: list[str]) -> None:
     asyncio.run(_serve(inbox))
 
 
-def _side_work() -> None:
-    """What the first call would wait for that need not hold the GIL, done beside the imports
-    on a core the job's process leaves free, so it costs that call nothing:
-    - every client's SSL context: OpenSSL reads the CA bundle (about a tenth of a second on
-      the runner). A client built before it is done waits for it (`transport.ssl_context`
-      holds a lock); one that fails is built again, and fails, where the call needs it.
-    - the platform's description, which the OpenAI SDK puts in its first request's headers
-      (`platform.platform()`, cached): it runs `uname -p` in a child process (5-10 ms)."""
-    from evolve_action.execute.providers import transport
-
-    with contextlib.suppress(Exception):
-        transport.ssl_context()
+def _describe_platform() -> None:
+    """The platform's description, which the OpenAI SDK puts in its first request's headers
+    (`platform.platform()`, cached): it runs `uname -p` in a child process (5-10 ms), here
+    beside the imports rather than on the first call's path."""
     with contextlib.suppress(Exception):
         import platform
 
         platform.platform()
+
+
+def _load_ca_bundle() -> None:
+    """Every TLS client's SSL context: OpenSSL reads the CA bundle (about a tenth of a second
+    on the runner), mostly without the GIL, beside the SDK's import. Only once the job has
+    said some client may speak TLS: a job whose servers are all plain HTTP never needs it,
+    and building it anyway took the GIL from the imports for 0.05 s. A client built before
+    it is done waits for it (`transport.ssl_context` holds a lock); one that fails is built
+    again, and fails, where the call needs it."""
+    from evolve_action.execute.providers import transport
+
+    with contextlib.suppress(Exception):
+        transport.ssl_context()
 
 
 def _import(modules: list[str]) -> None:
@@ -124,6 +130,8 @@ async def _serve(inbox: _Inbox) -> None:
     while True:
         message = _message(await lines.get())
         if isinstance(message.get("prepare"), list):  # the SDKs it needs, first needed first
+            if message.get("tls", True):
+                threading.Thread(target=_load_ca_bundle, name="courier-tls", daemon=True).start()
             _import([str(name) for name in message["prepare"]])
         elif "cancel" in message:  # the job gave the call up: so do we
             task = running.get(message["cancel"])

@@ -4,7 +4,8 @@ An adapter names its SDK's client class and says how to send a request and read 
 this base does the rest the same way for both. The client is built only once the SDK has been
 imported (`transport.imported` waits for the worker thread that imports it, off the event
 loop), on the SDK's own default HTTP client and the one SSL context every client shares, so
-the CA bundle loads once per process, not once per client. Each request tells `transport`
+the CA bundle loads once per process, not once per client (and never for a server spoken to
+in plain HTTP, `transport.context_for`). Each request tells `transport`
 it has left, which lets the preload thread use the wait for its answer. While the courier
 process is there (`courier.py`), a call on a wire it carries is handed to it instead: it
 sends the call with this same adapter class, in a process that has the SDK, so this one
@@ -13,6 +14,7 @@ never imports it.
 
 from __future__ import annotations
 
+import os
 import ssl
 from typing import Any, Generic, TypeVar
 
@@ -73,7 +75,7 @@ class SdkAdapter(Generic[C]):
                 "max_retries": self._sdk_max_retries,
             }
             http = {
-                "verify": self._ssl_context or transport.ssl_context(),
+                "verify": self._ssl_context or transport.context_for(self._base_url),
                 "event_hooks": {"request": [_on_request]},
             }
             self._client = self._new_client(options, http)
@@ -116,7 +118,7 @@ class SdkAdapter(Generic[C]):
 
     async def _sent(self, body: dict[str, Any]) -> Any:
         if self._client is None:
-            await transport.imported(self.id)
+            await transport.imported(self.id, tls=self._needs_bundle())
         try:
             return await self._send(self.client, body)
         except Exception as exc:
@@ -124,6 +126,10 @@ class SdkAdapter(Generic[C]):
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         raise NotImplementedError
+
+    def _needs_bundle(self) -> bool:
+        """Whether this client will use the shared SSL context (`client`)."""
+        return self._ssl_context is None and transport.speaks_tls(self._base_url, os.environ)
 
     async def aclose(self) -> None:
         client: Any = self._client

@@ -151,12 +151,21 @@ def preload_sdks(
     models, judge = ([], []) if replay else _needed(settings, environ)
     # The agent CLIs call their models themselves (`harness: cli`); we call the judge.
     ours = judge if settings.harness is Harness.CLI else [*models, *judge]
+    needed = list(dict.fromkeys([*models, *judge]))
+    tls = any(_speaks_tls(p, environ) for p in needed)
     if any(provider_table.carried(p) for p in ours):
-        courier.prepare(ours)
+        courier.prepare(ours, tls=tls)
     else:
         courier.stop()  # none of our calls is one it carries
-    needed = list(dict.fromkeys([*models, *judge]))
-    return transport.preload(needed, then) if needed else None
+    return transport.preload(needed, then, tls=tls) if needed else None
+
+
+def _speaks_tls(provider_id: str, environ: Mapping[str, str]) -> bool:
+    """Whether this provider's client may speak TLS, by the base URL it will be built with
+    (`registry.build_provider`): if none may, nobody loads the CA bundle."""
+    row = PROVIDERS[provider_id]
+    url = row.sdk_base_url(environ.get(row.base_url_env) or None)
+    return transport.speaks_tls(url, environ)
 
 
 def _needed(settings: Settings, environ: Mapping[str, str]) -> tuple[list[str], list[str]]:

@@ -4,6 +4,8 @@ Importing an SDK is most of a short run's start-up (`openai` about 0.15 s once i
 are deferred, `util/deferred_packages.py`; `anthropic` about 0.7 s, on the 2-core machine
 `bench/coldstart.py` runs on), and every `httpx` client
 the SDKs build loads the system's CA bundle into its own SSL context (20-50 ms each).
+A client of a plain-HTTP server (a gateway or model server on the runner) never needs the
+bundle (`context_for`), and nothing loads it for such a job.
 `preload` starts both in a worker thread as soon as the job knows its providers, so they
 overlap reading the eval files, git and planning. An adapter builds its SDK client on its
 first call, after `imported` has waited (without holding up the event loop) for its SDK:
@@ -33,10 +35,11 @@ import asyncio
 import contextlib
 import importlib
 import logging
+import os
 import ssl
 import sys
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from evolve_action.model import provider_table
 from evolve_action.util import startup
@@ -54,6 +57,7 @@ SDK_MODULES = provider_table.sdk_modules()
 _lock = threading.Lock()
 _context_lock = threading.Lock()
 _context: ssl.SSLContext | None = None
+_no_tls: ssl.SSLContext | None = None
 _imported: dict[str, threading.Event] = {}  # set when the worker's import ended
 _waiting: dict[str, list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]] = {}
 _pending = 0  # preload threads still importing
@@ -61,6 +65,35 @@ _left = threading.Event()  # an SDK client has sent its first request
 # Whether the courier process sends this provider's calls (`hold`): the courier's own state,
 # asked each time, so a courier that has gone is never taken for one that carries.
 _carrier: Callable[[str], bool] | None = None
+
+
+# The proxy variables `httpx` reads for a plain-HTTP URL (`trust_env`, as the SDKs build it).
+_HTTP_PROXY_VARS = ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
+
+
+def speaks_tls(base_url: str | None, environ: Mapping[str, str]) -> bool:
+    """Whether a client for `base_url` may open a TLS connection: unless the URL is plain
+    `http://` (a gateway or model server on the runner or the local network) and no proxy
+    it would go through is `https://`. None is the SDK's public API, which is HTTPS."""
+    if base_url is None or not base_url.strip().lower().startswith("http://"):
+        return True
+    return any(
+        environ.get(name, "").strip().lower().startswith("https://") for name in _HTTP_PROXY_VARS
+    )
+
+
+def context_for(base_url: str | None) -> ssl.SSLContext:
+    """The SSL context for a client of `base_url`: the shared one with the CA bundle where
+    TLS may be spoken; else one that trusts no certificate, so a TLS connection nobody
+    expected fails its verification rather than going unverified, and the bundle (0.07 s of
+    the start's CPU here) is never read for a server spoken to in the clear."""
+    global _no_tls
+    if speaks_tls(base_url, os.environ):
+        return ssl_context()
+    with _context_lock:
+        if _no_tls is None:
+            _no_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies, and trusts nothing
+        return _no_tls
 
 
 def ssl_context() -> ssl.SSLContext:
@@ -80,10 +113,15 @@ def ssl_context() -> ssl.SSLContext:
 
 
 def preload(
-    provider_ids: Iterable[str], then: Sequence[Later] = (), *, here: bool = False
+    provider_ids: Iterable[str],
+    then: Sequence[Later] = (),
+    *,
+    here: bool = False,
+    tls: bool = True,
 ) -> threading.Thread | None:
     """Import these providers' SDKs in a worker thread, in the order given (put first the
-    provider the first request goes to), after building the shared SSL context; once the
+    provider the first request goes to), after building the shared SSL context if some
+    client may speak TLS (`tls`, `speaks_tls`); once the
     first request has left, call the functions in `then`. The SDK of a provider whose calls
     the courier process sends (`hold`) is not imported here, unless `here` says a call
     needs it.
@@ -104,7 +142,7 @@ def preload(
     if not wanted and not then:
         return None
     thread = threading.Thread(
-        target=_import, args=(wanted, tuple(then)), name="evolve-sdk-import", daemon=True
+        target=_import, args=(wanted, tuple(then), tls), name="evolve-sdk-import", daemon=True
     )
     thread.start()
     return thread
@@ -134,11 +172,11 @@ def ready(provider_id: str) -> bool:
     return bool(event and event.is_set() and modules and modules[0] in sys.modules)
 
 
-def _import(provider_ids: list[str], then: tuple[Later, ...]) -> None:
+def _import(provider_ids: list[str], then: tuple[Later, ...], tls: bool) -> None:
     global _pending
     if provider_ids:
         try:
-            _import_sdks(provider_ids)
+            _import_sdks(provider_ids, tls)
         finally:
             with _lock:
                 _pending -= 1
@@ -155,9 +193,10 @@ def _import(provider_ids: list[str], then: tuple[Later, ...]) -> None:
             log.debug("preparing %s failed: %s", step, exc)
 
 
-def _import_sdks(provider_ids: list[str]) -> None:
+def _import_sdks(provider_ids: list[str], tls: bool) -> None:
     try:
-        ssl_context()
+        if tls:
+            ssl_context()
         for provider_id in provider_ids:
             sdk, *first_use = SDK_MODULES[provider_id]
             importlib.import_module(sdk)
@@ -192,14 +231,14 @@ def importing() -> bool:
         return _pending > 0
 
 
-async def imported(provider_id: str) -> None:
+async def imported(provider_id: str, *, tls: bool = True) -> None:
     """Wait until this provider's SDK is imported, importing it in the worker thread if no
-    preload has started it: the event loop never stalls for the second or so it takes, and
-    the runs on a provider already imported carry on meanwhile."""
+    preload has started it (`tls` as for `preload`): the event loop never stalls for the
+    second or so it takes, and the runs on a provider already imported carry on meanwhile."""
     modules = SDK_MODULES.get(provider_id)
     if modules is None or (modules[0] in sys.modules and not importing()):
         return
-    preload([provider_id], here=True)
+    preload([provider_id], here=True, tls=tls)
     loop = asyncio.get_running_loop()
     future: asyncio.Future[None] = loop.create_future()
     with _lock:
