@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import dataclasses
 import logging
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from evolve_action.execute.skill_install import first_paragraph, parse_skill_md
-from evolve_action.execute.workspace import WorkspaceError, prepare, repo_root
-from evolve_action.model.evals import Case, CaseKind, Fixture, Format, Origin, Skill, Suite
+from evolve_action.execute.workspace import WorkspaceError, is_bare, prepare, repo_root
+from evolve_action.model.evals import (
+    Case,
+    CaseKind,
+    Fixture,
+    Format,
+    Origin,
+    SetupCommand,
+    Skill,
+    Suite,
+)
+from evolve_action.model.outcomes import RunResult, Side
 
 ORIGIN = Origin("evals/demo/evals.json", 3)
 SKILL_MD = "---\nname: demo\ndescription: Does demo things.\n---\n# Demo\n\nUse it well.\n"
@@ -311,3 +325,58 @@ def test_an_untracked_workspace_has_the_fixtures_and_no_git(repo: Path, base: Pa
         assert not (ws.root / ".claude").exists()
         assert ws.changed_files() == []
     assert not ws.run_dir.exists()
+
+
+@pytest.mark.parametrize(
+    ("with_skill", "tracked", "files", "setup", "bare"),
+    [
+        (False, False, False, False, True),  # a model evaluated without tools
+        (True, False, False, False, False),  # a skill to copy
+        (False, True, False, False, False),  # a git baseline to build
+        (False, False, True, False, False),  # a fixture to copy
+        (False, False, False, True, False),  # setup commands to run and hash
+    ],
+)
+def test_a_workspace_is_bare_only_with_nothing_to_copy_commit_or_run(
+    repo: Path, base: Path, with_skill: bool, tracked: bool, files: bool, setup: bool, bare: bool
+) -> None:
+    fixtures = (fixture(repo, "files/src/main.py", "main.py"),) if files else ()
+    commands = (SetupCommand("true", ORIGIN),) if setup else ()
+    case = Case("1", "do it", ORIGIN, files=fixtures, setup_commands=commands)
+    assert is_bare(case, with_skill=with_skill, tracked=tracked) is bare
+    with prepare(
+        make_suite(repo), case, base_dir=base, with_skill=with_skill, tracked=tracked
+    ) as ws:
+        assert ws.bare is bare
+    assert not ws.run_dir.exists()
+
+
+def test_a_bare_run_never_hops_to_a_thread(
+    repo: Path, base: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its workspace is made and removed, its changes read and its snapshot taken on the
+    event loop: each hop to a worker thread and back cost more than the work (`bench/`)."""
+    from evolve_action.execute import workspace
+    from evolve_action.pipeline.runner import RunEnvironment, run_and_grade
+    from evolve_action.plan.planning import RunSpec
+    from tests.unit.judge_fakes import ScriptedProvider, text
+
+    monkeypatch.setattr(workspace, "runs_dir", lambda: base)
+    suite = dataclasses.replace(make_suite(repo), agent=False)
+    case = Case("1", "say hi", ORIGIN)
+    provider = ScriptedProvider([text("hi")], id="openai")
+    env = RunEnvironment(providers={"openai": provider})
+    hops: list[object] = []
+
+    class Counting(concurrent.futures.ThreadPoolExecutor):
+        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+            hops.append(fn)
+            return super().submit(fn, *args, **kwargs)
+
+    async def one() -> RunResult:
+        asyncio.get_running_loop().set_default_executor(Counting(max_workers=1))
+        return await run_and_grade(RunSpec(suite, case, "openai/m", Side.HEAD, 1), env)
+
+    result = asyncio.run(one())
+    assert result.transcript.final_text == "hi" and not result.error
+    assert hops == [] and list(base.iterdir()) == []

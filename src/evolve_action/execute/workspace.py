@@ -13,8 +13,8 @@ that config, which `git status` would execute on the host. The copy is also the 
 state, so a change the agent committed still counts as a change.
 
 `prepare` is synchronous (file copies and three short git calls); from async code call it
-through `asyncio.to_thread`. Failures raise `WorkspaceError`, which the runner reports as a run
-error of kind `ErrorKind.WORKSPACE`.
+through `asyncio.to_thread`, unless the workspace is bare (`is_bare`). Failures raise
+`WorkspaceError`, which the runner reports as a run error of kind `ErrorKind.WORKSPACE`.
 """
 
 from __future__ import annotations
@@ -76,6 +76,7 @@ class Workspace:
     run_dir: Path
     keep: bool = False
     tracked: bool = True  # False: no git baseline (no tools can change it); nothing changed
+    bare: bool = False  # `is_bare`: made, and removed, by a few system calls
 
     def changed_files(self) -> list[str]:
         """Files added, modified or deleted since the initial commit, workspace-relative.
@@ -135,6 +136,14 @@ class Workspace:
         self.cleanup()
 
 
+def is_bare(case: Case, *, with_skill: bool, tracked: bool) -> bool:
+    """Whether the workspace of a run of `case` is a bare directory: no git baseline, no skill,
+    no fixture, no setup command (a model evaluated without tools). Making and removing one
+    is a few system calls, cheaper on the event loop than a hop to a worker thread and back
+    (`pipeline/runner.py`)."""
+    return not tracked and not with_skill and not case.files and not case.setup_commands
+
+
 def prepare(
     suite: Suite,
     case: Case,
@@ -190,7 +199,8 @@ def prepare(
         raise
     if keep:
         log.info("keeping the workspace of %s case %s at %s", suite.rel, case.id, root)
-    return Workspace(root, skills, run_dir, keep, tracked)
+    bare = is_bare(case, with_skill=with_skill, tracked=tracked)
+    return Workspace(root, skills, run_dir, keep, tracked, bare)
 
 
 def repo_root(suite: Suite) -> Path:

@@ -23,7 +23,7 @@ from evolve_action.execute.setup_commands import SetupError, prepare_workspace
 from evolve_action.execute.skill_install import SKILLS_DIR, WorkspaceError
 from evolve_action.execute.tools.run import WorkspaceTools, system_prompt
 from evolve_action.execute.tools.specs import AGENT_TOOLS, JUDGE_TOOLS, TRIGGER_TOOLS
-from evolve_action.execute.workspace import Workspace, prepare
+from evolve_action.execute.workspace import Workspace, is_bare, prepare
 from evolve_action.model.evals import Case, CaseKind, Suite, split_model
 from evolve_action.model.outcomes import ErrorKind, RulerGrade, RunResult, Status, Transcript
 from evolve_action.model.provider import ChatRequest, ChatResponse, Provider, ProviderError
@@ -100,35 +100,45 @@ async def in_workspace(
 ) -> RunResult:
     """`work` in a fresh workspace of `spec`'s case, confined, removed afterwards."""
     cli = env.cli_for(spec) if spec.suite.agent else None
-    # Off the event loop: git and file copies would stall every other run in flight. A future,
-    # not a task: `asyncio.run` cancels tasks left at its end, and this one must complete.
-    preparing = asyncio.get_running_loop().run_in_executor(
-        None,
-        functools.partial(
-            prepare,
-            spec.suite,
-            spec.case,
-            keep=env.keep_workspaces,
-            # The no-skill arm: the same workspace, no skill listed or loadable.
-            with_skill=spec.suite.agent and spec.with_skill,
-            tracked=spec.suite.agent,
-            skills_dir=cli.skills_dir(spec.model) if cli else SKILLS_DIR,
-        ),
+    # The no-skill arm: the same workspace, no skill listed or loadable.
+    with_skill, tracked = spec.suite.agent and spec.with_skill, spec.suite.agent
+    make = functools.partial(
+        prepare,
+        spec.suite,
+        spec.case,
+        keep=env.keep_workspaces,
+        with_skill=with_skill,
+        tracked=tracked,
+        skills_dir=cli.skills_dir(spec.model) if cli else SKILLS_DIR,
     )
     try:
-        workspace = await asyncio.shield(preparing)
+        if is_bare(spec.case, with_skill=with_skill, tracked=tracked):
+            workspace = make()  # a few system calls: less than the hop to a thread and back
+        else:
+            workspace = await _in_thread(make)
     except (WorkspaceError, OSError) as exc:
         return error_result(spec, ErrorKind.WORKSPACE, f"workspace: {exc}", Transcript())
-    except asyncio.CancelledError:
-        # A stopped job: the thread still builds the workspace, which goes once it is built.
-        preparing.add_done_callback(_remove_when_built)
-        raise
     confinement = Confinement(workspace.root, network=env.network)
     try:
         return await work(confinement, workspace)
     finally:
         confinement.release()
-        await asyncio.shield(asyncio.to_thread(workspace.cleanup))
+        if workspace.bare:
+            workspace.cleanup()
+        else:
+            await asyncio.shield(asyncio.to_thread(workspace.cleanup))
+
+
+async def _in_thread(make: Callable[[], Workspace]) -> Workspace:
+    """`make` off the event loop: git and file copies would stall every other run in flight.
+    A future, not a task: `asyncio.run` cancels tasks left at its end, and this one must
+    complete; a job stopped meanwhile has the workspace removed once it is built."""
+    preparing = asyncio.get_running_loop().run_in_executor(None, make)
+    try:
+        return await asyncio.shield(preparing)
+    except asyncio.CancelledError:
+        preparing.add_done_callback(_remove_when_built)
+        raise
 
 
 def _remove_when_built(preparing: asyncio.Future[Workspace]) -> None:
@@ -174,9 +184,9 @@ async def _run_in(
     snapshot = Snapshot(complete=False)
     if known:
         arguments = [c.arguments for c in transcript.tool_calls]
-        snapshot = await asyncio.to_thread(
-            take, workspace.root, transcript.changed_files, transcript.final_text, arguments
-        )
+        files = transcript.changed_files  # read off the event loop; none: cheaper than a hop
+        snap = functools.partial(take, workspace.root, files, transcript.final_text, arguments)
+        snapshot = await asyncio.to_thread(snap) if files else snap()
     return await _graded(spec, env, workspace.root, confinement, transcript, snapshot)
 
 
@@ -233,7 +243,9 @@ async def _settle(
     and the notes of the setup and confinement. False: its changes cannot be known."""
     known = True
     try:
-        transcript.changed_files = await asyncio.to_thread(workspace.changed_files)
+        # Git off the event loop; an untracked workspace has nothing to ask it.
+        if workspace.tracked:
+            transcript.changed_files = await asyncio.to_thread(workspace.changed_files)
     except WorkspaceError as exc:  # the agent removed or broke its workspace
         transcript.notes.append(f"changed files unknown: {exc}")
         known = False
