@@ -26,7 +26,14 @@ from evolve_action.model.evals import (
 from evolve_action.model.outcomes import RulerGrade, RunResult, Side, Status
 from evolve_action.model.provider import ChatRequest, ChatResponse
 from evolve_action.plan.planning import plan_runs
-from evolve_action.plan.ruler import CaseChange, classify, describe, skill_touched, with_rulers
+from evolve_action.plan.ruler import (
+    CaseChange,
+    classify,
+    describe,
+    item_key,
+    skill_touched,
+    with_rulers,
+)
 from evolve_action.verdict import ruler, ruler_cells
 from evolve_action.verdict.decide import decide
 from evolve_action.verdict.stats import aggregate
@@ -259,3 +266,14 @@ def test_a_loaded_tessl_checklist_with_a_criterion_dropped_and_one_cheapened(
     assert d.change is CaseChange.CHANGED_RULER
     assert any(x.startswith("removed: “Violation identified") for x in d.diffs)
     assert any(x.endswith("weight 4.0 → 1.0") for x in d.diffs), d.diffs
+
+
+def test_an_items_key_is_its_content_asked_once_per_item_and_never_by_equality() -> None:
+    """Kept per item object: the same object gives its key again; a copy, equal in content,
+    gives the same key; `1 == True`, yet items that say 1 and true are different checks."""
+    item = regex("kw")
+    assert item_key(item) == item_key(item) == item_key(copy.deepcopy(item))
+    assert item_key(item) != item_key(regex("other"))
+    one = JudgeItem("j", "x", AT, weight=1)
+    true = JudgeItem("j", "x", AT, weight=True)
+    assert one == true and item_key(one) != item_key(true)
