@@ -14,7 +14,6 @@ never imports it.
 
 from __future__ import annotations
 
-import os
 import ssl
 from typing import Any, Generic, TypeVar
 
@@ -129,7 +128,7 @@ class SdkAdapter(Generic[C]):
 
     def _needs_bundle(self) -> bool:
         """Whether this client will use the shared SSL context (`client`)."""
-        return self._ssl_context is None and transport.speaks_tls(self._base_url, os.environ)
+        return self._ssl_context is None and transport.client_speaks_tls(self._base_url)
 
     async def aclose(self) -> None:
         client: Any = self._client

@@ -82,13 +82,19 @@ def speaks_tls(base_url: str | None, environ: Mapping[str, str]) -> bool:
     )
 
 
+def client_speaks_tls(base_url: str | None) -> bool:
+    """`speaks_tls` for a client built here: its HTTP client reads the proxy variables from
+    this process's environment (`trust_env`), so the answer reads them there too."""
+    return speaks_tls(base_url, os.environ)
+
+
 def context_for(base_url: str | None) -> ssl.SSLContext:
     """The SSL context for a client of `base_url`: the shared one with the CA bundle where
     TLS may be spoken; else one that trusts no certificate, so a TLS connection nobody
     expected fails its verification rather than going unverified, and the bundle (0.07 s of
     the start's CPU here) is never read for a server spoken to in the clear."""
     global _no_tls
-    if speaks_tls(base_url, os.environ):
+    if client_speaks_tls(base_url):
         return ssl_context()
     with _context_lock:
         if _no_tls is None:
