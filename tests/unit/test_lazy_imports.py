@@ -375,3 +375,28 @@ def test_the_providers_are_named_before_the_pipeline_is_imported() -> None:
     read, not after importing the job (the courier would wait for it, idle)."""
     seen = json.loads(_python(NAMING_THE_PROVIDERS).splitlines()[-1])
     assert seen == {"named": ["openai", "openai"], "loaded": []}
+
+
+CLIENT_AFTER_PRELOAD = """
+import importlib, sys
+from evolve_action.model import provider_table
+from evolve_action.util import deferred_packages
+deferred_packages.defer(provider_table.sdk_type_hubs())
+for name in provider_table.carried_modules([sys.argv[1]]):
+    importlib.import_module(name)
+from evolve_action.execute.providers.registry import build_provider
+before = set(sys.modules)
+build_provider(sys.argv[1], environ={}, api_key="k", base_url=sys.argv[2]).inner.client
+print(sorted(set(sys.modules) - before))
+"""
+
+
+@pytest.mark.parametrize("provider_id", ["openai", "anthropic"])
+@pytest.mark.parametrize("base_url", ["http://127.0.0.1:9/v1", "https://gateway.example/v1"])
+def test_a_client_built_after_the_preload_imports_nothing_more(
+    provider_id: str, base_url: str
+) -> None:
+    """What the courier (or the preload thread) imports for a provider is all its client
+    needs: building it on the first call's path imports nothing (its HTTP transport was
+    0.02 s there once the CA bundle, which used to import it, was no longer loaded)."""
+    assert _python(CLIENT_AFTER_PRELOAD, provider_id, base_url).split() == ["[]"]

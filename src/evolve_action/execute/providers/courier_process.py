@@ -37,8 +37,15 @@ from evolve_action.model.outcomes import ErrorKind
 from evolve_action.util import lazy
 
 # What every SDK builds on, imported before the job says which SDKs it needs: their types'
-# pydantic, the adapters' base, and the HTTP client (the shared SSL context imports it).
-COMMON = ("pydantic", "anyio._backends._asyncio", "evolve_action.execute.providers.sdk")
+# pydantic, the adapters' base, and the HTTP client and its transport (which a client would
+# otherwise import as it is built, on the first call's path).
+COMMON = (
+    "pydantic",
+    "anyio._backends._asyncio",
+    "evolve_action.execute.providers.sdk",
+    "httpx2",
+    "httpcore2",
+)
 
 
 class _Inbox:
