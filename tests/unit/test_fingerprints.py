@@ -1,10 +1,11 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from evolve_action.formats.evolve.params import FileParams
 from evolve_action.model.evals import Case, Check, Fixture, Format, Origin, Skill, Suite
-from evolve_action.plan.fingerprints import Fingerprinter
+from evolve_action.plan.fingerprints import Fingerprinter, digest, plain
 
 
 def make_tree(root: Path, skill_text: str = "A\n", seed: str = "seed\n") -> Suite:
@@ -52,3 +53,22 @@ def test_moving_a_case_in_the_file_keeps_its_fingerprint(tmp_path: Path) -> None
     )
     moved = Suite(suite.format, suite.path, suite.rel, suite.skill, (moved_case,))
     assert fp(moved) == fp(suite)
+
+
+def test_a_cases_content_keeps_its_shape_and_its_fingerprint(tmp_path: Path) -> None:
+    """Cached runs are found by these fingerprints: how `plain` reads a case (dataclasses,
+    tuples, enums, sets, origins and paths left out, fields added later left out when unset)
+    and the digest it gives must not change. The digest was taken before `plain` was made
+    faster (cd02354); a change to either is a change to every user's cache."""
+    suite = make_tree(tmp_path)
+    case = replace(suite.cases[0], skip_providers=frozenset({"openai", "anthropic"}))
+    doc = plain(case)
+    assert doc["kind"] == "task" and "origin" not in doc and doc["messages"] == []
+    assert doc["files"] == [{"source": None, "dest": "seed.txt"}]
+    assert doc["skip_providers"] == ["anthropic", "openai"]
+    assert "follow_ups" not in doc and "setup_commands" not in doc and "mcp_servers" not in doc
+    assert doc["items"][0]["params"] == {"path": "x"}
+    assert digest(doc) == PINNED
+
+
+PINNED = "c0300ad2b45273be2a57af2f57404526aa2575426b6d65111cdd62a86c8f7042"
