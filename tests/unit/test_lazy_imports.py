@@ -167,10 +167,10 @@ for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
     os.environ.pop(name, None)
 os.environ.update(dict(arg.split("=", 1) for arg in sys.argv[2:]))
 from evolve_action.execute.providers.registry import build_provider
-contexts = {
-    id(build_provider(provider_id, environ={}, api_key="k", base_url=sys.argv[1]).inner.client._client._transport._pool._ssl_context)
-    for provider_id in ("anthropic", "openai", "anthropic", "openai")
-}
+def context(provider_id):
+    provider = build_provider(provider_id, environ={}, api_key="k", base_url=sys.argv[1])
+    return id(provider.inner.client._client._transport._pool._ssl_context)
+contexts = {context(p) for p in ("anthropic", "openai", "anthropic", "openai")}
 print(len(loads), len(contexts))
 """
 

@@ -119,7 +119,7 @@ def credentials(
     """
     kind = _kind(provider_id)
     key = api_key or environ.get(kind.key_env) or None
-    url = base_url or environ.get(kind.base_url_env) or None
+    url = _base_url(kind, base_url, environ)
     if key is None:
         if kind.key_optional_with_base_url and url:
             return Credentials(NO_KEY, url)
@@ -129,6 +129,16 @@ def credentials(
             provider=kind.id,
         )
     return Credentials(key, url)
+
+
+def client_base_url(provider_id: str, environ: Mapping[str, str]) -> str | None:
+    """The base URL `build_provider` gives this provider's SDK client (None: the SDK's own)."""
+    kind = _kind(provider_id)
+    return kind.sdk_base_url(_base_url(kind, None, environ))
+
+
+def _base_url(kind: ProviderRow, base_url: str | None, environ: Mapping[str, str]) -> str | None:
+    return base_url or environ.get(kind.base_url_env) or None
 
 
 def _kind(provider_id: str) -> ProviderRow:

@@ -5,8 +5,8 @@ this base does the rest the same way for both. The client is built only once the
 imported (`transport.imported` waits for the worker thread that imports it, off the event
 loop), on the SDK's own default HTTP client and the one SSL context every client shares, so
 the CA bundle loads once per process, not once per client (and never for a server spoken to
-in plain HTTP, `transport.context_for`). Each request tells `transport`
-it has left, which lets the preload thread use the wait for its answer. While the courier
+in plain HTTP, `transport.context_for`). Each request tells `transport` it has left, which
+lets the preload thread use the wait for its answer. While the courier
 process is there (`courier.py`), a call on a wire it carries is handed to it instead: it
 sends the call with this same adapter class, in a process that has the SDK, so this one
 never imports it.

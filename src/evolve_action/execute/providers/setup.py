@@ -28,6 +28,7 @@ from evolve_action.execute.providers.limiter import AdaptiveLimiter
 from evolve_action.execute.providers.registry import (
     build_provider,
     check_model,
+    client_base_url,
     credentials,
     resolve_model,
 )
@@ -161,11 +162,9 @@ def preload_sdks(
 
 
 def _speaks_tls(provider_id: str, environ: Mapping[str, str]) -> bool:
-    """Whether this provider's client may speak TLS, by the base URL it will be built with
-    (`registry.build_provider`): if none may, nobody loads the CA bundle."""
-    row = PROVIDERS[provider_id]
-    url = row.sdk_base_url(environ.get(row.base_url_env) or None)
-    return transport.speaks_tls(url, environ)
+    """Whether this provider's client may speak TLS, by the base URL it will be built with:
+    if none may, nobody loads the CA bundle."""
+    return transport.speaks_tls(client_base_url(provider_id, environ), environ)
 
 
 def _needed(settings: Settings, environ: Mapping[str, str]) -> tuple[list[str], list[str]]:

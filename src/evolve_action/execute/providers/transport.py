@@ -128,10 +128,9 @@ def preload(
 ) -> threading.Thread | None:
     """Import these providers' SDKs in a worker thread, in the order given (put first the
     provider the first request goes to), after building the shared SSL context if some
-    client may speak TLS (`tls`, `speaks_tls`); once the
-    first request has left, call the functions in `then`. The SDK of a provider whose calls
-    the courier process sends (`hold`) is not imported here, unless `here` says a call
-    needs it.
+    client may speak TLS (`tls`, `speaks_tls`); once the first request has left, call the
+    functions in `then`. The SDK of a provider whose calls the courier process sends
+    (`hold`) is not imported here, unless `here` says a call needs it.
 
     One thread, not one per SDK: imports hold the GIL almost throughout, so two threads
     would only interleave and finish the first-needed SDK later. Returns the thread, or
