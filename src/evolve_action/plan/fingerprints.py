@@ -87,7 +87,7 @@ def _shape(kind: type) -> _Shape:
     # In this order: an `Origin` is a dataclass too, and a dataclass may also be a mapping.
     if issubclass(kind, Origin | Path):
         return _Shape.DROPPED
-    if is_dataclass(kind) and not issubclass(kind, type):
+    if is_dataclass(kind):
         return _Shape.DATACLASS
     for base, shape in _BY_BASE:
         if issubclass(kind, base):
