@@ -380,3 +380,33 @@ def test_a_bare_run_never_hops_to_a_thread(
     result = asyncio.run(one())
     assert result.transcript.final_text == "hi" and not result.error
     assert hops == [] and list(base.iterdir()) == []
+
+
+def test_a_bare_workspace_something_was_left_in_is_removed_whole(repo: Path, base: Path) -> None:
+    """Bare: removed by two `rmdir`s, unless a check left a file or a read-only folder in it;
+    then the whole tree goes as any workspace's does."""
+    case = Case("1", "say hi", ORIGIN)
+    with prepare(make_suite(repo), case, base_dir=base, with_skill=False, tracked=False) as ws:
+        assert ws.bare
+        (ws.root / "left" / "deeper").mkdir(parents=True)
+        (ws.root / "left" / "deeper" / "out.txt").write_text("a check wrote this")
+        (ws.root / "left").chmod(0o555)
+    assert not ws.run_dir.exists()
+    assert list(base.iterdir()) == []
+
+
+def test_a_run_directory_is_named_by_its_real_path_under_a_linked_base(
+    repo: Path, tmp_path: Path
+) -> None:
+    """The agent's tools check every path against the workspace's real path; a base reached
+    through a link (macOS's /tmp, a runner's moved temp directory) still gives one."""
+    real = tmp_path / "real-base"
+    real.mkdir()
+    linked = tmp_path / "linked-base"
+    linked.symlink_to(real)
+    case, suite = Case("1", "say hi", ORIGIN), make_suite(repo)
+    for _ in range(2):  # the base's real path is looked up once, and holds for the second
+        with prepare(suite, case, base_dir=linked, with_skill=False, tracked=False) as ws:
+            assert ws.root == ws.root.resolve()
+            assert ws.run_dir.parent == real
+    assert list(real.iterdir()) == []

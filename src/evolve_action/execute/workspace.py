@@ -19,6 +19,8 @@ through `asyncio.to_thread`, unless the workspace is bare (`is_bare`). Failures 
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import logging
 import os
 import shutil
@@ -127,6 +129,11 @@ class Workspace:
         if self.keep:
             log.info("workspace kept for debugging at %s", self.root)
             return
+        if self.bare:  # two empty directories, unless a check left something in it
+            with contextlib.suppress(OSError):
+                self.root.rmdir()
+                self.run_dir.rmdir()
+                return
         shutil.rmtree(self.run_dir, onerror=_make_writable_and_retry)
 
     def __enter__(self) -> Workspace:
@@ -166,7 +173,8 @@ def prepare(
     try:
         if base_dir is not None:
             base_dir.mkdir(parents=True, exist_ok=True)
-        run_dir = Path(tempfile.mkdtemp(prefix="evolve-run-", dir=base_dir)).resolve()
+        real_base = _real(base_dir or Path(tempfile.gettempdir()))
+        run_dir = Path(tempfile.mkdtemp(prefix="evolve-run-", dir=real_base))
     except OSError as exc:
         raise WorkspaceError(
             f"cannot create a workspace under {base_dir or tempfile.gettempdir()}: "
@@ -201,6 +209,14 @@ def prepare(
         log.info("keeping the workspace of %s case %s at %s", suite.rel, case.id, root)
     bare = is_bare(case, with_skill=with_skill, tracked=tracked)
     return Workspace(root, skills, run_dir, keep, tracked, bare)
+
+
+@functools.lru_cache(maxsize=16)
+def _real(base_dir: Path) -> Path:
+    """`base_dir` by its real path, which every run directory made in it then has too (the
+    agent's tools check each path against it): one resolution per job rather than one per
+    run, each a system call per path component."""
+    return base_dir.resolve()
 
 
 def repo_root(suite: Suite) -> Path:

@@ -12,6 +12,7 @@ the stable text that tells the model where it works and which skills it can load
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import time
@@ -58,7 +59,7 @@ class WorkspaceTools:
             raise ValueError(f"unknown tools {unknown}; the tools are {sorted(SPECS)}")
         if "Bash" in offer and confinement is None:
             raise ValueError("offering Bash needs a Confinement to run its commands in")
-        self.paths = tools_fs.Paths(workspace.resolve())
+        self.workspace = workspace
         self.confinement = confinement
         self.skills = tuple(skills)
         self.offer = tuple(offer)
@@ -102,6 +103,12 @@ class WorkspaceTools:
             return self._skill(args["skill"])
         fn: Callable[..., str] = getattr(tools_fs, name.lower())
         return fn(self.paths, **args)
+
+    @functools.cached_property
+    def paths(self) -> tools_fs.Paths:
+        """The workspace by its real path, found when a tool first needs it: most runs offer
+        no tool, or never call one (a system call per path component)."""
+        return tools_fs.Paths(self.workspace.resolve())
 
     def _arguments(self, name: str, raw: str) -> dict[str, Any]:
         try:
