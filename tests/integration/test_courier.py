@@ -7,6 +7,7 @@ a call given up here is cancelled there; when it is gone the call is sent here i
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -216,3 +217,38 @@ def test_a_replay_lets_it_go(started: courier._Courier) -> None:
 async def test_a_line_that_is_not_a_whole_call_is_answered_unsent(line: bytes) -> None:
     reply = await courier_process._reply(courier_process._message(line), {})
     assert set(reply) == {"id", "unsent"} and reply["id"] in (None, 7)
+
+
+async def test_a_call_written_in_pieces_is_read_whole(
+    started: courier._Courier, fake_llm: FakeLLM
+) -> None:
+    """The event loop reads standard input in whatever pieces the pipe gives: a line cut
+    anywhere is put together before it is read as a call."""
+    fake_llm.enqueue(text("whole"))
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[dict[str, object]] = loop.create_future()
+    with started.lock:
+        started.waiting[999] = (loop, future)
+    options = {"api_key": "test-key", "base_url": fake_llm.openai_base_url, "timeout_s": 30.0}
+    call = {
+        "id": 999,
+        "adapter": f"{OpenAIProvider.__module__}:OpenAIProvider",
+        "options": options,
+        "body": _adapter(fake_llm)._body(ASK),
+    }
+    line = json.dumps(call).encode() + b"\n"
+    for piece in (line[:7], line[7:-3], line[-3:]):
+        assert courier._write(started.process.stdin, piece)
+        await asyncio.sleep(0.05)
+    reply = await asyncio.wait_for(future, 30)
+    assert reply["answer"]["choices"][0]["message"]["content"] == "whole"  # type: ignore[index]
+
+
+def test_the_inbox_gives_whole_lines_in_order_whatever_the_pieces() -> None:
+    inbox = courier_process._Inbox()
+    assert inbox.feed(b'{"a": 1}\n{"b"') and inbox.take() == [b'{"a": 1}']
+    assert inbox.feed(b": 2}\n") and inbox.feed(b"{}\n{}\n")
+    assert inbox.first() == b'{"b": 2}'
+    inbox.drop_first()
+    assert inbox.take() == [b"{}", b"{}"] and inbox.take() == []
+    assert not inbox.feed(b"")  # the end of input

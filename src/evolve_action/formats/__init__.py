@@ -85,10 +85,11 @@ def _load(
 
 # The formats that share AgentV's names (`eval.yaml`, `*.eval.yaml`), each with the function
 # that says from its keys whether a document is its own (`module:function`). A family's own
-# test lives in its loader, imported only once a file with one of these names is seen.
+# test lives in its package (never its loader, whose imports only its files need), imported
+# only once a file with one of these names is seen.
 SHARED_NAME = (
-    (Format.CALIPER, f"{__name__}.caliper.load:is_caliper"),
-    (Format.SKILLGRADE, f"{__name__}.skillgrade.load:is_skillgrade"),
+    (Format.CALIPER, f"{__name__}.caliper:is_caliper"),
+    (Format.SKILLGRADE, f"{__name__}.skillgrade:is_skillgrade"),
     (Format.VALLY, f"{__name__}.shapes:is_vally"),
     (Format.SKILL_VALIDATOR, f"{__name__}.shapes:is_skill_validator"),
     (Format.WAZA, f"{__name__}.shapes:is_waza"),

@@ -11,6 +11,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from evolve_action.execute.providers.registry import credentials
 from evolve_action.execute.providers.setup import (
@@ -23,7 +24,6 @@ from evolve_action.model import provider_table
 from evolve_action.model.evals import Suite
 from evolve_action.model.outcomes import RunResult, Side
 from evolve_action.model.provider import ProviderError
-from evolve_action.pipeline.adaptive_run import Limits, run_waves
 from evolve_action.pipeline.agents import (
     at_home,
     cannot_run,
@@ -47,7 +47,9 @@ from evolve_action.plan.ruler import CaseDiff, classify_all, skill_touched, with
 from evolve_action.plan.selection import Selection, inherit_trigger_models, select, shard_plan
 from evolve_action.plan.sides import Sides
 from evolve_action.settings.inputs import Harness, Settings, SettingsError
-from evolve_action.verdict.adaptive import Design, Effort
+
+if TYPE_CHECKING:  # `runs: auto` alone needs them (`run_adaptively`), after the first request
+    from evolve_action.verdict.adaptive import Effort
 
 log = logging.getLogger(__name__)
 
@@ -292,6 +294,9 @@ async def run_adaptively(
 ) -> tuple[Outcome, Effort]:
     """`runs: auto`: the start runs, then waves of extra runs where the verdict is open,
     until `max-runs`, the cost budget or `max-minutes` (counted from here) stops them."""
+    from evolve_action.pipeline.adaptive_run import Limits, run_waves
+    from evolve_action.verdict.adaptive import Design
+
     design = Design(START_RUNS, settings.max_runs, settings.alpha)
     limits = Limits(budget, clock() + settings.max_minutes * 60, clock)
     return await run_waves(plan, run_wave, design, limits, diffs)

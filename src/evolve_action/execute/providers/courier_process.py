@@ -14,9 +14,10 @@ classified as the job would have (`faults.classify`), for the job's retry loop; 
 could not be sent at all (its adapter failed to build) says so, and the job sends it itself.
 
 Standard input is read from the start, in a thread, so the job's writes never wait for our
-imports. End of input means the job needs no more calls: we leave at once, whatever is in
-flight (nobody would read its answer) and however far the imports got (a job whose first
-call goes elsewhere lets us go within milliseconds). Only our code runs here, never a PR's.
+imports; once the SDKs the job named are in, the event loop reads it itself (`_Inbox`).
+End of input means the job needs no more calls: we leave at once, whatever is in flight
+(nobody would read its answer) and however far the imports got (a job whose first call goes
+elsewhere lets us go within milliseconds). Only our code runs here, never a PR's.
 """
 
 from __future__ import annotations
@@ -27,14 +28,17 @@ import gc
 import importlib
 import json
 import os
+import select
 import sys
 import threading
-from collections.abc import Callable
 from typing import Any
 
 from evolve_action.execute.providers.faults import CallError, classify, wire_error
 from evolve_action.model.outcomes import ErrorKind
 from evolve_action.util import lazy
+
+_STDIN = 0
+_CHUNK = 1 << 16
 
 # What every SDK builds on, imported before the job says which SDKs it needs: their types'
 # pydantic, the adapters' base, and the HTTP client and its transport (which a client would
@@ -49,42 +53,61 @@ COMMON = (
 
 
 class _Inbox:
-    """The job's lines: kept here by the reader thread until the event loop runs, then handed
-    to the loop as they come (`attach`), with no thread between the pipe and the loop, so a
-    burst of calls (eight runs answered at once) is taken in one wake-up."""
+    """Standard input as lines: read by a thread while the imports run (the SDK's too, once
+    the job has named it), so the job's writes never wait for them; then by the event loop
+    itself (`_serve`), so that no thread stands between the pipe and the loop: each hop from
+    a thread to the loop cost a wake-up, and the GIL, on every call."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._early: list[bytes] = []
-        self._deliver: Callable[[bytes], object] | None = None
+        self._lines: list[bytes] = []
+        self._tail = b""
+        self._fed = threading.Condition()
 
-    def put(self, line: bytes) -> None:
-        with self._lock:
-            deliver = self._deliver
-            if deliver is None:
-                self._early.append(line)
-                return
-        deliver(line)
+    def feed(self, chunk: bytes) -> bool:
+        """Keep the whole lines of `chunk`; False at the end of input."""
+        if not chunk:
+            return False
+        with self._fed:
+            *whole, self._tail = (self._tail + chunk).split(b"\n")
+            self._lines.extend(whole)
+            self._fed.notify()
+        return True
 
-    def attach(self, loop: asyncio.AbstractEventLoop) -> asyncio.Queue[bytes]:
-        lines: asyncio.Queue[bytes] = asyncio.Queue()
-        with self._lock:
-            for line in self._early:
-                lines.put_nowait(line)
-            self._early = []
-            self._deliver = lambda line: loop.call_soon_threadsafe(lines.put_nowait, line)
+    def first(self) -> bytes:
+        """The first line, once it has come (it stays for `take`)."""
+        with self._fed:
+            self._fed.wait_for(lambda: self._lines)
+            return self._lines[0]
+
+    def drop_first(self) -> None:
+        with self._fed:
+            del self._lines[0]
+
+    def take(self) -> list[bytes]:
+        with self._fed:
+            lines, self._lines = self._lines, []
         return lines
 
 
 def main(modules: list[str]) -> None:
     inbox = _Inbox()
-    threading.Thread(target=_read, args=(inbox,), name="courier-stdin", daemon=True).start()
+    wake_read, wake = os.pipe()
+    reader = threading.Thread(
+        target=_read_early, args=(inbox, wake_read), name="courier-stdin", daemon=True
+    )
+    reader.start()
     threading.Thread(target=_describe_platform, name="courier-platform", daemon=True).start()
     from evolve_action.model import provider_table
     from evolve_action.util import deferred_packages
 
     deferred_packages.defer(provider_table.sdk_type_hubs())
     _import([*COMMON, *modules])
+    first = _message(inbox.first())  # the job names its SDKs before its first call
+    if _is_prepare(first):
+        inbox.drop_first()
+        _prepare(first)
+    os.write(wake, b"\0")  # the event loop reads from here on
+    reader.join()
     asyncio.run(_serve(inbox))
 
 
@@ -124,29 +147,67 @@ def _import(modules: list[str]) -> None:
         gc.enable()
 
 
-def _read(inbox: _Inbox) -> None:
-    for line in sys.stdin.buffer:
-        inbox.put(line)
+def _read_early(inbox: _Inbox, wake: int) -> None:
+    while True:
+        ready = select.select([_STDIN, wake], [], [])[0]
+        if _STDIN in ready:
+            if not inbox.feed(os.read(_STDIN, _CHUNK)):
+                _leave()
+        elif wake in ready:
+            return
+
+
+def _leave() -> None:
     os._exit(0)  # the job wants no more calls: not even the rest of our imports
 
 
 async def _serve(inbox: _Inbox) -> None:
-    lines = inbox.attach(asyncio.get_running_loop())
+    loop = asyncio.get_running_loop()
     adapters: dict[str, Any] = {}
     running: dict[object, asyncio.Task[None]] = {}
-    while True:
-        message = _message(await lines.get())
-        if isinstance(message.get("prepare"), list):  # the SDKs it needs, first needed first
-            if message.get("tls", True):
-                threading.Thread(target=_load_ca_bundle, name="courier-tls", daemon=True).start()
-            _import([str(name) for name in message["prepare"]])
-        elif "cancel" in message:  # the job gave the call up: so do we
-            task = running.get(message["cancel"])
-            if task is not None:
-                task.cancel()
-        else:
-            call_id = message.get("id")
-            running[call_id] = asyncio.create_task(_carry(message, adapters, running))
+    ended = loop.create_future()
+
+    def handle(lines: list[bytes]) -> None:
+        for line in lines:
+            _handle(_message(line), adapters, running)
+
+    def readable() -> None:
+        try:
+            more = inbox.feed(os.read(_STDIN, _CHUNK))
+        except BlockingIOError:
+            return
+        if not more:
+            _leave()
+        handle(inbox.take())
+
+    os.set_blocking(_STDIN, False)
+    loop.add_reader(_STDIN, readable)
+    handle(inbox.take())
+    await ended
+
+
+def _is_prepare(message: dict[str, Any]) -> bool:
+    return isinstance(message.get("prepare"), list)
+
+
+def _prepare(message: dict[str, Any]) -> None:
+    """The SDKs the job needs, first needed first, and the CA bundle beside them if a client
+    may speak TLS."""
+    if message.get("tls", True):
+        threading.Thread(target=_load_ca_bundle, name="courier-tls", daemon=True).start()
+    _import([str(name) for name in message["prepare"]])
+
+
+def _handle(message: dict[str, Any], adapters: dict[str, Any], running: dict[object, Any]) -> None:
+    if _is_prepare(message):
+        _prepare(message)
+    elif "cancel" in message:  # the job gave the call up: so do we
+        task = running.get(message["cancel"])
+        if task is not None:
+            task.cancel()
+    else:
+        call_id = message.get("id")
+        running[call_id] = asyncio.create_task(_carry(message, adapters, running))
 
 
 def _message(line: bytes) -> dict[str, Any]:

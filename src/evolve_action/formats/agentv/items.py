@@ -17,7 +17,6 @@ from evolve_action.formats.agentv.composite import Evaluator
 from evolve_action.formats.agentv.kinds import typed
 from evolve_action.formats.agentv.rubrics import Rubric
 from evolve_action.formats.agentv.template import RUN_VARIABLES, render, variables_in
-from evolve_action.formats.trajectory import matchers
 from evolve_action.model.evals import Check, Item, ItemGroup, JudgeItem, JudgeParams, Scale
 
 
@@ -246,7 +245,9 @@ def describe(ev: Evaluator) -> str:
             e = p["exploration"]
             limits.append(f"exploration ratio {e['target']} ± {e['tolerance']}")
         return f"{ev.name}: within limits ({', '.join(limits)})"
-    if ev.type == "trajectory":
+    if ev.type == "trajectory":  # its matchers' module: only for a file that has one
+        from evolve_action.formats.trajectory import matchers
+
         return f"{ev.name}: {matchers.describe(ev.type, p['trajectory'])}"
     if ev.type == "skill_used":
         verb = "uses" if p["should_trigger"] else "does not use"

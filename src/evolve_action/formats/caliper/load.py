@@ -39,15 +39,6 @@ from evolve_action.util.text import json_kind
 
 TOP = frozenset({"skills", "skill", "sandbox", "mcp", "judge", "tasks", "name", "description"})
 TASK = frozenset({"name", "prompt", "setup", "cleanup", "expect", "assert", "activates", "id"})
-TASK_MARKS = ("expect", "assert", "activates")
-
-
-def is_caliper(data: Any) -> bool:
-    """`tasks` of inline tasks with a prompt and one of caliper's graders."""
-    tasks = data.get("tasks") if isinstance(data, dict) else None
-    return isinstance(tasks, list) and any(
-        isinstance(t, dict) and "prompt" in t and any(k in t for k in TASK_MARKS) for t in tasks
-    )
 
 
 def load(doc: Document, ctx: LoadContext) -> LoadResult:

@@ -37,13 +37,6 @@ from evolve_action.util.text import json_kind
 At = tuple[str | int, ...]
 
 
-def is_skillgrade(data: Any) -> bool:
-    tasks = data.get("tasks") if isinstance(data, dict) else None
-    return isinstance(tasks, list) and any(
-        isinstance(t, dict) and "instruction" in t for t in tasks
-    )
-
-
 def load(doc: Document, ctx: LoadContext) -> LoadResult:
     problems = Problems(doc)
     data = doc.data if isinstance(doc.data, dict) else {}
