@@ -229,6 +229,7 @@ async def test_a_call_written_in_pieces_is_read_whole(
     future: asyncio.Future[dict[str, object]] = loop.create_future()
     with started.lock:
         started.waiting[999] = (loop, future)
+    courier._listen(started, loop)  # as `send` has this loop read the answers
     options = {"api_key": "test-key", "base_url": fake_llm.openai_base_url, "timeout_s": 30.0}
     call = {
         "id": 999,
@@ -252,3 +253,22 @@ def test_the_inbox_gives_whole_lines_in_order_whatever_the_pieces() -> None:
     inbox.drop_first()
     assert inbox.take() == [b"{}", b"{}"] and inbox.take() == []
     assert not inbox.feed(b"")  # the end of input
+
+
+async def test_a_call_in_flight_when_the_courier_dies_is_sent_here(
+    started: courier._Courier, fake_llm: FakeLLM
+) -> None:
+    """The loop that reads the answers sees the courier's output end: the call it never
+    answered is sent here, and the courier is reaped."""
+    fake_llm.enqueue(Stall(30, then=text("never")))
+    fake_llm.enqueue(text("sent here"))
+    adapter = _adapter(fake_llm)
+    task = asyncio.ensure_future(adapter.complete(ASK))
+    while not fake_llm.requests:
+        await asyncio.sleep(0.01)
+    started.process.kill()
+    answer = await asyncio.wait_for(task, 30)
+    await adapter.aclose()
+    assert answer.text == "sent here" and adapter._client is not None
+    assert len(fake_llm.requests) == 2 and not courier.carries("openai")
+    assert started.process.returncode is not None and started.process.stdout.closed

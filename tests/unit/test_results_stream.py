@@ -149,3 +149,29 @@ def test_a_run_whose_files_cannot_be_built_is_left_to_the_final_writer(tmp_path:
     assert len([p for p in streamed.texts if p.name == "grading.json"]) == len(data.runs) - 1
     write_results(out, data, streamed=streamed)
     assert _files(out) == _reference(tmp_path, data)
+
+
+def test_the_final_writer_builds_no_file_again_for_a_run_the_stream_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its files were built from that very object, which is not changed once ended (the
+    end-to-end tests check that in every flow): only a run given in another object, or
+    whose files the stream could not write, is built again."""
+    from evolve_action.publish.results import write
+
+    data = _data(tmp_path)
+    out = tmp_path / "results"
+    first, *rest = data.runs
+    streamed = _add(_stream(out, data, set()), [replace(first), *rest])  # a copy of the first
+    built: list[RunResult] = []
+    run_files = write.run_files
+
+    def counted(folder: Path, run: RunResult, *args: object) -> list[write.File]:
+        built.append(run)
+        return run_files(folder, run, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(write, "run_files", counted)
+    write_results(out, data, streamed=streamed)
+
+    assert built == [first]
+    assert _files(out) == _reference(tmp_path, data)

@@ -32,6 +32,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import json
+import os
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -61,6 +62,10 @@ class _Courier:
     waiting: dict[int, Waiter] = field(default_factory=dict)
     next_id: int = 0
     closed: bool = False
+    # The answers are read by the event loop that sends the calls (`_listen`), not by a
+    # thread: each hop from a thread to the loop cost a wake-up, and the GIL, on every call.
+    loops: set[asyncio.AbstractEventLoop] = field(default_factory=set)
+    tail: bytes = b""  # the start of an answer whose end has not come yet
 
 
 _courier: _Courier | None = None
@@ -83,7 +88,6 @@ def adopt(child: Child) -> bool:
         stop(_Courier(child))
         return False
     _courier = _Courier(child)
-    threading.Thread(target=_read, args=(_courier,), name="evolve-courier", daemon=True).start()
     from evolve_action.execute.providers import transport
 
     transport.hold(carries)
@@ -123,6 +127,7 @@ async def send(adapter: str, options: Mapping[str, Any], body: Mapping[str, Any]
     if courier is None or courier.closed:
         raise NotCarried("no courier")
     loop = asyncio.get_running_loop()
+    _listen(courier, loop)
     future: asyncio.Future[dict[str, Any]] = loop.create_future()
     with courier.lock:
         call_id = courier.next_id = courier.next_id + 1
@@ -174,34 +179,92 @@ def shutdown() -> None:
     global _courier
     courier, _courier = _courier, None
     stop(courier)
+    if courier is not None:
+        _unlisten(courier)
+        courier.process.poll()
 
 
-def _read(courier: _Courier) -> None:
+def _listen(courier: _Courier, loop: asyncio.AbstractEventLoop) -> None:
+    """Have `loop` read the courier's answers as they come, if it does not yet (a job has one
+    loop; each test its own, so a loop that has closed is forgotten)."""
+    if loop in courier.loops:
+        return
+    courier.loops = {known for known in courier.loops if not known.is_closed()} | {loop}
     stdout = courier.process.stdout
-    assert stdout is not None
-    for line in stdout:
+    os.set_blocking(stdout.fileno(), False)
+    loop.add_reader(stdout.fileno(), _readable, courier)
+
+
+def _readable(courier: _Courier) -> None:
+    """The answers that have come, each to its call's future; at the end of the courier's
+    output (it is gone), what it did not answer is sent again here."""
+    stdout = courier.process.stdout
+    with courier.lock:
         try:
-            reply = json.loads(line)
-            call_id = reply["id"]
-        except (ValueError, KeyError, TypeError):
-            continue
-        with courier.lock:
-            waiter = courier.waiting.pop(call_id, None)
+            chunk = os.read(stdout.fileno(), 1 << 16)
+        except BlockingIOError:  # another loop took it
+            return
+        except OSError:
+            chunk = b""
+        *lines, courier.tail = (courier.tail + chunk).split(b"\n")
+        found = [(courier.waiting.pop(call_id, None), reply) for call_id, reply in _replies(lines)]
+        if not chunk:
+            courier.closed = True
+            left, courier.waiting = courier.waiting, {}
+            found += [(waiter, {"unsent": "the courier process ended"}) for waiter in left.values()]
+    for waiter, reply in found:
         if waiter is not None:
             _resolve(waiter, reply)
-    with courier.lock:  # the process is gone: what it did not answer is sent again here
-        courier.closed = True
-        waiting, courier.waiting = courier.waiting, {}
-    for waiter in waiting.values():
-        _resolve(waiter, {"unsent": "the courier process ended"})
+    if not chunk:
+        _gone(courier)
+
+
+def _replies(lines: list[bytes]) -> list[tuple[Any, dict[str, Any]]]:
+    replies = []
+    for line in lines:
+        try:
+            reply = json.loads(line)
+            replies.append((reply["id"], reply))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return replies
+
+
+def _gone(courier: _Courier) -> None:
+    """The courier has closed its output: no loop reads it any more; it is reaped, not left a
+    zombie until we exit."""
+    _unlisten(courier)
+    courier.process.wait()
+
+
+def _unlisten(courier: _Courier) -> None:
+    stdout = courier.process.stdout
+    if stdout.closed:
+        return
+    for loop in courier.loops:
+        if not loop.is_closed():
+            with contextlib.suppress(RuntimeError, ValueError):
+                loop.remove_reader(stdout.fileno())
+    courier.loops = set()
     stdout.close()
-    courier.process.wait()  # reaped, not left a zombie until we exit (it has closed its output)
 
 
 def _resolve(waiter: Waiter, reply: dict[str, Any]) -> None:
     loop, future = waiter
     with contextlib.suppress(RuntimeError):  # that loop has closed: nobody waits
-        loop.call_soon_threadsafe(_settle, future, reply)
+        if loop is _running_loop():
+            _settle(future, reply)
+        else:
+            loop.call_soon_threadsafe(_settle, future, reply)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    import asyncio
+
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def _settle(future: asyncio.Future[dict[str, Any]], reply: dict[str, Any]) -> None:

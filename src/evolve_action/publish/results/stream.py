@@ -6,12 +6,16 @@ were most of a job's teardown (0.3-0.4 s for 200 runs on the 2-core machine, mos
 file system's `mkdir`, `open` and `rename`). Written as each run ends, by one thread that
 does only the file system's part, they overlap the other runs' waits for their answers.
 
-The end-of-job writer stays the one source of truth: it builds every file again from the
-job's final runs and writes a file only if this stream did not already write that very text
-(`Streamed.holds`), then removes what the stream wrote that the final set lacks. A run whose
-result changed after it ended, or a folder name the plan guessed wrong (`armed`: a no-skill
-arm planned and never run), therefore costs a rewrite, never a wrong file. A file the stream
-could not write is left to the final writer, which reports the failure as it always did.
+The end-of-job writer stays the one source of truth. A run the stream wrote every file of,
+from the very object and inputs the final writer has, is not built again: a run is not
+changed once it has ended (the end-to-end tests check that in every flow), so its texts
+would be the same (`Streamed.files_of`; building them again was a quarter of the teardown).
+Every other file it builds from the job's final runs and writes only if this stream did not
+already write that very text (`Streamed.holds`), then it removes what the stream wrote that
+the final set lacks. A result given in another object after it ended, or a folder name the
+plan guessed wrong (`armed`: a no-skill arm planned and never run), therefore costs a
+rewrite, never a wrong file. A file the stream could not write is left to the final writer,
+which reports the failure as it always did.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from evolve_action.plan.planning import RunSpec
 from evolve_action.util.files import ResultsWriteError, atomic_write
 
 if TYPE_CHECKING:
-    from evolve_action.publish.results.write import Streamed
+    from evolve_action.publish.results.write import Streamed, StreamedRun
 
 log = logging.getLogger(__name__)
 
@@ -39,9 +43,9 @@ class RunFileStream:
 
     `add` is called on the event loop as a run ends and only queues the result; the thread
     builds its files' texts and writes them, mostly while the event loop waits for answers,
-    so no run in flight waits for it. A result is not changed once it has ended (and if one
-    were, the final writer would see its text differ and write it again). `finish` waits for
-    the queue to drain and says what was written.
+    so no run in flight waits for it. A result is not changed once it has ended: the final
+    writer keeps what was written for that object. `finish` waits for the queue to drain and
+    says what was written.
     """
 
     def __init__(
@@ -56,6 +60,7 @@ class RunFileStream:
         self._queue: queue.SimpleQueue[RunResult | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._texts: dict[Path, int] = {}
+        self._runs: dict[int, StreamedRun] = {}  # `Streamed.runs`
 
     @classmethod
     def for_plan(
@@ -74,7 +79,7 @@ class RunFileStream:
     def _drain(self) -> None:
         # Here, not at the top: the stream is made before the first request, which the
         # results writer's imports would delay.
-        from evolve_action.publish.results.write import model_dir, run_files
+        from evolve_action.publish.results.write import StreamedRun, model_dir, run_files
 
         made: set[Path] = set()
         while (run := self._queue.get()) is not None:
@@ -89,6 +94,9 @@ class RunFileStream:
             for path, text in files:
                 if path not in self._texts:  # a case's metadata: once for all its runs
                     self._write(path, text, made)
+            if all(self._texts.get(path) == hash(text) for path, text in files):
+                paths = tuple(path for path, _ in files)
+                self._runs[id(run)] = StreamedRun(run, folder, case, armed, paths)
 
     def _write(self, path: Path, text: str, made: set[Path]) -> None:
         try:
@@ -106,7 +114,7 @@ class RunFileStream:
             self._queue.put(None)
             self._thread.join()
             self._thread = None
-        return Streamed(self._texts)
+        return Streamed(self._texts, self._runs)
 
 
 def chained(

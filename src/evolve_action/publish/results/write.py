@@ -119,19 +119,42 @@ def results_doc(data: ResultsData) -> dict[str, Any]:
 @dataclass
 class Streamed:
     """What `publish.results.stream` wrote as the runs ended: each file's path and the hash
-    of its text."""
+    of its text, and for each run whose files all were written, what they were built from."""
 
     texts: dict[Path, int] = field(default_factory=dict)
+    runs: dict[int, StreamedRun] = field(default_factory=dict)  # by the run's `id`
 
     def holds(self, path: Path, text: str) -> bool:
         """Whether `path` was written here with this very text (in this process, where
         `hash` of a string is stable; a collision would need 2**64 tries)."""
         return self.texts.get(path) == hash(text)
 
+    def files_of(
+        self, run: RunResult, folder: Path, case: Case | None, armed: bool
+    ) -> tuple[Path, ...] | None:
+        """The files written for this very run object from these very inputs, which the
+        final writer would build again to the same texts (a run is not changed once it has
+        ended); None when it must build them."""
+        made = self.runs.get(id(run))
+        if made is None or made.run is not run or made.case is not case:
+            return None
+        return made.paths if (made.folder, made.armed) == (folder, armed) else None
+
     def remove_all_but(self, kept: Container[Path]) -> None:
         for path in self.texts:
             if path not in kept:
                 path.unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class StreamedRun:
+    """One run's files as the stream wrote them, and the inputs they were built from."""
+
+    run: RunResult
+    folder: Path
+    case: Case | None
+    armed: bool
+    paths: tuple[Path, ...]
 
 
 def model_dir(results_dir: Path, rel: str, model: str) -> Path:
@@ -171,11 +194,12 @@ def write_results(
     written: dict[Path, None] = {}  # in order; a file once (a case's metadata, many runs)
     made: set[Path] = set()
 
-    def put(path: Path, text: str) -> None:
+    def put(path: Path, text: str | None) -> None:
+        """`text` at `path`; None: the text the stream wrote there stands."""
         if path in written:
             return
         written[path] = None
-        if streamed is None or not streamed.holds(path, text):
+        if text is not None and (streamed is None or not streamed.holds(path, text)):
             atomic_write(path, text, made)
 
     by_suite: dict[str, list[RunResult]] = {}
@@ -192,7 +216,7 @@ def write_results(
         for model in sorted({r.model for r in runs}):
             model_runs = [r for r in runs if r.model == model]
             folder = model_dir(results_dir, rel, model)
-            _write_model(put, folder, data, (suite, rel, skill_path), model_runs)
+            _write_model(put, folder, data, (suite, rel, skill_path), model_runs, streamed)
     put(results_dir / JUNIT_FILE, junit_xml(data.runs, suites))
     if report is not None:
         from evolve_action.publish.html.page import write_html
@@ -205,11 +229,12 @@ def write_results(
 
 
 def _write_model(
-    put: Callable[[Path, str], None],
+    put: Callable[[Path, str | None], None],
     folder: Path,
     data: ResultsData,
     where: tuple[Suite | None, str, str],
     runs: list[RunResult],
+    streamed: Streamed | None,
 ) -> None:
     """One suite's runs on one model, as skill-creator's viewer reads them: benchmark.json
     (and benchmark-base.json beside the no-skill arm), each eval's metadata, each run's
@@ -229,5 +254,11 @@ def _write_model(
     put(folder / "benchmark.json", _json(bench(Side.NO_SKILL) if armed else bench()))
     cases = {c.id: c for c in suite.cases} if suite else {}
     for run in runs:
-        for path, text in run_files(folder, run, cases.get(run.case_id), armed):
+        case = cases.get(run.case_id)
+        kept = streamed.files_of(run, folder, case, armed) if streamed else None
+        if kept is not None:  # not built again: the same object gives the same texts
+            for path in kept:
+                put(path, None)
+            continue
+        for path, text in run_files(folder, run, case, armed):
             put(path, text)
