@@ -272,3 +272,10 @@ async def test_a_call_in_flight_when_the_courier_dies_is_sent_here(
     assert answer.text == "sent here" and adapter._client is not None
     assert len(fake_llm.requests) == 2 and not courier.carries("openai")
     assert started.process.returncode is not None and started.process.stdout.closed
+
+
+def test_whole_lines_keeps_a_long_line_until_its_end_comes() -> None:
+    tail = bytearray()
+    assert courier_spawn.whole_lines(tail, b'{"id": 1') == [] and tail == b'{"id": 1'
+    assert courier_spawn.whole_lines(tail, b"}\n{") == [b'{"id": 1}'] and tail == b"{"
+    assert courier_spawn.whole_lines(tail, b"}\n\n{}\n") == [b"{}", b"", b"{}"] and tail == b""

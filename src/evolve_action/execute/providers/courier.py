@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 from evolve_action.execute.providers.courier_spawn import SWITCH as SWITCH
-from evolve_action.execute.providers.courier_spawn import Child, spawn
+from evolve_action.execute.providers.courier_spawn import Child, spawn, whole_lines
 from evolve_action.model import provider_table
 
 # asyncio, `transport` and `faults` (about 25 ms of imports) are imported where they are used.
@@ -65,7 +65,7 @@ class _Courier:
     # The answers are read by the event loop that sends the calls (`_listen`), not by a
     # thread: each hop from a thread to the loop cost a wake-up, and the GIL, on every call.
     loops: set[asyncio.AbstractEventLoop] = field(default_factory=set)
-    tail: bytes = b""  # the start of an answer whose end has not come yet
+    tail: bytearray = field(default_factory=bytearray)  # an answer whose end has not come
 
 
 _courier: _Courier | None = None
@@ -192,10 +192,10 @@ def _listen(courier: _Courier, loop: asyncio.AbstractEventLoop) -> None:
     courier.loops = {known for known in courier.loops if not known.is_closed()} | {loop}
     stdout = courier.process.stdout
     os.set_blocking(stdout.fileno(), False)
-    loop.add_reader(stdout.fileno(), _readable, courier)
+    loop.add_reader(stdout.fileno(), _readable, courier, loop)
 
 
-def _readable(courier: _Courier) -> None:
+def _readable(courier: _Courier, here: asyncio.AbstractEventLoop) -> None:
     """The answers that have come, each to its call's future; at the end of the courier's
     output (it is gone), what it did not answer is sent again here."""
     stdout = courier.process.stdout
@@ -206,15 +206,17 @@ def _readable(courier: _Courier) -> None:
             return
         except OSError:
             chunk = b""
-        *lines, courier.tail = (courier.tail + chunk).split(b"\n")
-        found = [(courier.waiting.pop(call_id, None), reply) for call_id, reply in _replies(lines)]
+        found = [
+            (courier.waiting.pop(call_id, None), reply)
+            for call_id, reply in _replies(whole_lines(courier.tail, chunk))
+        ]
         if not chunk:
             courier.closed = True
             left, courier.waiting = courier.waiting, {}
             found += [(waiter, {"unsent": "the courier process ended"}) for waiter in left.values()]
     for waiter, reply in found:
         if waiter is not None:
-            _resolve(waiter, reply)
+            _resolve(waiter, reply, here)
     if not chunk:
         _gone(courier)
 
@@ -249,22 +251,14 @@ def _unlisten(courier: _Courier) -> None:
     stdout.close()
 
 
-def _resolve(waiter: Waiter, reply: dict[str, Any]) -> None:
+def _resolve(waiter: Waiter, reply: dict[str, Any], here: asyncio.AbstractEventLoop) -> None:
+    """`reply` to its call's future: at once if it waits on `here`, the loop that read it."""
     loop, future = waiter
+    if loop is here:
+        _settle(future, reply)
+        return
     with contextlib.suppress(RuntimeError):  # that loop has closed: nobody waits
-        if loop is _running_loop():
-            _settle(future, reply)
-        else:
-            loop.call_soon_threadsafe(_settle, future, reply)
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    import asyncio
-
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
+        loop.call_soon_threadsafe(_settle, future, reply)
 
 
 def _settle(future: asyncio.Future[dict[str, Any]], reply: dict[str, Any]) -> None:

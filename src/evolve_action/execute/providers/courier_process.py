@@ -33,6 +33,7 @@ import sys
 import threading
 from typing import Any
 
+from evolve_action.execute.providers.courier_spawn import whole_lines
 from evolve_action.execute.providers.faults import CallError, classify, wire_error
 from evolve_action.model.outcomes import ErrorKind
 from evolve_action.util import lazy
@@ -60,7 +61,7 @@ class _Inbox:
 
     def __init__(self) -> None:
         self._lines: list[bytes] = []
-        self._tail = b""
+        self._tail = bytearray()
         self._fed = threading.Condition()
 
     def feed(self, chunk: bytes) -> bool:
@@ -68,8 +69,7 @@ class _Inbox:
         if not chunk:
             return False
         with self._fed:
-            *whole, self._tail = (self._tail + chunk).split(b"\n")
-            self._lines.extend(whole)
+            self._lines.extend(whole_lines(self._tail, chunk))
             self._fed.notify()
         return True
 

@@ -119,3 +119,16 @@ def _inherited_fds() -> list[int]:
         except OSError:  # the directory's own descriptor, closed by now
             continue
     return fds
+
+
+def whole_lines(tail: bytearray, chunk: bytes) -> list[bytes]:
+    """The lines `chunk` completes, without their newlines, on either end of the pipes (one
+    JSON message a line); the rest stays in `tail` for the next chunk. A long line that
+    comes in many chunks is copied once, not once a chunk."""
+    end = chunk.rfind(b"\n")
+    if end < 0:
+        tail += chunk
+        return []
+    lines = (bytes(tail) + chunk[:end]).split(b"\n")
+    tail[:] = chunk[end + 1 :]
+    return lines
