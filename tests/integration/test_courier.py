@@ -279,3 +279,30 @@ def test_whole_lines_keeps_a_long_line_until_its_end_comes() -> None:
     assert courier_spawn.whole_lines(tail, b'{"id": 1') == [] and tail == b'{"id": 1'
     assert courier_spawn.whole_lines(tail, b"}\n{") == [b'{"id": 1}'] and tail == b"{"
     assert courier_spawn.whole_lines(tail, b"}\n\n{}\n") == [b"{}", b"", b"{}"] and tail == b""
+
+
+async def test_long_calls_and_long_answers_at_once_wait_on_nothing(
+    started: courier._Courier, fake_llm: FakeLLM
+) -> None:
+    """A long answer comes while a call longer than a pipe holds is being written: the
+    courier's loop writes answers without blocking, so it goes on reading the call, and the
+    job's loop, done writing, takes the answer (with both pipes full and both loops waiting
+    to write, neither would go on)."""
+
+    def answer(request: Request) -> Answer:
+        said = str(request.messages[-1]["content"])
+        return Stall(0.1, then=text("y" * 300_000)) if said == "first" else text("second")
+
+    fake_llm.script = answer
+    adapter = _adapter(fake_llm)
+    first = asyncio.ensure_future(adapter.complete(_ask("first")))
+    while not fake_llm.requests:
+        await asyncio.sleep(0.005)
+    second = asyncio.ensure_future(adapter.complete(_ask("x" * 8_000_000)))
+    answers = await asyncio.wait_for(asyncio.gather(first, second), 60)
+    assert [len(a.text) for a in answers] == [300_000, len("second")]
+    assert adapter._client is None and len(fake_llm.requests) == 2
+
+
+def _ask(said: str) -> ChatRequest:
+    return ChatRequest("gpt-5.4", "", (ChatMessage("user", (TextPart(said),)),))

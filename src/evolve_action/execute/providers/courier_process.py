@@ -108,6 +108,7 @@ def main(modules: list[str]) -> None:
         _prepare(first)
     os.write(wake, b"\0")  # the event loop reads from here on
     reader.join()
+    os.close(wake)
     asyncio.run(_serve(inbox))
 
 
@@ -154,6 +155,7 @@ def _read_early(inbox: _Inbox, wake: int) -> None:
             if not inbox.feed(os.read(_STDIN, _CHUNK)):
                 _leave()
         elif wake in ready:
+            os.close(wake)
             return
 
 
@@ -163,13 +165,8 @@ def _leave() -> None:
 
 async def _serve(inbox: _Inbox) -> None:
     loop = asyncio.get_running_loop()
-    adapters: dict[str, Any] = {}
-    running: dict[object, asyncio.Task[None]] = {}
-    ended = loop.create_future()
-
-    def handle(lines: list[bytes]) -> None:
-        for line in lines:
-            _handle(_message(line), adapters, running)
+    out, _ = await loop.connect_write_pipe(asyncio.Protocol, sys.stdout.buffer)
+    server = _Server(out)
 
     def readable() -> None:
         try:
@@ -178,12 +175,12 @@ async def _serve(inbox: _Inbox) -> None:
             return
         if not more:
             _leave()
-        handle(inbox.take())
+        server.handle(inbox.take())
 
     os.set_blocking(_STDIN, False)
     loop.add_reader(_STDIN, readable)
-    handle(inbox.take())
-    await ended
+    server.handle(inbox.take())
+    await loop.create_future()  # until the end of input (`_leave`)
 
 
 def _is_prepare(message: dict[str, Any]) -> bool:
@@ -198,16 +195,39 @@ def _prepare(message: dict[str, Any]) -> None:
     _import([str(name) for name in message["prepare"]])
 
 
-def _handle(message: dict[str, Any], adapters: dict[str, Any], running: dict[object, Any]) -> None:
-    if _is_prepare(message):
-        _prepare(message)
-    elif "cancel" in message:  # the job gave the call up: so do we
-        task = running.get(message["cancel"])
-        if task is not None:
-            task.cancel()
-    else:
-        call_id = message.get("id")
-        running[call_id] = asyncio.create_task(_carry(message, adapters, running))
+class _Server:
+    """The calls in flight and the adapters built so far. Answers go out through a transport
+    that never blocks the loop: were the loop to wait for the job to read a long answer
+    while the job waits for us to read a long call, each pipe full, neither would go on."""
+
+    def __init__(self, out: asyncio.WriteTransport) -> None:
+        self._out = out
+        self._adapters: dict[str, Any] = {}
+        self._running: dict[object, asyncio.Task[None]] = {}
+
+    def handle(self, lines: list[bytes]) -> None:
+        for line in lines:
+            message = _message(line)
+            if _is_prepare(message):
+                _prepare(message)
+            elif "cancel" in message:  # the job gave the call up: so do we
+                task = self._running.get(message["cancel"])
+                if task is not None:
+                    task.cancel()
+            else:
+                self._running[message.get("id")] = asyncio.create_task(self._carry(message))
+
+    async def _carry(self, call: dict[str, Any]) -> None:
+        try:
+            reply = await _reply(call, self._adapters)
+        finally:
+            self._running.pop(call.get("id"), None)
+        try:
+            text = json.dumps(reply)
+        except (TypeError, ValueError) as exc:  # never for parsed JSON; said, not left unanswered
+            error = CallError(ErrorKind.INTERNAL, f"unwritable answer: {exc}", provider="courier")
+            text = json.dumps({"id": reply.get("id"), "error": wire_error(error)})
+        self._out.write(text.encode() + b"\n")
 
 
 def _message(line: bytes) -> dict[str, Any]:
@@ -218,22 +238,6 @@ def _message(line: bytes) -> dict[str, Any]:
     except ValueError as exc:
         return {"id": None, "malformed": str(exc)}
     return message if isinstance(message, dict) else {"id": None, "malformed": "not an object"}
-
-
-async def _carry(
-    call: dict[str, Any], adapters: dict[str, Any], running: dict[object, Any]
-) -> None:
-    try:
-        reply = await _reply(call, adapters)
-    finally:
-        running.pop(call.get("id"), None)
-    try:
-        text = json.dumps(reply)
-    except (TypeError, ValueError) as exc:  # never for parsed JSON; said, not left unanswered
-        error = CallError(ErrorKind.INTERNAL, f"unwritable answer: {exc}", provider="courier")
-        text = json.dumps({"id": reply.get("id"), "error": wire_error(error)})
-    sys.stdout.write(text + "\n")
-    sys.stdout.flush()
 
 
 async def _reply(call: dict[str, Any], adapters: dict[str, Any]) -> dict[str, Any]:
