@@ -79,8 +79,9 @@ class RunFileStream:
     def _drain(self) -> None:
         # Here, not at the top: the stream is made before the first request, which the
         # results writer's imports would delay.
-        from evolve_action.publish.results.write import StreamedRun, model_dir, run_files
+        from evolve_action.publish.results.write import Streamed, StreamedRun, model_dir, run_files
 
+        written = Streamed(self._texts, self._runs)  # a view of what is written so far
         made: set[Path] = set()
         while (run := self._queue.get()) is not None:
             folder = model_dir(self._results_dir, run.suite, run.model)
@@ -94,7 +95,7 @@ class RunFileStream:
             for path, text in files:
                 if path not in self._texts:  # a case's metadata: once for all its runs
                     self._write(path, text, made)
-            if all(self._texts.get(path) == hash(text) for path, text in files):
+            if all(written.holds(path, text) for path, text in files):
                 paths = tuple(path for path, _ in files)
                 self._runs[id(run)] = StreamedRun(run, folder, case, armed, paths)
 
